@@ -1,0 +1,37 @@
+# One-command set-up: every target creates/uses the project's venv and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: venv test test-core lint demo bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+test: $(STAMP)
+	@command -v java >/dev/null || { echo "Java 17 is required for the Spark tests (apt-get install openjdk-17-jre-headless)"; exit 1; }
+	$(PY) -m ruff check flinkwin tests bench
+	$(PY) -m pytest -q
+
+test-core: $(STAMP)
+	$(PY) -m pytest -q tests/core
+
+lint: $(STAMP)
+	$(PY) -m ruff check flinkwin tests bench
+	$(PY) -m mypy flinkwin
+
+demo: $(STAMP)
+	$(PY) -m flinkwin.demo
+
+bench: $(STAMP)
+	$(PY) bench/bench_operator.py
+	$(PY) bench/bench_spark.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache
