@@ -1,0 +1,37 @@
+"""Window assigners, one concept per module, named as in Flink."""
+
+from flinkwin.assigners.base import (
+    MergeCallback,
+    MergingWindowAssigner,
+    WindowAssigner,
+    WindowAssignerContext,
+)
+from flinkwin.assigners.global_windows import GlobalWindows
+from flinkwin.assigners.session import (
+    DynamicEventTimeSessionWindows,
+    DynamicProcessingTimeSessionWindows,
+    EventTimeSessionWindows,
+    ProcessingTimeSessionWindows,
+    SessionWindowTimeGapExtractor,
+)
+from flinkwin.assigners.sliding import SlidingEventTimeWindows, SlidingProcessingTimeWindows
+from flinkwin.assigners.stagger import WindowStagger
+from flinkwin.assigners.tumbling import TumblingEventTimeWindows, TumblingProcessingTimeWindows
+
+__all__ = [
+    "DynamicEventTimeSessionWindows",
+    "DynamicProcessingTimeSessionWindows",
+    "EventTimeSessionWindows",
+    "GlobalWindows",
+    "MergeCallback",
+    "MergingWindowAssigner",
+    "ProcessingTimeSessionWindows",
+    "SessionWindowTimeGapExtractor",
+    "SlidingEventTimeWindows",
+    "SlidingProcessingTimeWindows",
+    "TumblingEventTimeWindows",
+    "TumblingProcessingTimeWindows",
+    "WindowAssigner",
+    "WindowAssignerContext",
+    "WindowStagger",
+]

@@ -1,0 +1,43 @@
+"""``TimeEvictor``: keeps elements within ``window_size`` of the newest element's timestamp."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flinkwin.evictors.base import Evictor, TimestampedValue
+from flinkwin.time import TimeLike, to_millis
+
+
+class TimeEvictor(Evictor):
+    """Removes every element with ``timestamp <= max_timestamp - window_size`` where
+    ``max_timestamp`` is the largest timestamp in the window. Does nothing for elements without
+    timestamps."""
+
+    def __init__(self, window_size: int, do_evict_after: bool = False) -> None:
+        self.window_size = window_size
+        self.do_evict_after = do_evict_after
+
+    @staticmethod
+    def of(window_size: TimeLike, do_evict_after: bool = False) -> TimeEvictor:
+        return TimeEvictor(to_millis(window_size, "window size"), do_evict_after)
+
+    def evict_before(
+        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
+    ) -> None:
+        if not self.do_evict_after:
+            self._evict(elements)
+
+    def evict_after(
+        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
+    ) -> None:
+        if self.do_evict_after:
+            self._evict(elements)
+
+    def _evict(self, elements: list[TimestampedValue]) -> None:
+        if not elements or not elements[0].has_timestamp():
+            return
+        cutoff = max(e.get_timestamp() for e in elements) - self.window_size
+        elements[:] = [e for e in elements if e.get_timestamp() > cutoff]
+
+    def __repr__(self) -> str:
+        return f"TimeEvictor({self.window_size})"

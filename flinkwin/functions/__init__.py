@@ -1,0 +1,34 @@
+"""Window functions with PyFlink's signatures, key selectors and built-in aggregations."""
+
+from flinkwin.functions.base import (
+    AggregateFunction,
+    AllWindowFunction,
+    CallableKeySelector,
+    FieldKeySelector,
+    KeySelector,
+    ProcessAllWindowFunction,
+    ProcessWindowFunction,
+    ReduceFunction,
+    WindowContext,
+    WindowFunction,
+)
+from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
+
+__all__ = [
+    "AggregateFunction",
+    "AllWindowFunction",
+    "BuiltinAggregation",
+    "CallableKeySelector",
+    "FieldKeySelector",
+    "KeySelector",
+    "ProcessAllWindowFunction",
+    "ProcessWindowFunction",
+    "ReduceFunction",
+    "WindowContext",
+    "WindowFunction",
+    "max_by",
+    "max_of",
+    "min_by",
+    "min_of",
+    "sum_of",
+]

@@ -1,0 +1,78 @@
+"""Flink's built-in field aggregations (``sum``, ``min``, ``max``, ``minBy``, ``maxBy``).
+
+They are ``ReduceFunction``s with Flink's exact semantics, plus a vectorized kernel the operator
+uses on whole batches:
+- ``sum(f)``: the first element of the window with ``f`` replaced by the sum.
+- ``min(f)``/``max(f)``: the first element with ``f`` replaced by the minimum/maximum.
+- ``minBy(f)``/``maxBy(f)``: the element holding the minimum/maximum of ``f``; on ties the
+  earliest one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flinkwin.functions.base import ReduceFunction
+from flinkwin.record import Record
+
+
+def _replace(record: Any, field: str, value: Any) -> Any:
+    if isinstance(record, Record):
+        values = list(record)
+        values[record.__fields__.index(field)] = value
+        return Record(record.__fields__, values)
+    if isinstance(record, dict):
+        out = dict(record)
+        out[field] = value
+        return out
+    raise TypeError(f"cannot aggregate field {field!r} of {type(record).__name__}")
+
+
+class BuiltinAggregation(ReduceFunction):
+    """One of sum/min/max/min_by/max_by over ``field``."""
+
+    KINDS = ("sum", "min", "max", "min_by", "max_by")
+
+    def __init__(self, kind: str, field: str) -> None:
+        if kind not in self.KINDS:
+            raise ValueError(f"unknown aggregation {kind!r}")
+        if not isinstance(field, str):
+            raise TypeError("aggregation field must be a field name (str)")
+        self.kind = kind
+        self.field = field
+
+    def reduce(self, value1: Any, value2: Any) -> Any:
+        a, b = value1[self.field], value2[self.field]
+        kind = self.kind
+        if kind == "sum":
+            return _replace(value1, self.field, a + b)
+        if kind == "min":
+            return _replace(value1, self.field, b if b < a else a)
+        if kind == "max":
+            return _replace(value1, self.field, b if b > a else a)
+        if kind == "min_by":
+            return value2 if b < a else value1
+        return value2 if b > a else value1
+
+    def __repr__(self) -> str:
+        return f"{self.kind}({self.field!r})"
+
+
+def sum_of(field: str) -> BuiltinAggregation:
+    return BuiltinAggregation("sum", field)
+
+
+def min_of(field: str) -> BuiltinAggregation:
+    return BuiltinAggregation("min", field)
+
+
+def max_of(field: str) -> BuiltinAggregation:
+    return BuiltinAggregation("max", field)
+
+
+def min_by(field: str) -> BuiltinAggregation:
+    return BuiltinAggregation("min_by", field)
+
+
+def max_by(field: str) -> BuiltinAggregation:
+    return BuiltinAggregation("max_by", field)

@@ -1,0 +1,155 @@
+"""How a window's contents are kept and turned into outputs (Flink's ``InternalWindowFunction``
+and the window-state descriptor ``WindowedStream`` picks).
+
+``resolve_window_function`` classifies what the user passed:
+- a reduce (``ReduceFunction``, built-in aggregation or plain callable): REDUCING state;
+- an ``AggregateFunction``: AGGREGATING state;
+- a full-window function alone: LIST state;
+- a ``(reduce_or_aggregate, window_function)`` pair: incremental state, the window function sees
+  the single result;
+- with an evictor, state is always LIST (with timestamps); the reduce/aggregate is applied to the
+  remaining elements when the window fires.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flinkwin.functions.base import (
+    AggregateFunction,
+    AllWindowFunction,
+    ProcessAllWindowFunction,
+    ProcessWindowFunction,
+    ReduceFunction,
+    WindowFunction,
+)
+from flinkwin.functions.builtin import BuiltinAggregation
+from flinkwin.record import Record
+
+REDUCING = "reducing"
+AGGREGATING = "aggregating"
+LIST = "list"
+
+
+def _is_aggregate(fn: Any) -> bool:
+    return isinstance(fn, AggregateFunction) or (
+        hasattr(fn, "create_accumulator") and hasattr(fn, "add") and hasattr(fn, "get_result")
+    )
+
+
+def _is_reduce(fn: Any) -> bool:
+    return isinstance(fn, ReduceFunction) or hasattr(fn, "reduce") or (
+        callable(fn) and not isinstance(fn, type) and not _window_kind(fn)
+    )
+
+
+def _window_kind(fn: Any) -> str | None:
+    """'process', 'process_all', 'apply', 'apply_all' or None."""
+    if isinstance(fn, ProcessAllWindowFunction):
+        return "process_all"
+    if isinstance(fn, ProcessWindowFunction):
+        return "process"
+    if isinstance(fn, AllWindowFunction):
+        return "apply_all"
+    if isinstance(fn, WindowFunction):
+        return "apply"
+    for method, keyed, non_keyed in (("process", "process", "process_all"),
+                                     ("apply", "apply", "apply_all")):
+        bound = getattr(fn, method, None)
+        if bound is not None and callable(bound):
+            try:
+                n = len(inspect.signature(bound).parameters)
+            except (TypeError, ValueError):
+                n = 3
+            return keyed if n >= 3 else non_keyed
+    return None
+
+
+@dataclass
+class WindowFunctionSpec:
+    """The resolved window function: state kind, incremental part and full-window part."""
+
+    state_kind: str
+    reduce_fn: Any = None
+    agg_fn: Any = None
+    window_fn: Any = None
+    window_kind: str | None = None
+
+    @property
+    def builtin(self) -> BuiltinAggregation | None:
+        return self.reduce_fn if isinstance(self.reduce_fn, BuiltinAggregation) else None
+
+    def reduce(self, a: Any, b: Any) -> Any:
+        fn = self.reduce_fn
+        return fn.reduce(a, b) if hasattr(fn, "reduce") else fn(a, b)
+
+    def describe(self) -> str:
+        parts = []
+        if self.reduce_fn is not None:
+            parts.append(f"reduce={self.reduce_fn!r}")
+        if self.agg_fn is not None:
+            parts.append(f"aggregate={type(self.agg_fn).__name__}")
+        if self.window_fn is not None:
+            parts.append(f"{self.window_kind}={type(self.window_fn).__name__}")
+        return ", ".join(parts)
+
+
+def resolve_window_function(function: Any, has_evictor: bool) -> WindowFunctionSpec:
+    """Classify ``function`` (see module docstring); raise a clear ``TypeError`` otherwise."""
+    incremental: Any = None
+    window_fn: Any = None
+    if isinstance(function, (tuple, list)):
+        if len(function) != 2:
+            raise TypeError(
+                "a window function pair must be (reduce_or_aggregate, window_function), "
+                f"got {len(function)} items"
+            )
+        incremental, window_fn = function
+        if _window_kind(window_fn) is None:
+            raise TypeError(
+                "the second item of a window function pair must be a ProcessWindowFunction or "
+                f"WindowFunction, got {type(window_fn).__name__}"
+            )
+    elif _window_kind(function) is not None and not _is_aggregate(function):
+        window_fn = function
+    else:
+        incremental = function
+
+    reduce_fn = agg_fn = None
+    if incremental is not None:
+        if _is_aggregate(incremental):
+            agg_fn = incremental
+        elif _is_reduce(incremental):
+            reduce_fn = incremental
+        else:
+            raise TypeError(
+                "window function must be a ReduceFunction (or callable(a, b)), an "
+                "AggregateFunction, a ProcessWindowFunction, a WindowFunction or a pair; "
+                f"got {type(incremental).__name__}"
+            )
+    if has_evictor:
+        kind = LIST
+    elif reduce_fn is not None:
+        kind = REDUCING
+    elif agg_fn is not None:
+        kind = AGGREGATING
+    else:
+        kind = LIST
+    return WindowFunctionSpec(
+        kind, reduce_fn, agg_fn, window_fn, _window_kind(window_fn) if window_fn else None
+    )
+
+
+def iterate_outputs(result: Any, where: str) -> Iterable[Any]:
+    """The outputs of a user window function: an iterable (list, generator...) or None."""
+    if result is None:
+        return ()
+    if isinstance(result, (str, bytes, Mapping, Record)) or not isinstance(result, Iterable):
+        raise TypeError(
+            f"{where} must return an iterable of outputs (a list, or use yield), "
+            f"got {type(result).__name__}: {result!r}"
+        )
+    return result

@@ -1,0 +1,101 @@
+"""The context objects the window operator hands to triggers, evictors, assigners and
+``ProcessWindowFunction``s. They are re-pointed at a (key, window) before each call."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from flinkwin.assigners.base import WindowAssignerContext
+from flinkwin.evictors.base import EvictorContext
+from flinkwin.functions.base import WindowContext
+from flinkwin.state.backend import VOID_NAMESPACE, KeyedStateStore
+from flinkwin.state.descriptors import StateDescriptor
+from flinkwin.triggers.base import OnMergeContext
+
+if TYPE_CHECKING:
+    from flinkwin.operator.window_operator import WindowOperator
+
+
+class OperatorAssignerContext(WindowAssignerContext):
+    def __init__(self, op: WindowOperator) -> None:
+        self._op = op
+
+    def get_current_processing_time(self) -> int:
+        return self._op.current_processing_time
+
+
+class OperatorTriggerContext(OnMergeContext):
+    """Flink's ``WindowOperator.Context``: timers and partitioned state for one (key, window)."""
+
+    def __init__(self, op: WindowOperator) -> None:
+        self._op = op
+        self.key: Any = None
+        self.window: Any = None
+        self.merged_windows: list[Any] | None = None
+
+    def get_current_processing_time(self) -> int:
+        return self._op.current_processing_time
+
+    def get_current_watermark(self) -> int:
+        return self._op.current_watermark
+
+    def register_processing_time_timer(self, time: int) -> None:
+        self._op.processing_timers.register(time, self.key, self.window)
+
+    def register_event_time_timer(self, time: int) -> None:
+        self._op.event_timers.register(time, self.key, self.window)
+
+    def delete_processing_time_timer(self, time: int) -> None:
+        self._op.processing_timers.delete(time, self.key, self.window)
+
+    def delete_event_time_timer(self, time: int) -> None:
+        self._op.event_timers.delete(time, self.key, self.window)
+
+    def get_partitioned_state(self, state_descriptor: StateDescriptor) -> Any:
+        return self._op.partitioned_state.handle(state_descriptor, self.key, self.window)
+
+    def merge_partitioned_state(self, state_descriptor: StateDescriptor) -> None:
+        if self.merged_windows:
+            self._op.partitioned_state.merge_namespaces(
+                state_descriptor, self.key, self.window, self.merged_windows
+            )
+
+
+class OperatorEvictorContext(EvictorContext):
+    def __init__(self, op: WindowOperator) -> None:
+        self._op = op
+
+    def get_current_processing_time(self) -> int:
+        return self._op.current_processing_time
+
+    def get_current_watermark(self) -> int:
+        return self._op.current_watermark
+
+
+class ProcessContext(WindowContext):
+    """What a ``ProcessWindowFunction`` sees: the window, the clocks, per-window and global state,
+    and side outputs."""
+
+    def __init__(self, op: WindowOperator, key: Any, window: Any) -> None:
+        self._op = op
+        self._key = key
+        self._window = window
+
+    def window(self) -> Any:
+        return self._window
+
+    def current_processing_time(self) -> int:
+        return self._op.current_processing_time
+
+    def current_watermark(self) -> int:
+        return self._op.current_watermark
+
+    def window_state(self) -> KeyedStateStore:
+        return KeyedStateStore(self._op.function_state, self._key, ("window", self._window))
+
+    def global_state(self) -> KeyedStateStore:
+        return KeyedStateStore(self._op.function_state, self._key, VOID_NAMESPACE)
+
+    def output(self, output_tag: Any, value: Any) -> None:
+        self._op.emit_side(output_tag, value, self._window.max_timestamp())
+

@@ -1,0 +1,485 @@
+"""``WindowOperator``: Flink's window operator (and ``EvictingWindowOperator``), per key.
+
+For each element: assign windows; skip windows that are already late
+(``max_timestamp + allowed_lateness <= watermark``, event time only); for merging assigners,
+merge the new window into the key's ``MergingWindowSet`` first; add the element to the window's
+state (an incremental accumulator, or the element list when a full-window function or an evictor
+needs it); ask the trigger; FIRE emits the window function's output with timestamp
+``window.max_timestamp()``, PURGE clears the contents; register the cleanup timer at
+``max_timestamp + allowed_lateness`` (event time) or ``max_timestamp`` (processing time).
+An element that lands in no live window and is late (``timestamp + allowed_lateness <=
+watermark``) goes to the late side output if one is set, else is counted as dropped.
+
+Timers fire in timestamp order (ties in registration order); advancing the watermark to ``t``
+fires every event-time timer ``<= t``, including timers registered while firing. At a window's
+cleanup time all its state is cleared: contents, trigger state and timers, per-window function
+state, and its merging-set entry.
+
+``process_batch`` processes a whole pandas batch; for the common configurations it runs
+vectorized (see :mod:`flinkwin.operator.vectorized`) with results identical to the per-element
+path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
+from flinkwin.errors import IllegalStateError, UnsupportedOperationError
+from flinkwin.evictors.base import Evictor, TimestampedValue
+from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
+from flinkwin.functions.internal import (
+    AGGREGATING,
+    LIST,
+    REDUCING,
+    WindowFunctionSpec,
+    iterate_outputs,
+    resolve_window_function,
+)
+from flinkwin.operator.contexts import (
+    OperatorAssignerContext,
+    OperatorEvictorContext,
+    OperatorTriggerContext,
+    ProcessContext,
+)
+from flinkwin.operator.merging_window_set import MergingWindowSet
+from flinkwin.operator.timer_service import TimerQueue
+from flinkwin.output_tag import OutputTag
+from flinkwin.record import to_record
+from flinkwin.state.backend import StateTables
+from flinkwin.time import MAX_LONG, MIN_LONG, TimeLike, to_millis
+from flinkwin.triggers.base import Trigger, TriggerResult
+
+
+def make_key_selector(key: Any) -> KeySelector | None:
+    """None (non-keyed), a field name, a list of field names, a callable or a KeySelector."""
+    if key is None or isinstance(key, KeySelector):
+        return key
+    if isinstance(key, str) or (
+        isinstance(key, (list, tuple)) and key and all(isinstance(k, str) for k in key)
+    ):
+        return FieldKeySelector(key)
+    if callable(key):
+        return CallableKeySelector(key)
+    raise TypeError(f"key must be a field name, a list of field names or a callable, got {key!r}")
+
+
+class WindowOperator:
+    """Flink's ``WindowOperator`` for all keys of one operator instance (see module docstring)."""
+
+    def __init__(
+        self,
+        assigner: WindowAssigner,
+        function: Any,
+        key_selector: Any = None,
+        trigger: Trigger | None = None,
+        evictor: Evictor | None = None,
+        allowed_lateness: TimeLike = 0,
+        late_output_tag: OutputTag | None = None,
+    ) -> None:
+        if not isinstance(assigner, WindowAssigner):
+            raise TypeError(
+                f"window assigner must be a WindowAssigner, got {type(assigner).__name__}"
+            )
+        if trigger is None:
+            trigger = assigner.get_default_trigger(None)
+        if not isinstance(trigger, Trigger):
+            raise TypeError(f"trigger must be a Trigger, got {type(trigger).__name__}")
+        if isinstance(assigner, MergingWindowAssigner) and not trigger.can_merge():
+            raise UnsupportedOperationError(
+                "A merging window assigner cannot be used with a trigger that does not support "
+                f"merging: {trigger!r}"
+            )
+        if evictor is not None and not isinstance(evictor, Evictor):
+            raise TypeError(f"evictor must be an Evictor, got {type(evictor).__name__}")
+        lateness = to_millis(allowed_lateness, "allowed lateness")
+        if lateness < 0:
+            raise ValueError("The allowed lateness cannot be negative.")
+        if late_output_tag is not None and not isinstance(late_output_tag, OutputTag):
+            raise TypeError("late_output_tag must be an OutputTag")
+
+        self.assigner = assigner
+        self.trigger = trigger
+        self.evictor = evictor
+        self.allowed_lateness = lateness
+        self.late_output_tag = late_output_tag
+        self.key_selector = make_key_selector(key_selector)
+        self.spec: WindowFunctionSpec = resolve_window_function(function, evictor is not None)
+        self.is_merging = isinstance(assigner, MergingWindowAssigner)
+        self.is_event_time = assigner.is_event_time()
+
+        self.current_watermark = MIN_LONG
+        self.current_processing_time = MIN_LONG
+        self.num_late_records_dropped = 0
+
+        # Keyed state: window contents per (key, state window); trigger and function state.
+        self.window_contents: dict[tuple[Any, Any], Any] = {}
+        self.partitioned_state = StateTables()
+        self.function_state = StateTables()
+        self.merging_state: dict[Any, list[tuple[Any, Any]]] = {}
+        self.event_timers = TimerQueue()
+        self.processing_timers = TimerQueue()
+
+        self._output: list[tuple[Any, int]] = []
+        self._side_outputs: dict[OutputTag, list[tuple[Any, int]]] = {}
+        self._trigger_ctx = OperatorTriggerContext(self)
+        self._assigner_ctx = OperatorAssignerContext(self)
+        self._evictor_ctx = OperatorEvictorContext(self)
+
+    # ------------------------------------------------------------------ inputs
+
+    def key_of(self, record: Any) -> Any:
+        return None if self.key_selector is None else self.key_selector.get_key(record)
+
+    def process_element(self, value: Any, timestamp: int) -> None:
+        """Process one element with event ``timestamp`` (see module docstring)."""
+        record = to_record(value)
+        self._process(record, int(timestamp), self.key_of(record))
+
+    def process_batch(self, frame: Any, timestamps: Sequence[int] | np.ndarray) -> None:
+        """Process the rows of a pandas DataFrame in order, each with its event timestamp.
+
+        Equivalent to calling ``process_element`` for every row; vectorized when the
+        configuration allows (built-in assigners and triggers, incremental functions).
+        """
+        from flinkwin.operator.vectorized import process_frame
+
+        process_frame(self, frame, np.asarray(timestamps, dtype=np.int64))
+
+    def process_records(self, records: Iterable[Any], timestamps: Iterable[int]) -> None:
+        for record, ts in zip(records, timestamps):
+            self.process_element(record, ts)
+
+    def advance_watermark(self, watermark: int) -> None:
+        """Advance event time; fire every event-time timer ``<= watermark`` in order.
+        A watermark that is not greater than the current one is ignored."""
+        watermark = int(watermark)
+        if watermark <= self.current_watermark:
+            return
+        self.current_watermark = watermark
+        while (timer := self.event_timers.pop_due(watermark)) is not None:
+            self._on_timer(*timer, event_time=True)
+
+    def advance_processing_time(self, time: int) -> None:
+        """Set the processing-time clock; fire every processing-time timer ``<= time``."""
+        self.current_processing_time = int(time)
+        while (timer := self.processing_timers.pop_due(self.current_processing_time)) is not None:
+            self._on_timer(*timer, event_time=False)
+
+    def next_event_time_timer(self) -> int | None:
+        return self.event_timers.peek_timestamp()
+
+    def next_processing_time_timer(self) -> int | None:
+        return self.processing_timers.peek_timestamp()
+
+    # ----------------------------------------------------------------- outputs
+
+    def drain_output(self) -> list[tuple[Any, int]]:
+        out, self._output = self._output, []
+        return out
+
+    def drain_side_output(self, tag: OutputTag) -> list[tuple[Any, int]]:
+        return self._side_outputs.pop(tag, [])
+
+    def emit_side(self, tag: OutputTag, value: Any, timestamp: int) -> None:
+        self._side_outputs.setdefault(tag, []).append((value, timestamp))
+
+    # ------------------------------------------------------------ the operator
+
+    def cleanup_time(self, window: Any) -> int:
+        """``max_timestamp + allowed_lateness`` (event time; ``MAX_LONG`` on overflow) or
+        ``max_timestamp`` (processing time)."""
+        max_ts = window.max_timestamp()
+        if not self.is_event_time:
+            return max_ts
+        cleanup = max_ts + self.allowed_lateness
+        return cleanup if cleanup <= MAX_LONG else MAX_LONG
+
+    def is_window_late(self, window: Any) -> bool:
+        return self.is_event_time and self.cleanup_time(window) <= self.current_watermark
+
+    def is_element_late(self, timestamp: int) -> bool:
+        return self.is_event_time and timestamp + self.allowed_lateness <= self.current_watermark
+
+    def _process(self, record: Any, timestamp: int, key: Any) -> None:
+        windows = self.assigner.assign_windows(record, timestamp, self._assigner_ctx)
+        skipped = True
+        if self.is_merging:
+            merging = self._merging_window_set(key)
+            for window in windows:
+                actual = merging.add_window(window, self._merge_function(key))
+                if self.is_window_late(actual):
+                    merging.retire_window(actual)
+                    continue
+                skipped = False
+                state_window = merging.get_state_window(actual)
+                if state_window is None:
+                    raise IllegalStateError(f"Window {window} is not in in-flight window set.")
+                self._on_element_in_window(record, timestamp, key, actual, state_window)
+            self._persist(key, merging)
+        else:
+            for window in windows:
+                if self.is_window_late(window):
+                    continue
+                skipped = False
+                self._on_element_in_window(record, timestamp, key, window, window)
+        if skipped and self.is_element_late(timestamp):
+            if self.late_output_tag is not None:
+                self.emit_side(self.late_output_tag, record, timestamp)
+            else:
+                self.num_late_records_dropped += 1
+
+    def _on_element_in_window(
+        self, record: Any, timestamp: int, key: Any, window: Any, state_window: Any
+    ) -> None:
+        slot = (key, state_window)
+        self._add_to_contents(slot, record, timestamp)
+        ctx = self._trigger_ctx
+        ctx.key, ctx.window = key, window
+        result = self.trigger.on_element(record, timestamp, window, ctx)
+        if result.is_fire():
+            contents = self.window_contents.get(slot)
+            if contents is None:
+                return
+            self._emit_window_contents(key, window, slot, contents)
+        if result.is_purge():
+            self.window_contents.pop(slot, None)
+        self._register_cleanup_timer(key, window)
+
+    def _add_to_contents(self, slot: tuple[Any, Any], record: Any, timestamp: int) -> None:
+        contents = self.window_contents
+        spec = self.spec
+        if self.evictor is not None:
+            contents.setdefault(slot, []).append((record, timestamp))
+        elif spec.state_kind == LIST:
+            contents.setdefault(slot, []).append(record)
+        elif spec.state_kind == REDUCING:
+            contents[slot] = spec.reduce(contents[slot], record) if slot in contents else record
+        else:
+            agg = spec.agg_fn
+            acc = contents[slot] if slot in contents else agg.create_accumulator()
+            contents[slot] = agg.add(record, acc)
+
+    def _merge_function(self, key: Any) -> Any:
+        def merge(
+            merge_result: Any,
+            merged_windows: list[Any],
+            state_window_result: Any,
+            merged_state_windows: list[Any],
+        ) -> None:
+            if (
+                self.is_event_time
+                and merge_result.max_timestamp() + self.allowed_lateness <= self.current_watermark
+            ):
+                raise UnsupportedOperationError(
+                    "The end timestamp of an event-time window cannot become earlier than the "
+                    f"current watermark by merging. Current watermark: {self.current_watermark} "
+                    f"window: {merge_result}"
+                )
+            if (
+                not self.is_event_time
+                and merge_result.max_timestamp() <= self.current_processing_time
+            ):
+                raise UnsupportedOperationError(
+                    "The end timestamp of a processing-time window cannot become earlier than "
+                    "the current processing time by merging. Current processing time: "
+                    f"{self.current_processing_time} window: {merge_result}"
+                )
+            ctx = self._trigger_ctx
+            ctx.key, ctx.window = key, merge_result
+            ctx.merged_windows = merged_windows
+            self.trigger.on_merge(merge_result, ctx)
+            ctx.merged_windows = None
+            for m in merged_windows:
+                ctx.window = m
+                self.trigger.clear(m, ctx)
+                self._delete_cleanup_timer(key, m)
+            self._merge_contents(key, state_window_result, merged_state_windows)
+
+        return merge
+
+    def _merge_contents(self, key: Any, target: Any, sources: list[Any]) -> None:
+        contents = self.window_contents
+        tslot = (key, target)
+        for source in sources:
+            sslot = (key, source)
+            if sslot == tslot or sslot not in contents:
+                continue
+            value = contents.pop(sslot)
+            if tslot not in contents:
+                contents[tslot] = value
+            elif self.evictor is not None or self.spec.state_kind == LIST:
+                contents[tslot] = contents[tslot] + value
+            elif self.spec.state_kind == REDUCING:
+                contents[tslot] = self.spec.reduce(contents[tslot], value)
+            else:
+                contents[tslot] = self.spec.agg_fn.merge(contents[tslot], value)
+
+    def _on_timer(self, timestamp: int, key: Any, window: Any, *, event_time: bool) -> None:
+        ctx = self._trigger_ctx
+        ctx.key, ctx.window = key, window
+        merging: MergingWindowSet | None = None
+        if self.is_merging:
+            merging = self._merging_window_set(key)
+            state_window = merging.get_state_window(window)
+            if state_window is None:
+                # A timer for a window that no longer exists (its trigger did not clean up).
+                return
+        else:
+            state_window = window
+        slot = (key, state_window)
+        if event_time:
+            result = self.trigger.on_event_time(timestamp, window, ctx)
+        else:
+            result = self.trigger.on_processing_time(timestamp, window, ctx)
+        if result.is_fire():
+            contents = self.window_contents.get(slot)
+            if contents is not None:
+                self._emit_window_contents(key, window, slot, contents)
+        if result.is_purge():
+            self.window_contents.pop(slot, None)
+        if event_time == self.is_event_time and timestamp == self.cleanup_time(window):
+            self._clear_all_state(key, window, slot, merging)
+        if merging is not None:
+            self._persist(key, merging)
+
+    def _clear_all_state(
+        self, key: Any, window: Any, slot: tuple[Any, Any], merging: MergingWindowSet | None
+    ) -> None:
+        self.window_contents.pop(slot, None)
+        ctx = self._trigger_ctx
+        ctx.key, ctx.window = key, window
+        self.trigger.clear(window, ctx)
+        clear = getattr(self.spec.window_fn, "clear", None)
+        if clear is not None and self.spec.window_kind in ("process", "process_all"):
+            clear(ProcessContext(self, key, window))
+        if merging is not None:
+            merging.retire_window(window)
+            self._persist(key, merging)
+
+    def _register_cleanup_timer(self, key: Any, window: Any) -> None:
+        cleanup = self.cleanup_time(window)
+        if cleanup == MAX_LONG:
+            return  # no GC timer for "end of time"
+        if self.is_event_time:
+            self.event_timers.register(cleanup, key, window)
+        else:
+            self.processing_timers.register(cleanup, key, window)
+
+    def _delete_cleanup_timer(self, key: Any, window: Any) -> None:
+        cleanup = self.cleanup_time(window)
+        if cleanup == MAX_LONG:
+            return
+        if self.is_event_time:
+            self.event_timers.delete(cleanup, key, window)
+        else:
+            self.processing_timers.delete(cleanup, key, window)
+
+    def _merging_window_set(self, key: Any) -> MergingWindowSet:
+        return MergingWindowSet(self.assigner, self.merging_state.get(key, []))
+
+    def _persist(self, key: Any, merging: MergingWindowSet) -> None:
+        merging.persist()
+        if merging.mapping:
+            self.merging_state[key] = merging.state
+        else:
+            self.merging_state.pop(key, None)
+
+    # ---------------------------------------------------------------- emitting
+
+    def _emit_window_contents(
+        self, key: Any, window: Any, slot: tuple[Any, Any], contents: Any
+    ) -> None:
+        spec = self.spec
+        if self.evictor is not None:
+            self._emit_evicting(key, window, slot, contents)
+        elif spec.state_kind == REDUCING:
+            self.emit_window_values(key, window, [contents])
+        elif spec.state_kind == AGGREGATING:
+            self.emit_window_values(key, window, [spec.agg_fn.get_result(contents)])
+        else:
+            self.emit_window_values(key, window, list(contents))
+
+    def _emit_evicting(
+        self, key: Any, window: Any, slot: tuple[Any, Any], contents: list[tuple[Any, int]]
+    ) -> None:
+        assert self.evictor is not None
+        elements = [TimestampedValue(v, ts) for v, ts in contents]
+        self.evictor.evict_before(elements, len(elements), window, self._evictor_ctx)
+        values = [e.value for e in elements]
+        spec = self.spec
+        if spec.reduce_fn is not None:
+            if values:
+                reduced = values[0]
+                for v in values[1:]:
+                    reduced = spec.reduce(reduced, v)
+                values = [reduced]
+        elif spec.agg_fn is not None:
+            acc = spec.agg_fn.create_accumulator()
+            for v in values:
+                acc = spec.agg_fn.add(v, acc)
+            values = [spec.agg_fn.get_result(acc)]
+        self.emit_window_values(key, window, values)
+        self.evictor.evict_after(elements, len(elements), window, self._evictor_ctx)
+        if elements:
+            self.window_contents[slot] = [(e.value, e.timestamp) for e in elements]
+        else:
+            self.window_contents.pop(slot, None)
+
+    def emit_window_values(self, key: Any, window: Any, values: list[Any]) -> None:
+        """Run the full-window function (if any) over ``values`` and emit its outputs with
+        timestamp ``window.max_timestamp()``."""
+        spec = self.spec
+        timestamp = window.max_timestamp()
+        fn = spec.window_fn
+        if fn is None:
+            outputs: Iterable[Any] = values
+        else:
+            kind = spec.window_kind
+            if kind == "process":
+                result = fn.process(key, ProcessContext(self, key, window), values)
+            elif kind == "process_all":
+                result = fn.process(ProcessContext(self, key, window), values)
+            elif kind == "apply":
+                result = fn.apply(key, window, values)
+            else:
+                result = fn.apply(window, values)
+            outputs = iterate_outputs(result, f"{type(fn).__name__}.{kind.split('_')[0]}")
+        for out in outputs:
+            if type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag):
+                self.emit_side(out[0], out[1], timestamp)
+            else:
+                self._output.append((out, timestamp))
+
+    # --------------------------------------------------------------- snapshots
+
+    def snapshot(self) -> bytes:
+        """All state (window contents, trigger and function state, timers, merging sets,
+        clocks) as compact versioned bytes."""
+        from flinkwin.operator.snapshot import snapshot_operator
+
+        return snapshot_operator(self)
+
+    def restore(self, data: bytes) -> None:
+        """Replace this operator's state with a snapshot taken by ``snapshot()``."""
+        from flinkwin.operator.snapshot import restore_operator
+
+        restore_operator(self, data)
+
+    def describe(self) -> dict[str, str]:
+        """A summary of the operator's configuration (used by ``explain()``)."""
+        return {
+            "assigner": repr(self.assigner),
+            "trigger": repr(self.trigger),
+            "evictor": repr(self.evictor) if self.evictor is not None else "none",
+            "state": "list" if self.evictor is not None else self.spec.state_kind,
+            "function": self.spec.describe(),
+            "allowed_lateness_ms": str(self.allowed_lateness),
+            "time": "event time" if self.is_event_time else "processing time",
+        }
+
+
+__all__ = ["TriggerResult", "WindowOperator", "make_key_selector"]

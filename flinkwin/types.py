@@ -1,0 +1,44 @@
+"""``Types``: PyFlink's type-information factories, accepted (and ignored) so PyFlink code ports.
+
+flinkwin state is schemaless Python; the type information only documents intent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TypeInformation:
+    """A named type, e.g. ``Types.LONG()``; carries no behaviour."""
+
+    def __init__(self, name: str, *args: Any) -> None:
+        self.name = name
+        self.args = args
+
+    def __repr__(self) -> str:
+        return f"Types.{self.name}()"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TypeInformation) and (self.name, self.args) == (
+            other.name,
+            other.args,
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+class _TypesFactory:
+    _NAMES = frozenset(
+        "STRING BYTE BOOLEAN SHORT INT LONG FLOAT DOUBLE CHAR BIG_INT BIG_DEC INSTANT SQL_DATE "
+        "SQL_TIME SQL_TIMESTAMP PICKLED_BYTE_ARRAY ROW ROW_NAMED TUPLE PRIMITIVE_ARRAY "
+        "BASIC_ARRAY OBJECT_ARRAY MAP LIST".split()
+    )
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in self._NAMES:
+            raise AttributeError(f"Types has no {name}")
+        return lambda *args: TypeInformation(name, *args)
+
+
+Types = _TypesFactory()
