@@ -11,35 +11,37 @@ class Record(tuple):
 
     Supports ``r.field``, ``r["field"]``, ``r[0]`` and ``r.asDict()``. A Record equals a tuple of
     its values and a dict with the same fields, so expectations can be written either way.
+    Records of one schema share a generated subclass, so creating one costs a tuple.
     """
 
-    __fields__: tuple[str, ...]
+    __slots__ = ()
+    __fields__: tuple[str, ...] = ()
+    _index: dict[str, int] = {}
 
     def __new__(cls, fields: Sequence[str], values: Iterable[Any]) -> Record:
-        rec = tuple.__new__(cls, values)
-        rec.__fields__ = tuple(fields)
-        if len(rec.__fields__) != tuple.__len__(rec):
-            raise ValueError(f"Record has {len(rec.__fields__)} field names but {len(rec)} values")
+        klass = record_class(tuple(fields))
+        rec = tuple.__new__(klass, values)
+        if len(rec) != len(klass.__fields__):
+            n = len(klass.__fields__)
+            raise ValueError(f"Record has {n} field names but {len(rec)} values")
         return rec
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Record:
-        return cls(tuple(data.keys()), tuple(data.values()))
+        return tuple.__new__(record_class(tuple(data.keys())), data.values())
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        try:
-            return tuple.__getitem__(self, self.__fields__.index(name))
-        except ValueError:
-            raise AttributeError(f"Record has no field {name!r}") from None
+        index = type(self)._index.get(name)
+        if index is None:
+            raise AttributeError(f"Record has no field {name!r}")
+        return tuple.__getitem__(self, index)
 
     def __getitem__(self, item: Any) -> Any:  # type: ignore[override]
         if isinstance(item, str):
-            try:
-                return tuple.__getitem__(self, self.__fields__.index(item))
-            except ValueError:
-                raise KeyError(item) from None
+            index = type(self)._index.get(item)
+            if index is None:
+                raise KeyError(item)
+            return tuple.__getitem__(self, index)
         return tuple.__getitem__(self, item)
 
     def asDict(self) -> dict[str, Any]:  # noqa: N802 (pyspark's name)
@@ -48,10 +50,17 @@ class Record(tuple):
     as_dict = asDict
 
     def get(self, name: str, default: Any = None) -> Any:
-        return self[name] if name in self.__fields__ else default
+        index = type(self)._index.get(name)
+        return default if index is None else tuple.__getitem__(self, index)
+
+    def replace(self, field: str, value: Any) -> Record:
+        """A copy with ``field`` set to ``value``."""
+        values = list(self)
+        values[type(self)._index[field]] = value
+        return tuple.__new__(type(self), values)
 
     def __contains__(self, item: object) -> bool:
-        return item in self.__fields__
+        return item in type(self)._index
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Mapping):
@@ -69,6 +78,25 @@ class Record(tuple):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Record, (self.__fields__, tuple(self)))
+
+
+_RECORD_CLASSES: dict[tuple[str, ...], type[Record]] = {}
+
+
+def record_class(fields: tuple[str, ...]) -> type[Record]:
+    """The Record subclass for one schema (created once per field list)."""
+    klass = _RECORD_CLASSES.get(fields)
+    if klass is None:
+        if len(set(fields)) != len(fields):
+            raise ValueError(f"duplicate field names in {fields}")
+        namespace = {
+            "__slots__": (),
+            "__fields__": fields,
+            "_index": {f: i for i, f in enumerate(fields)},
+        }
+        klass = type("Record", (Record,), namespace)
+        _RECORD_CLASSES[fields] = klass
+    return klass
 
 
 def to_record(value: Any) -> Any:

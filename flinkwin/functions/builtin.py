@@ -18,9 +18,7 @@ from flinkwin.record import Record
 
 def _replace(record: Any, field: str, value: Any) -> Any:
     if isinstance(record, Record):
-        values = list(record)
-        values[record.__fields__.index(field)] = value
-        return Record(record.__fields__, values)
+        return record.replace(field, value)
     if isinstance(record, dict):
         out = dict(record)
         out[field] = value

@@ -57,6 +57,10 @@ def _ns_back(kind: int, start: int | None, end: int | None, blob: bytes | None) 
     return pickle.loads(blob)  # type: ignore[arg-type]
 
 
+def _first(item: tuple[Any, ...]) -> Any:
+    return item[0]
+
+
 def snapshot_operator(op: WindowOperator) -> bytes:
     cols: dict[str, list[Any]] = {f.name: [] for f in SCHEMA}
 
@@ -90,7 +94,7 @@ def snapshot_operator(op: WindowOperator) -> bytes:
             for (key, ns), value in table.items():
                 row(section, name, key, ns, None, None, value)
     for section, queue in (("event_timer", op.event_timers), ("proc_timer", op.processing_timers)):
-        for ts, key, ns, seq in queue.items():
+        for seq, (ts, key, ns) in enumerate(queue.items()):
             row(section, None, key, ns, ts, seq, None)
     for key, pairs in op.merging_state.items():
         for window, state_window in pairs:
@@ -123,7 +127,7 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
     op.merging_state = {}
     op.event_timers = TimerQueue()
     op.processing_timers = TimerQueue()
-    timers: dict[str, list[tuple[int, Any, Any, int]]] = {"event_timer": [], "proc_timer": []}
+    timers: dict[str, list[tuple[int, int, Any, Any]]] = {"event_timer": [], "proc_timer": []}
     loads = pickle.loads
     for i, section in enumerate(table["section"]):
         key = loads(table["key"][i])
@@ -148,10 +152,10 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
             tables = op.partitioned_state if section == "trigger" else op.function_state
             tables.tables.setdefault(table["name"][i], {})[(key, ns)] = value
         elif section in timers:
-            timers[section].append((table["ts"][i], key, ns, table["seq"][i]))
+            timers[section].append((table["seq"][i], table["ts"][i], key, ns))
         elif section == "merging":
             op.merging_state.setdefault(key, []).append((ns, value))
         else:
             raise ValueError(f"unknown snapshot section {section!r}")
-    op.event_timers.restore(timers["event_timer"])
-    op.processing_timers.restore(timers["proc_timer"])
+    for section, queue in (("event_timer", op.event_timers), ("proc_timer", op.processing_timers)):
+        queue.restore([(ts, key, ns) for _, ts, key, ns in sorted(timers[section], key=_first)])

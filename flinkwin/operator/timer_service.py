@@ -2,11 +2,16 @@
 
 A timer is registered at most once per (timestamp, key, window); timers fire in timestamp
 order, ties in registration order. Deleting a timer that does not exist is a no-op.
+
+Timers are bucketed by timestamp (a FIFO ordered dict per timestamp, a heap of the distinct
+timestamps): windows of many keys share their end timestamps, so registering costs a dict
+insert, not a heap push.
 """
 
 from __future__ import annotations
 
 import heapq
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,63 +22,71 @@ class TimerQueue:
     """One timer domain (event time or processing time) as a deduplicating priority queue."""
 
     def __init__(self) -> None:
-        self._timers: dict[TimerKey, int] = {}
-        self._heap: list[tuple[int, int, Any, Any]] = []
-        self._seq = 0
+        self._buckets: dict[int, OrderedDict[tuple[Any, Any], None]] = {}
+        self._heap: list[int] = []
+        self._size = 0
 
     def register(self, timestamp: int, key: Any, namespace: Any) -> None:
-        tk = (timestamp, key, namespace)
-        if tk in self._timers:
-            return
-        self._seq += 1
-        self._timers[tk] = self._seq
-        heapq.heappush(self._heap, (timestamp, self._seq, key, namespace))
+        bucket = self._buckets.get(timestamp)
+        if bucket is None:
+            bucket = self._buckets[timestamp] = OrderedDict()
+            heapq.heappush(self._heap, timestamp)
+        slot = (key, namespace)
+        if slot not in bucket:
+            bucket[slot] = None
+            self._size += 1
 
     def delete(self, timestamp: int, key: Any, namespace: Any) -> None:
-        self._timers.pop((timestamp, key, namespace), None)
+        bucket = self._buckets.get(timestamp)
+        if bucket is not None and bucket.pop((key, namespace), 0) is None:
+            self._size -= 1
+            if not bucket:
+                del self._buckets[timestamp]
 
-    def _drop_stale_head(self) -> None:
-        heap = self._heap
-        while heap:
-            ts, seq, key, ns = heap[0]
-            if self._timers.get((ts, key, ns)) == seq:
-                return
+    def _head(self) -> int | None:
+        heap, buckets = self._heap, self._buckets
+        while heap and heap[0] not in buckets:
             heapq.heappop(heap)
+        return heap[0] if heap else None
 
     def peek_timestamp(self) -> int | None:
         """The earliest pending timer's timestamp, or None."""
-        self._drop_stale_head()
-        return self._heap[0][0] if self._heap else None
+        return self._head()
 
     def pop_due(self, time: int) -> tuple[int, Any, Any] | None:
         """Remove and return the earliest timer with timestamp <= ``time``, or None."""
-        self._drop_stale_head()
-        if not self._heap or self._heap[0][0] > time:
+        head = self._head()
+        if head is None or head > time:
             return None
-        ts, _, key, ns = heapq.heappop(self._heap)
-        del self._timers[(ts, key, ns)]
-        return ts, key, ns
+        bucket = self._buckets[head]
+        (key, namespace), _ = bucket.popitem(last=False)
+        self._size -= 1
+        if not bucket:
+            del self._buckets[head]
+        return head, key, namespace
 
     def __len__(self) -> int:
-        return len(self._timers)
+        return self._size
 
     def __iter__(self) -> Iterator[TimerKey]:
         """Pending timers in firing order."""
-        return iter(sorted(self._timers, key=lambda tk: (tk[0], self._timers[tk])))
+        for ts in sorted(self._buckets):
+            for key, ns in self._buckets[ts]:
+                yield ts, key, ns
 
     def count(self, namespace: Any = None, key: Any = None) -> int:
         return sum(
             1
-            for (_, k, ns) in self._timers
+            for (_, k, ns) in self
             if (namespace is None or ns == namespace) and (key is None or k == key)
         )
 
-    def items(self) -> list[tuple[int, Any, Any, int]]:
-        """(timestamp, key, namespace, seq) for snapshots, in firing order."""
-        return [(ts, k, ns, self._timers[(ts, k, ns)]) for (ts, k, ns) in self]
+    def items(self) -> list[TimerKey]:
+        """(timestamp, key, namespace) in firing order, for snapshots."""
+        return list(self)
 
-    def restore(self, items: list[tuple[int, Any, Any, int]]) -> None:
-        self._timers = {(ts, k, ns): seq for ts, k, ns, seq in items}
-        self._heap = [(ts, seq, k, ns) for ts, k, ns, seq in items]
-        heapq.heapify(self._heap)
-        self._seq = max((seq for *_, seq in items), default=0)
+    def restore(self, items: list[TimerKey]) -> None:
+        """Rebuild from ``items()`` (firing order is preserved)."""
+        self.__init__()  # type: ignore[misc]
+        for ts, key, ns in items:
+            self.register(ts, key, ns)

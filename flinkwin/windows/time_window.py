@@ -21,6 +21,11 @@ class TimeWindow(tuple, Window):
     def __new__(cls, start: int, end: int) -> TimeWindow:
         return tuple.__new__(cls, (int(start), int(end)))
 
+    @classmethod
+    def of(cls, start: int, end: int) -> TimeWindow:
+        """Construct from Python ints without conversion (hot paths)."""
+        return tuple.__new__(cls, (start, end))
+
     @property
     def start(self) -> int:
         return tuple.__getitem__(self, 0)
