@@ -59,8 +59,9 @@ class WindowOperatorHarness:
         for tag in list(self.operator._side_outputs):
             self._side.setdefault(tag, []).extend(self.operator.drain_side_output(tag))
 
-    def process_element(self, record: Any, timestamp: int) -> None:
-        """Process one element (a dict, Row or Record) with event ``timestamp``."""
+    def process_element(self, record: Any, timestamp: int | None = None) -> None:
+        """Process one element (a dict, Row or Record) with event ``timestamp`` (None: the
+        element carries no timestamp, e.g. with processing-time windows)."""
         self.operator.process_element(record, timestamp)
         self._collect()
 
@@ -166,6 +167,13 @@ class _HarnessTriggerContext(OnMergeContext):
             )
 
 
+def _take_due(timers: TimerQueue, time: int) -> list[tuple[int, Any]]:
+    due = []
+    while (timer := timers.pop_due(time)) is not None:
+        due.append((timer[0], timer[2]))
+    return due
+
+
 class TriggerTestHarness:
     """Drives one trigger directly, like Flink's ``TriggerTestHarness`` (a single key)."""
 
@@ -184,23 +192,17 @@ class TriggerTestHarness:
         return self.trigger.on_element(value, timestamp, window, self._ctx(window))
 
     def advance_watermark(self, time: int) -> list[tuple[Any, TriggerResult]]:
-        """Fire event-time timers <= ``time``; return (window, result) per fired timer."""
+        """Fire the event-time timers <= ``time`` pending now (as Flink's harness: timers the
+        trigger registers while firing wait for the next call); return (window, result)."""
         self.current_watermark = time
-        fired = []
-        while (timer := self.event_timers.pop_due(time)) is not None:
-            ts, _, window = timer
-            fired.append((window, self.trigger.on_event_time(ts, window, self._ctx(window))))
-        return fired
+        due = _take_due(self.event_timers, time)
+        return [(w, self.trigger.on_event_time(ts, w, self._ctx(w))) for ts, w in due]
 
     def advance_processing_time(self, time: int) -> list[tuple[Any, TriggerResult]]:
+        """Like ``advance_watermark`` for processing-time timers."""
         self.current_processing_time = time
-        fired = []
-        while (timer := self.processing_timers.pop_due(time)) is not None:
-            ts, _, window = timer
-            fired.append(
-                (window, self.trigger.on_processing_time(ts, window, self._ctx(window)))
-            )
-        return fired
+        due = _take_due(self.processing_timers, time)
+        return [(w, self.trigger.on_processing_time(ts, w, self._ctx(w))) for ts, w in due]
 
     def invoke_on_event_time(self, timestamp: int, window: Any) -> TriggerResult:
         return self.trigger.on_event_time(timestamp, window, self._ctx(window))

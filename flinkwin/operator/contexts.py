@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flinkwin.assigners.base import WindowAssignerContext
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.evictors.base import EvictorContext
 from flinkwin.functions.base import WindowContext
 from flinkwin.state.backend import VOID_NAMESPACE, KeyedStateStore
@@ -72,6 +73,21 @@ class OperatorEvictorContext(EvictorContext):
         return self._op.current_watermark
 
 
+class MergingWindowStateStore:
+    """Per-window state under a merging assigner: refused, as in Flink (merged windows would
+    silently lose it)."""
+
+    def _refuse(self, *args: Any) -> Any:
+        raise UnsupportedOperationError(
+            "Per-window state is not allowed when using merging windows."
+        )
+
+    get_state = get_list_state = get_reducing_state = _refuse
+    get_aggregating_state = get_map_state = _refuse
+    getState = getListState = getReducingState = _refuse  # noqa: N815
+    getAggregatingState = getMapState = _refuse  # noqa: N815
+
+
 class ProcessContext(WindowContext):
     """What a ``ProcessWindowFunction`` sees: the window, the clocks, per-window and global state,
     and side outputs."""
@@ -91,6 +107,8 @@ class ProcessContext(WindowContext):
         return self._op.current_watermark
 
     def window_state(self) -> KeyedStateStore:
+        if self._op.is_merging:
+            return MergingWindowStateStore()
         return KeyedStateStore(self._op.function_state, self._key, ("window", self._window))
 
     def global_state(self) -> KeyedStateStore:

@@ -38,11 +38,15 @@ SCHEMA = pa.schema(
 )
 
 NS_TIME_WINDOW, NS_GLOBAL_WINDOW, NS_OTHER = 0, 1, 2
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1  # windows outside int64 (clock at MIN_LONG) pickle
 _dumps = pickle.dumps
 
 
 def _ns(namespace: Any) -> tuple[int, int | None, int | None, bytes | None]:
-    if isinstance(namespace, TimeWindow):
+    in_range = isinstance(namespace, TimeWindow) and (
+        _LONG_MIN <= namespace.start <= namespace.end <= _LONG_MAX
+    )
+    if in_range:
         return NS_TIME_WINDOW, namespace.start, namespace.end, None
     if isinstance(namespace, GlobalWindow):
         return NS_GLOBAL_WINDOW, None, None, None

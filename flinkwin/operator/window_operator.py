@@ -134,10 +134,12 @@ class WindowOperator:
     def key_of(self, record: Any) -> Any:
         return None if self.key_selector is None else self.key_selector.get_key(record)
 
-    def process_element(self, value: Any, timestamp: int) -> None:
-        """Process one element with event ``timestamp`` (see module docstring)."""
+    def process_element(self, value: Any, timestamp: int | None) -> None:
+        """Process one element with event ``timestamp`` (see module docstring); ``None`` means
+        the element has no timestamp (``MIN_LONG``, as in Flink)."""
         record = to_record(value)
-        self._process(record, int(timestamp), self.key_of(record))
+        ts = MIN_LONG if timestamp is None else int(timestamp)
+        self._process(record, ts, self.key_of(record))
 
     def process_batch(self, frame: Any, timestamps: Sequence[int] | np.ndarray) -> None:
         """Process the rows of a pandas DataFrame in order, each with its event timestamp.

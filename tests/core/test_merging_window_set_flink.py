@@ -62,6 +62,8 @@ for _name in RecordingList._MUTATORS:
 class TestingMergeFunction:
     """Port of MergingWindowSetTest.TestingMergeFunction."""
 
+    __test__ = False  # not a pytest test class
+
     def __init__(self):
         self.reset()
 

@@ -22,6 +22,10 @@ Translation notes:
 Skipped tests: none (every test method of the six classes is ported).
 """
 
+import signal
+
+import pytest
+
 from flinkwin import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -41,6 +45,24 @@ from flinkwin.testing import TriggerTestHarness, WindowOperatorHarness
 from flinkwin.time import MIN_LONG
 
 NO_TIMESTAMP = MIN_LONG  # StreamRecord without timestamp / Watermark.UNINITIALIZED
+
+RUNAWAY_SECONDS = 10
+
+
+@pytest.fixture(autouse=True)
+def _runaway_guard():
+    """Turn a non-terminating harness call into a test failure instead of a hung suite."""
+
+    def _timeout(signum, frame):
+        raise TimeoutError(f"test did not finish within {RUNAWAY_SECONDS}s (runaway loop)")
+
+    previous = signal.signal(signal.SIGALRM, _timeout)
+    signal.alarm(RUNAWAY_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _single_firing(firings, window):

@@ -1,0 +1,446 @@
+"""The fluent DataStream window API over a Spark DataFrame (streaming or static).
+
+    result = (DataStream(df)
+              .assignTimestampsAndWatermarks(
+                  WatermarkStrategy.forBoundedOutOfOrderness(Duration.ofSeconds(5))
+                  .withTimestampAssigner("ts"))
+              .keyBy("user")
+              .window(TumblingEventTimeWindows.of(Time.minutes(1)))
+              .allowedLateness(Time.seconds(30))
+              .sideOutputLateData(late)
+              .sum("clicks"))
+    result.toDF()                 # main output as a DataFrame
+    result.getSideOutput(late)    # late elements, with the input's columns
+    result.start(main=..., side_outputs={late: ...}, checkpoint_location=...)
+
+Every builder has its Flink (camelCase) and PyFlink (snake_case) name. Builders never mutate:
+each returns a new stream. Nothing runs until ``toDF()``, ``getSideOutput()``, ``explain()`` or
+``start()``; the window stage compiles to one ``applyInPandasWithState`` (see
+:mod:`flinkwin.spark.compiler` and ``docs/spark-semantics.md``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from pyspark.sql import DataFrame
+from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.types import StructType
+
+from flinkwin.assigners.base import WindowAssigner
+from flinkwin.assigners.global_windows import GlobalWindows
+from flinkwin.evictors import CountEvictor, Evictor
+from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
+from flinkwin.functions.internal import resolve_window_function
+from flinkwin.output_tag import OutputTag
+from flinkwin.spark.compiler import CompiledStage, WindowPipeline, compile_pipeline
+from flinkwin.spark.runtime import PROCESSING_TIME
+from flinkwin.spark.schema import parse_schema
+from flinkwin.spark.sinks import start_query
+from flinkwin.time import TimeLike, to_millis
+from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
+from flinkwin.watermark import WatermarkStrategy
+
+#: Default number of key groups (Flink's max parallelism): the unit of Spark state and work.
+DEFAULT_KEY_GROUPS = 16
+
+
+class DataStream:
+    """A stream of rows backed by a Spark DataFrame.
+
+    ``key_groups`` is the number of groups keys are hashed into (Flink's max parallelism): each
+    key group is one Spark state entry processed with one vectorized call per micro-batch. It is
+    recorded in the checkpoint and cannot change on restart.
+    """
+
+    def __init__(
+        self,
+        df: DataFrame,
+        *,
+        key_groups: int = DEFAULT_KEY_GROUPS,
+        watermark_strategy: WatermarkStrategy | None = None,
+    ) -> None:
+        if not isinstance(df, DataFrame):
+            raise TypeError(f"DataStream wraps a pyspark DataFrame, got {type(df).__name__}")
+        if not isinstance(key_groups, int) or key_groups < 1:
+            raise ValueError(f"key_groups must be a positive int, got {key_groups!r}")
+        self._df = df
+        self._key_groups = key_groups
+        self._watermark = watermark_strategy
+
+    def toDF(self) -> DataFrame:  # noqa: N802
+        """The underlying Spark DataFrame."""
+        return self._df
+
+    def assignTimestampsAndWatermarks(  # noqa: N802
+        self, watermark_strategy: WatermarkStrategy
+    ) -> DataStream:
+        """Event timestamps and watermarks for the windows downstream."""
+        if not isinstance(watermark_strategy, WatermarkStrategy):
+            raise TypeError(
+                "assignTimestampsAndWatermarks takes a WatermarkStrategy, got "
+                f"{type(watermark_strategy).__name__}"
+            )
+        return DataStream(
+            self._df, key_groups=self._key_groups, watermark_strategy=watermark_strategy
+        )
+
+    def keyBy(self, *keys: Any) -> KeyedStream:  # noqa: N802
+        """Partition by one or more columns: ``keyBy("user")``, ``keyBy("user", "page")`` or
+        ``keyBy(["user", "page"])``. The key is the column's value (a tuple for several)."""
+        if len(keys) == 1 and isinstance(keys[0], (list, tuple)):
+            keys = tuple(keys[0])
+        if not keys or not all(isinstance(k, str) for k in keys):
+            hint = (
+                " (a key selector function cannot run in Spark's shuffle: add the key as a "
+                "column with withColumn and key by its name)"
+                if any(callable(k) for k in keys) else ""
+            )
+            raise TypeError(f"keyBy takes column names, got {keys!r}{hint}")
+        missing = [k for k in keys if k not in self._df.columns]
+        if missing:
+            raise ValueError(f"keyBy column(s) {missing} not in the input ({self._df.columns})")
+        return KeyedStream(self, list(keys))
+
+    def windowAll(self, assigner: WindowAssigner) -> AllWindowedStream:  # noqa: N802
+        """Windows over the whole (non-keyed) stream; runs as a single key group."""
+        return AllWindowedStream(_window_state(self, None, assigner))
+
+    def countWindowAll(self, size: int, slide: int | None = None) -> AllWindowedStream:  # noqa: N802
+        """Flink's ``countWindowAll``: GlobalWindows with a purging CountTrigger of ``size``, or
+        with ``slide``: a CountEvictor of ``size`` and a CountTrigger of ``slide``."""
+        return AllWindowedStream(_count_window_state(self, None, size, slide))
+
+    assign_timestamps_and_watermarks = assignTimestampsAndWatermarks
+    key_by = keyBy
+    window_all = windowAll
+    count_window_all = countWindowAll
+    to_df = toDF
+
+
+class KeyedStream:
+    """A stream partitioned by key columns."""
+
+    def __init__(self, stream: DataStream, keys: list[str]) -> None:
+        self._stream = stream
+        self._keys = keys
+
+    def window(self, assigner: WindowAssigner) -> WindowedStream:
+        """Windows per key, assigned by ``assigner``."""
+        return WindowedStream(_window_state(self._stream, self._keys, assigner))
+
+    def countWindow(self, size: int, slide: int | None = None) -> WindowedStream:  # noqa: N802
+        """Flink's ``countWindow`` (see ``DataStream.countWindowAll``)."""
+        return WindowedStream(_count_window_state(self._stream, self._keys, size, slide))
+
+    count_window = countWindow
+
+
+@dataclasses.dataclass(frozen=True)
+class _WindowState:
+    stream: DataStream
+    keys: list[str] | None
+    assigner: WindowAssigner
+    trigger: Trigger | None = None
+    evictor: Evictor | None = None
+    allowed_lateness_ms: int = 0
+    late_tag: OutputTag | None = None
+
+
+def _window_state(stream: DataStream, keys: list[str] | None, assigner: Any) -> _WindowState:
+    if not isinstance(assigner, WindowAssigner):
+        raise TypeError(f"window() takes a WindowAssigner, got {type(assigner).__name__}")
+    return _WindowState(stream, keys, assigner)
+
+
+def _count_window_state(
+    stream: DataStream, keys: list[str] | None, size: int, slide: int | None
+) -> _WindowState:
+    state = _WindowState(stream, keys, GlobalWindows.create())
+    if slide is None:
+        return dataclasses.replace(state, trigger=PurgingTrigger.of(CountTrigger.of(size)))
+    return dataclasses.replace(
+        state, evictor=CountEvictor.of(size), trigger=CountTrigger.of(slide)
+    )
+
+
+class WindowedStream:
+    """A keyed stream with a window assigner; finish it with a window function.
+
+    Window functions take ``output_schema=`` (a DDL string, a StructType or PyFlink type
+    information; PyFlink's ``output_type=`` is accepted as an alias). Reduce and the built-in
+    aggregations keep the input's schema; aggregate, process and apply must declare theirs.
+    ``with_window=True`` adds ``window_start``/``window_end`` timestamp columns (null for the
+    global window of count windows).
+    """
+
+    _keyed = True
+
+    def __init__(self, state: _WindowState) -> None:
+        self._state = state
+
+    def _with(self, **changes: Any) -> Any:
+        return type(self)(dataclasses.replace(self._state, **changes))
+
+    # ------------------------------------------------------------- configuration
+    def trigger(self, trigger: Trigger) -> Any:
+        """Replace the assigner's default trigger."""
+        if not isinstance(trigger, Trigger):
+            raise TypeError(f"trigger() takes a Trigger, got {type(trigger).__name__}")
+        return self._with(trigger=trigger)
+
+    def evictor(self, evictor: Evictor) -> Any:
+        """Evict elements before/after the window function (window state becomes a list)."""
+        if not isinstance(evictor, Evictor):
+            raise TypeError(f"evictor() takes an Evictor, got {type(evictor).__name__}")
+        return self._with(evictor=evictor)
+
+    def allowedLateness(self, lateness: TimeLike) -> Any:  # noqa: N802
+        """Keep windows (and re-fire them on late elements) until watermark passes
+        ``window end + lateness``."""
+        millis = to_millis(lateness, "allowed lateness")
+        if millis < 0:
+            raise ValueError("The allowed lateness cannot be negative.")
+        return self._with(allowed_lateness_ms=millis)
+
+    def sideOutputLateData(self, output_tag: OutputTag) -> Any:  # noqa: N802
+        """Send elements that arrive too late for every window to ``output_tag``."""
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError(f"sideOutputLateData takes an OutputTag, got {output_tag!r}")
+        return self._with(late_tag=output_tag)
+
+    # ---------------------------------------------------------- window functions
+    def reduce(
+        self,
+        reduce_function: Any,
+        window_function: Any = None,
+        output_type: Any = None,
+        *,
+        output_schema: Any = None,
+        with_window: bool = False,
+    ) -> WindowResultStream:
+        """Incremental reduce (``ReduceFunction`` or ``fn(a, b)``); with ``window_function``
+        that function sees the single reduced value (then declare ``output_schema``)."""
+        function = reduce_function if window_function is None else (
+            reduce_function, window_function
+        )
+        return self._finish(function, "reduce", output_schema, output_type, with_window)
+
+    def aggregate(
+        self,
+        aggregate_function: Any,
+        window_function: Any = None,
+        accumulator_type: Any = None,
+        output_type: Any = None,
+        *,
+        output_schema: Any = None,
+        with_window: bool = False,
+    ) -> WindowResultStream:
+        """Incremental ``AggregateFunction``; optionally followed by ``window_function``."""
+        function = aggregate_function if window_function is None else (
+            aggregate_function, window_function
+        )
+        return self._finish(function, "aggregate", output_schema, output_type, with_window)
+
+    def process(
+        self,
+        process_function: Any,
+        output_type: Any = None,
+        *,
+        output_schema: Any = None,
+        with_window: bool = False,
+    ) -> WindowResultStream:
+        """Full-window ``ProcessWindowFunction`` (``ProcessAllWindowFunction`` for windowAll)."""
+        return self._finish(process_function, "process", output_schema, output_type, with_window)
+
+    def apply(
+        self,
+        window_function: Any,
+        output_type: Any = None,
+        *,
+        output_schema: Any = None,
+        with_window: bool = False,
+    ) -> WindowResultStream:
+        """Full-window ``WindowFunction`` (``AllWindowFunction`` for windowAll)."""
+        return self._finish(window_function, "apply", output_schema, output_type, with_window)
+
+    # ------------------------------------------------------ built-in aggregations
+    def sum(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
+        """The first element of each window with ``field`` replaced by the window's sum."""
+        return self._builtin(sum_of, "sum", field, with_window)
+
+    def min(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
+        """The first element with ``field`` replaced by the window's minimum."""
+        return self._builtin(min_of, "min", field, with_window)
+
+    def max(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
+        """The first element with ``field`` replaced by the window's maximum."""
+        return self._builtin(max_of, "max", field, with_window)
+
+    def minBy(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:  # noqa: N802
+        """The element with the minimum ``field`` (the earliest on ties)."""
+        return self._builtin(min_by, "minBy", field, with_window)
+
+    def maxBy(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:  # noqa: N802
+        """The element with the maximum ``field`` (the earliest on ties)."""
+        return self._builtin(max_by, "maxBy", field, with_window)
+
+    allowed_lateness = allowedLateness
+    side_output_late_data = sideOutputLateData
+    min_by = minBy
+    max_by = maxBy
+
+    # ------------------------------------------------------------------ helpers
+    def _builtin(
+        self, factory: Any, name: str, field: str | int, with_window: bool
+    ) -> WindowResultStream:
+        columns = self._state.stream.toDF().columns
+        if isinstance(field, int) and not isinstance(field, bool):
+            if not 0 <= field < len(columns):
+                raise ValueError(f"{name}({field}): no column at position {field} in {columns}")
+            field = columns[field]
+        if field not in columns:
+            raise ValueError(f"{name}({field!r}): no such column in {columns}")
+        return self._finish(factory(field), f"{name}({field!r})", None, None, with_window)
+
+    def _finish(
+        self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool
+    ) -> WindowResultStream:
+        if output_schema is not None and output_type is not None:
+            raise ValueError("pass output_schema or output_type, not both")
+        declared = output_schema if output_schema is not None else output_type
+        spec = resolve_window_function(function, self._state.evictor is not None)
+        if spec.window_kind is not None:
+            keyed_kind = spec.window_kind in ("process", "apply")
+            if keyed_kind != self._keyed:
+                expected = (
+                    "ProcessWindowFunction or WindowFunction" if self._keyed
+                    else "ProcessAllWindowFunction or AllWindowFunction"
+                )
+                raise TypeError(
+                    f"{type(self).__name__}.{name} needs a {expected}, got "
+                    f"{type(spec.window_fn).__name__}"
+                )
+        state = self._state
+        pipeline = WindowPipeline(
+            df=state.stream.toDF(),
+            watermark=state.stream._watermark,
+            key_columns=state.keys,
+            assigner=state.assigner,
+            trigger=state.trigger,
+            evictor=state.evictor,
+            allowed_lateness_ms=state.allowed_lateness_ms,
+            late_tag=state.late_tag,
+            function=function,
+            function_name=name,
+            output_schema=None if declared is None else parse_schema(declared),
+            with_window=bool(with_window),
+            key_groups=state.stream._key_groups,
+        )
+        return WindowResultStream(pipeline)  # compiles: errors surface where it is built
+
+
+class AllWindowedStream(WindowedStream):
+    """A non-keyed stream with a window assigner (``windowAll``/``countWindowAll``)."""
+
+    _keyed = False
+
+
+class WindowResultStream(DataStream):
+    """The output of a window function (Flink's ``SingleOutputStreamOperator``)."""
+
+    def __init__(self, pipeline: WindowPipeline) -> None:
+        self._pipeline = pipeline
+        self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
+        super().__init__(self._stage([]).main(), key_groups=pipeline.key_groups)
+
+    def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
+        key = tuple(side_tags)
+        if key not in self._stages:
+            self._stages[key] = compile_pipeline(self._pipeline, side_tags)
+        return self._stages[key]
+
+    def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
+        """The side output ``output_tag`` as a stream (``.toDF()`` for its DataFrame): late data
+        has the input's columns; other tags declare a schema (``OutputTag("x", "a string")``).
+        Starting a query on it runs the window stage again, separately from the main output's
+        query; use ``start(side_outputs=...)`` to compute both in one query."""
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
+        stage = self._stage([output_tag])
+        return DataStream(stage.side(output_tag), key_groups=self._pipeline.key_groups)
+
+    def setMaxParallelism(self, max_parallelism: int) -> WindowResultStream:  # noqa: N802
+        """Use ``max_parallelism`` key groups for this window stage (Flink's max parallelism)."""
+        if not isinstance(max_parallelism, int) or max_parallelism < 1:
+            raise ValueError(f"max parallelism must be a positive int, got {max_parallelism!r}")
+        return WindowResultStream(
+            dataclasses.replace(self._pipeline, key_groups=max_parallelism)
+        )
+
+    def explain(self, mode: str | None = None) -> None:
+        """Print flinkwin's choices for the window stage, then Spark's plan
+        (``mode`` as in ``DataFrame.explain``)."""
+        tags = [self._pipeline.late_tag] if self._pipeline.late_tag is not None else []
+        stage = self._stage(tags)
+        print("== flinkwin window stage ==")
+        width = max(len(k) for k in stage.summary)
+        for key, value in stage.summary.items():
+            print(f"{key.ljust(width)} : {value}")
+        stage.combined.explain(mode)
+
+    def start(
+        self,
+        main: Any = None,
+        side_outputs: Mapping[OutputTag, Any] | None = None,
+        *,
+        checkpoint_location: str | None = None,
+        trigger: Mapping[str, Any] | None = None,
+        output_mode: str = "append",
+        query_name: str | None = None,
+        **options: Any,
+    ) -> StreamingQuery | None:
+        """Run the pipeline as ONE streaming query writing the main output to ``main`` and each
+        side output to its sink (see :func:`flinkwin.spark.sinks.as_sink` for what a sink can
+        be). ``trigger`` is passed to ``DataStreamWriter.trigger`` (e.g.
+        ``{"processingTime": "10 seconds"}`` or ``{"availableNow": True}``); extra keyword
+        options go to ``DataStreamWriter.option``. Returns the ``StreamingQuery``; on a static
+        input, writes the final results once and returns None."""
+        side_outputs = dict(side_outputs or {})
+        stage = self._stage(list(side_outputs))
+        if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:
+            raise ValueError(
+                "a processing-time window stage never finishes under availableNow (Spark keeps "
+                "running batches to check processing-time timeouts): use a processingTime "
+                "trigger and stop the query yourself"
+            )
+        return start_query(
+            stage,
+            main,
+            side_outputs,
+            checkpoint_location=checkpoint_location,
+            trigger=trigger,
+            output_mode=output_mode,
+            query_name=query_name,
+            options=options,
+        )
+
+    @property
+    def output_schema(self) -> StructType:
+        """The main output's Spark schema."""
+        return self.toDF().schema
+
+    get_side_output = getSideOutput
+    set_max_parallelism = setMaxParallelism
+
+
+__all__ = [
+    "DEFAULT_KEY_GROUPS",
+    "AllWindowedStream",
+    "DataStream",
+    "KeyedStream",
+    "WindowResultStream",
+    "WindowedStream",
+]

@@ -1,0 +1,28 @@
+"""The Spark side of flinkwin: compiling a window pipeline into one stateful stage
+(:mod:`~flinkwin.spark.compiler`), the per-key-group function Spark runs
+(:mod:`~flinkwin.spark.runtime`), output schemas (:mod:`~flinkwin.spark.schema`) and sinks
+(:mod:`~flinkwin.spark.sinks`)."""
+
+from flinkwin.spark.compiler import PipelineError
+from flinkwin.spark.runtime import KeyGroupMismatchError
+from flinkwin.spark.schema import SchemaMismatchError
+from flinkwin.spark.sinks import (
+    ConsoleSink,
+    FileSink,
+    ForeachBatchSink,
+    MemorySink,
+    Sink,
+    as_sink,
+)
+
+__all__ = [
+    "ConsoleSink",
+    "FileSink",
+    "ForeachBatchSink",
+    "KeyGroupMismatchError",
+    "MemorySink",
+    "PipelineError",
+    "SchemaMismatchError",
+    "Sink",
+    "as_sink",
+]

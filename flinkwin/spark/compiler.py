@@ -1,0 +1,411 @@
+"""Compiles a window pipeline into one stateful Spark stage.
+
+Streaming input becomes::
+
+    df.withColumn(_fw_wm, timestamp_millis(ts + S)).withWatermark(_fw_wm, S + D)   # event time
+      .withColumn(_fw_kg, pmod(hash(key columns), key_groups))                    # or lit(0)
+      .groupBy(_fw_kg)
+      .applyInPandasWithState(KeyGroupRuntime.process_stream, output, state, "append", timeout)
+
+Static input becomes ``groupBy(_fw_kg).applyInPandas(KeyGroupRuntime.process_static)``.
+
+The watermark sits on a helper column ``ts + S`` (S = 36500 days) with delay ``S + D``, so
+Spark's watermark is exactly ``max(ts) - D`` while Spark's own late-row filter (rows at or
+below the previous watermark never reach a stateful function with ``EventTimeTimeout``) only
+removes rows more than ``S`` late: lateness is judged by the Flink operator, not by Spark.
+
+The stage emits one row schema: ``_fw_tag`` (0 = main output, ``j`` = the ``j``-th requested
+side output), the main columns ``_fw_m<i>`` and each side output's columns ``_fw_s<j>_<i>``;
+:class:`CompiledStage` projects them back to their public names.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.streaming.state import GroupStateTimeout
+from pyspark.sql.types import (
+    ByteType,
+    IntegralType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
+
+from flinkwin.assigners.base import WindowAssigner
+from flinkwin.assigners.global_windows import GlobalWindows
+from flinkwin.functions.internal import resolve_window_function
+from flinkwin.output_tag import OutputTag
+from flinkwin.triggers import (
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
+    CountTrigger,
+    DeltaTrigger,
+    EndOfStreamTrigger,
+    EventTimeTrigger,
+    NeverTrigger,
+    ProcessingTimeTrigger,
+    PurgingTrigger,
+    Trigger,
+)
+from flinkwin.watermark import WatermarkStrategy
+
+from .runtime import (
+    EVENT_TIME,
+    NO_TIMERS,
+    PROCESSING_TIME,
+    TAG_COLUMN,
+    KeyGroupRuntime,
+    OperatorSpec,
+    with_window_tagging,
+)
+from .schema import RowEncoder, parse_schema
+
+#: The helper column's shift: only rows more than this late are dropped by Spark itself.
+WATERMARK_SHIFT_MS = 36500 * 86_400_000
+STATE_SCHEMA = "key_groups int, snapshot binary"
+WINDOW_COLUMNS = ("window_start", "window_end")
+_TS, _WM, _KG = "_fw_ts", "_fw_wm", "_fw_kg"
+
+_EVENT_TRIGGERS = (EventTimeTrigger, ContinuousEventTimeTrigger, EndOfStreamTrigger)
+_PROCESSING_TRIGGERS = (ProcessingTimeTrigger, ContinuousProcessingTimeTrigger)
+_TIMERLESS_TRIGGERS = (CountTrigger, NeverTrigger, DeltaTrigger)
+_TIMEOUTS = {
+    EVENT_TIME: GroupStateTimeout.EventTimeTimeout,
+    PROCESSING_TIME: GroupStateTimeout.ProcessingTimeTimeout,
+    NO_TIMERS: GroupStateTimeout.NoTimeout,
+}
+
+
+class PipelineError(ValueError):
+    """The pipeline cannot run on Spark as built (raised when it is compiled)."""
+
+
+@dataclass
+class WindowPipeline:
+    """A fully specified window stage, as the fluent API builds it."""
+
+    df: DataFrame
+    watermark: WatermarkStrategy | None
+    key_columns: list[str] | None
+    assigner: WindowAssigner
+    trigger: Trigger | None
+    evictor: Any
+    allowed_lateness_ms: int
+    late_tag: OutputTag | None
+    function: Any
+    function_name: str
+    output_schema: StructType | None
+    with_window: bool
+    key_groups: int
+
+    @property
+    def effective_trigger(self) -> Trigger:
+        return self.trigger if self.trigger is not None else self.assigner.get_default_trigger()
+
+
+@dataclass
+class CompiledStage:
+    """The stateful stage plus how to read each output back out of it."""
+
+    pipeline: WindowPipeline
+    combined: DataFrame
+    main_columns: list[tuple[str, str]]
+    side_columns: dict[OutputTag, list[tuple[str, str]]]
+    timer_domain: str
+    summary: dict[str, str] = field(default_factory=dict)
+
+    def main(self, combined: DataFrame | None = None) -> DataFrame:
+        """The main output rows of ``combined`` (default: the whole stage)."""
+        df = self.combined if combined is None else combined
+        return _project(df, 0, self.main_columns)
+
+    def side(self, tag: OutputTag, combined: DataFrame | None = None) -> DataFrame:
+        """The rows of side output ``tag``."""
+        tags = list(self.side_columns)
+        if tag not in self.side_columns:
+            raise KeyError(f"{tag!r} is not an output of this stage (outputs: {tags})")
+        df = self.combined if combined is None else combined
+        return _project(df, tags.index(tag) + 1, self.side_columns[tag])
+
+
+def _project(df: DataFrame, tag: int, columns: list[tuple[str, str]]) -> DataFrame:
+    return df.where(F.col(TAG_COLUMN) == tag).select(
+        *[F.col(internal).alias(public) for internal, public in columns]
+    )
+
+
+# ------------------------------------------------------------------------ time domain
+def _base_trigger(trigger: Trigger) -> Trigger:
+    while isinstance(trigger, PurgingTrigger):
+        trigger = trigger.nested_trigger
+    return trigger
+
+
+def timer_domain(pipeline: WindowPipeline) -> str:
+    """The one timer domain the stage needs: event time, processing time or none.
+
+    Built-in triggers are classified exactly; a user-defined trigger is assumed to use the
+    assigner's domain (for ``GlobalWindows``: event time when a watermark strategy is set).
+    """
+    assigner = pipeline.assigner
+    if assigner.is_event_time():
+        assigner_domain = EVENT_TIME
+    elif isinstance(assigner, GlobalWindows):
+        assigner_domain = NO_TIMERS
+    else:
+        assigner_domain = PROCESSING_TIME
+    trigger = _base_trigger(pipeline.effective_trigger)
+    if isinstance(trigger, _EVENT_TRIGGERS):
+        trigger_domain = EVENT_TIME
+    elif isinstance(trigger, _PROCESSING_TRIGGERS):
+        trigger_domain = PROCESSING_TIME
+    elif isinstance(trigger, _TIMERLESS_TRIGGERS):
+        trigger_domain = NO_TIMERS
+    elif assigner_domain == NO_TIMERS and pipeline.watermark is not None:
+        trigger_domain = EVENT_TIME
+    else:
+        trigger_domain = assigner_domain
+    domains = {assigner_domain, trigger_domain} - {NO_TIMERS}
+    if len(domains) > 1:
+        raise PipelineError(
+            f"{assigner!r} with {pipeline.effective_trigger!r} needs both event-time and "
+            "processing-time timers; a Spark stateful stage has a single timeout kind, so idle "
+            "keys could not be woken for both. Use a trigger in the assigner's time domain "
+            "(or run on a static DataFrame, where both work)."
+        )
+    return domains.pop() if domains else NO_TIMERS
+
+
+# ------------------------------------------------------------------------- timestamps
+def _timestamp_millis(df: DataFrame, strategy: WatermarkStrategy) -> tuple[Column, str | None]:
+    """(epoch-millis expression, user column name when it already holds epoch millis)."""
+    spec = strategy.timestamp_column
+    if spec is None:
+        raise PipelineError(
+            "the WatermarkStrategy has no timestamp column: use "
+            ".withTimestampAssigner(\"<column>\")"
+        )
+    if isinstance(spec, str):
+        if spec not in df.columns:
+            raise PipelineError(
+                f"timestamp column {spec!r} is not a column of the input ({df.columns})"
+            )
+        column = F.col(spec)
+    else:
+        column = spec
+    dtype = df.select(column.alias("ts")).schema["ts"].dataType
+    if isinstance(dtype, TimestampType):
+        return F.unix_millis(column), None
+    if isinstance(dtype, TimestampNTZType):
+        return F.unix_millis(column.cast("timestamp")), None
+    if isinstance(dtype, IntegralType):
+        user = spec if isinstance(spec, str) and dtype.typeName() == "long" else None
+        return column.cast("long"), user
+    raise PipelineError(
+        f"timestamp column {spec!r} has type {dtype.simpleString()}; it must be a timestamp "
+        "or integral epoch milliseconds"
+    )
+
+
+# ---------------------------------------------------------------------------- schemas
+def main_schema(pipeline: WindowPipeline) -> StructType:
+    """The declared output schema, or the input schema for reduce and built-in aggregations."""
+    if pipeline.output_schema is not None:
+        schema = pipeline.output_schema
+    else:
+        spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
+        if spec.reduce_fn is None or spec.window_fn is not None:
+            raise PipelineError(
+                f"{pipeline.function_name} needs output_schema=... (a DDL string like "
+                "'user string, total bigint' or a StructType): only reduce and the built-in "
+                "aggregations keep the input schema"
+            )
+        schema = pipeline.df.schema
+    if pipeline.with_window:
+        clash = [c for c in WINDOW_COLUMNS if c in schema.fieldNames()]
+        if clash:
+            raise PipelineError(f"with_window=True adds {clash}, which the output already has")
+    return schema
+
+
+def side_schema(pipeline: WindowPipeline, tag: OutputTag) -> StructType:
+    """Late data keeps the input schema; other side outputs declare theirs on the tag."""
+    if tag == pipeline.late_tag:
+        return pipeline.df.schema
+    if isinstance(tag.type_info, (str, StructType)):
+        return parse_schema(tag.type_info, f"schema of {tag!r}")
+    raise PipelineError(
+        f"side output {tag!r} needs a schema to become a DataFrame: declare it on the tag, "
+        f"e.g. OutputTag({tag.tag_id!r}, 'name string, value bigint')"
+    )
+
+
+def _nullable(schema: StructType, prefix: str) -> tuple[StructType, list[tuple[str, str]]]:
+    fields = [
+        StructField(f"{prefix}{i}", f.dataType, True) for i, f in enumerate(schema.fields)
+    ]
+    return StructType(fields), [(f"{prefix}{i}", f.name) for i, f in enumerate(schema.fields)]
+
+
+# --------------------------------------------------------------------------- compiler
+def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -> CompiledStage:
+    """Build the stateful stage producing the main output and ``side_tags``."""
+    df = pipeline.df
+    reserved = [c for c in df.columns if c.startswith("_fw_")]
+    if reserved:
+        raise PipelineError(f"column names starting with '_fw_' are reserved: {reserved}")
+    if pipeline.key_columns is not None:
+        missing = [c for c in pipeline.key_columns if c not in df.columns]
+        if missing:
+            raise PipelineError(f"keyBy column(s) {missing} not in the input ({df.columns})")
+    if pipeline.key_groups < 1:
+        raise PipelineError("key_groups must be at least 1")
+    streaming = df.isStreaming
+    domain = timer_domain(pipeline) if streaming else NO_TIMERS
+    uses_event_time = pipeline.assigner.is_event_time() or domain == EVENT_TIME
+    strategy = pipeline.watermark
+    if uses_event_time and strategy is None:
+        raise PipelineError(
+            f"{pipeline.assigner!r} works on event time: call "
+            "assignTimestampsAndWatermarks(WatermarkStrategy.forBoundedOutOfOrderness(...)"
+            ".withTimestampAssigner(\"<column>\")) before keyBy/window"
+        )
+
+    input_schema = df.schema
+    staged = df
+    ts_column: str | None = None
+    if strategy is not None:
+        millis, ts_column = _timestamp_millis(df, strategy)
+        if ts_column is None:
+            staged = staged.withColumn(_TS, millis)
+            ts_column = _TS
+        if streaming:
+            shift = WATERMARK_SHIFT_MS
+            staged = staged.withColumn(
+                _WM, F.timestamp_millis(F.col(ts_column) + F.lit(shift))
+            ).withWatermark(_WM, f"{shift + strategy.out_of_orderness_ms} milliseconds")
+    if pipeline.key_columns is None:
+        staged = staged.withColumn(_KG, F.lit(0))
+    else:
+        kg = F.pmod(F.hash(*[F.col(c) for c in pipeline.key_columns]), F.lit(pipeline.key_groups))
+        staged = staged.withColumn(_KG, kg)
+
+    main = main_schema(pipeline)
+    if pipeline.with_window:
+        main_out = StructType(
+            list(main.fields)
+            + [StructField(name, TimestampType(), True) for name in WINDOW_COLUMNS]
+        )
+    else:
+        main_out = main
+    out_main, main_columns = _nullable(main_out, "_fw_m")
+    out_fields = [StructField(TAG_COLUMN, ByteType(), False), *out_main.fields]
+    side_columns: dict[OutputTag, list[tuple[str, str]]] = {}
+    side_schemas = []
+    for j, tag in enumerate(side_tags, start=1):
+        schema = side_schema(pipeline, tag)
+        side_schemas.append(schema)
+        out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_")
+        out_fields.extend(out_side.fields)
+    output_schema = StructType(out_fields)
+
+    session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
+    keyed = pipeline.key_columns is not None
+    function = (
+        with_window_tagging(pipeline.function, keyed) if pipeline.with_window
+        else pipeline.function
+    )
+    runtime = KeyGroupRuntime(
+        operator=OperatorSpec(
+            assigner=pipeline.assigner,
+            function=function,
+            key_fields=pipeline.key_columns,
+            trigger=pipeline.trigger,
+            evictor=pipeline.evictor,
+            allowed_lateness_ms=pipeline.allowed_lateness_ms,
+            late_tag=pipeline.late_tag,
+        ),
+        input_schema=input_schema,
+        timestamp_column=ts_column,
+        has_watermark=strategy is not None,
+        timer_domain=domain,
+        key_groups=pipeline.key_groups,
+        main_encoder=RowEncoder(main, session_tz, f"{pipeline.function_name} output"),
+        with_window=pipeline.with_window,
+        side_tags=list(side_tags),
+        side_encoders=[
+            RowEncoder(s, session_tz, f"side output {t.tag_id!r}")
+            for t, s in zip(side_tags, side_schemas)
+        ],
+        output_schema=output_schema,
+        static_processing_time=int(time.time() * 1000),
+    )
+    runtime.operator.build()  # fail at build time on an invalid operator configuration
+
+    grouped = staged.groupBy(_KG)
+    if streaming:
+        combined = grouped.applyInPandasWithState(
+            runtime.process_stream, output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
+        )
+    else:
+        combined = grouped.applyInPandas(runtime.process_static, output_schema)
+    return CompiledStage(
+        pipeline, combined, main_columns, side_columns, domain,
+        _summary(pipeline, domain, streaming, side_tags),
+    )
+
+
+def _summary(
+    pipeline: WindowPipeline, domain: str, streaming: bool, side_tags: Sequence[OutputTag]
+) -> dict[str, str]:
+    spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
+    strategy = pipeline.watermark
+    if not streaming:
+        mode = "static input: groupBy(key group).applyInPandas, end-of-input watermark MAX_LONG"
+        timeout = "none (batch)"
+    else:
+        mode = "streaming: groupBy(key group).applyInPandasWithState, append"
+        timeout = _TIMEOUTS[domain]
+    keys = ", ".join(pipeline.key_columns) if pipeline.key_columns else "none (windowAll)"
+    groups = str(pipeline.key_groups) if pipeline.key_columns else "1 (non-keyed)"
+    return {
+        "mode": mode,
+        "key": keys,
+        "key groups": groups,
+        "assigner": repr(pipeline.assigner),
+        "trigger": repr(pipeline.effective_trigger)
+        + ("" if pipeline.trigger is not None else " (default)"),
+        "evictor": repr(pipeline.evictor) if pipeline.evictor is not None else "none",
+        "function": f"{pipeline.function_name}: {spec.describe()}",
+        "window state": spec.state_kind if pipeline.evictor is None else "list (evictor)",
+        "timers": domain,
+        "timeout": timeout,
+        "watermark": (
+            "none" if strategy is None
+            else f"max(ts) - {strategy.out_of_orderness_ms} ms "
+            f"(Spark watermark on ts + {WATERMARK_SHIFT_MS} ms)"
+        ),
+        "allowed lateness": f"{pipeline.allowed_lateness_ms} ms",
+        "late data": repr(pipeline.late_tag) if pipeline.late_tag is not None else "dropped",
+        "side outputs": ", ".join(repr(t) for t in side_tags) or "none",
+        "window columns": "window_start, window_end" if pipeline.with_window else "no",
+    }
+
+
+__all__ = [
+    "STATE_SCHEMA",
+    "WATERMARK_SHIFT_MS",
+    "CompiledStage",
+    "PipelineError",
+    "WindowPipeline",
+    "compile_pipeline",
+    "main_schema",
+    "timer_domain",
+]

@@ -1,0 +1,341 @@
+"""What runs inside Spark's Python workers: one key group's rows through the core operator.
+
+``KeyGroupRuntime.process_stream`` is the ``applyInPandasWithState`` function. Spark calls it
+once per key group (hash of the key modulo ``key_groups``) that has rows in the micro-batch, and
+once per key group whose timeout is due. Each call:
+
+1. restores the group's :class:`~flinkwin.operator.WindowOperator` from the ``GroupState`` bytes
+   (checking the recorded number of key groups);
+2. advances it to Spark's current watermark if that is greater than the watermark the group has
+   seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
+   then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
+3. processes the batch's rows (none for a timeout call) in stable event-time order;
+4. emits main and side outputs as one frame with a discriminator column;
+5. snapshots the operator back into the state (or removes it when the operator holds nothing)
+   and sets the timeout from the operator's next timer.
+
+Spark fires an event-time timeout when ``watermark > timeout`` while Flink fires a timer ``t``
+when ``watermark >= t``, so the timeout is set to ``t - 1`` (never below Spark's current
+watermark, which ``setTimeoutTimestamp`` rejects: a timer at or below the watermark fires at the
+watermark's next increase, as in Flink). Processing-time timeouts fire when the batch timestamp
+is greater than ``batch time + duration``; the duration is ``t - 1 - batch time`` (at least 1).
+
+``process_static`` is the ``applyInPandas`` function for static DataFrames (Flink's batch mode):
+all rows in event-time order, then the end-of-input watermark ``MAX_LONG`` and processing time
+``MAX_LONG``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from pyspark.sql.types import StructType
+
+from flinkwin.functions.base import (
+    AllWindowFunction,
+    ProcessAllWindowFunction,
+    ProcessWindowFunction,
+    WindowFunction,
+)
+from flinkwin.functions.internal import iterate_outputs, resolve_window_function
+from flinkwin.operator import WindowOperator
+from flinkwin.output_tag import OutputTag
+from flinkwin.time import MAX_LONG, MIN_LONG
+from flinkwin.windows import TimeWindow
+
+from .schema import RowEncoder, arrow_to_pandas, normalize_input
+
+TAG_COLUMN = "_fw_tag"
+EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
+
+
+class KeyGroupMismatchError(RuntimeError):
+    """The checkpoint was written with a different number of key groups."""
+
+
+# ---------------------------------------------------------------------- window tagging
+class Windowed:
+    """A main output paired with the window that produced it (for ``with_window=True``)."""
+
+    __slots__ = ("value", "window")
+
+    def __init__(self, value: Any, window: Any) -> None:
+        self.value = value
+        self.window = window
+
+
+def _tag(outputs: Iterable[Any], window: Any) -> Iterator[Any]:
+    for out in outputs:
+        if type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag):
+            yield out  # a side output, passed through untouched
+        else:
+            yield Windowed(out, window)
+
+
+class _TagProcess(ProcessWindowFunction):
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def process(self, key: Any, context: Any, elements: Iterable[Any]) -> Iterator[Any]:
+        if self.fn is None:
+            return _tag(elements, context.window())
+        result = self.fn.process(key, context, elements)
+        return _tag(iterate_outputs(result, f"{type(self.fn).__name__}.process"),
+                    context.window())
+
+    def clear(self, context: Any) -> None:
+        if self.fn is not None:
+            self.fn.clear(context)
+
+
+class _TagProcessAll(ProcessAllWindowFunction):
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def process(self, context: Any, elements: Iterable[Any]) -> Iterator[Any]:
+        if self.fn is None:
+            return _tag(elements, context.window())
+        result = self.fn.process(context, elements)
+        return _tag(iterate_outputs(result, f"{type(self.fn).__name__}.process"),
+                    context.window())
+
+    def clear(self, context: Any) -> None:
+        if self.fn is not None:
+            self.fn.clear(context)
+
+
+class _TagApply(WindowFunction):
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def apply(self, key: Any, window: Any, inputs: Iterable[Any]) -> Iterator[Any]:
+        result = self.fn.apply(key, window, inputs)
+        return _tag(iterate_outputs(result, f"{type(self.fn).__name__}.apply"), window)
+
+
+class _TagApplyAll(AllWindowFunction):
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def apply(self, window: Any, inputs: Iterable[Any]) -> Iterator[Any]:
+        result = self.fn.apply(window, inputs)
+        return _tag(iterate_outputs(result, f"{type(self.fn).__name__}.apply"), window)
+
+
+_TAGGERS = {
+    "process": _TagProcess,
+    "process_all": _TagProcessAll,
+    "apply": _TagApply,
+    "apply_all": _TagApplyAll,
+}
+
+
+def with_window_tagging(function: Any, keyed: bool) -> Any:
+    """``function`` changed so every main output arrives as ``Windowed(value, window)``: a
+    reduce/aggregate gets a pass-through window function (as Flink users write
+    ``reduce(f, ProcessWindowFunction)`` to see the window); a window function is wrapped."""
+    spec = resolve_window_function(function, has_evictor=False)
+    incremental = spec.reduce_fn if spec.reduce_fn is not None else spec.agg_fn
+    if spec.window_fn is None:
+        tagger = _TagProcess(None) if keyed else _TagProcessAll(None)
+        return (incremental, tagger)
+    assert spec.window_kind is not None
+    wrapped = _TAGGERS[spec.window_kind](spec.window_fn)
+    return wrapped if incremental is None else (incremental, wrapped)
+
+
+# ----------------------------------------------------------------------------- runtime
+@dataclass
+class OperatorSpec:
+    """Everything needed to build the core operator in a worker (picklable)."""
+
+    assigner: Any
+    function: Any
+    key_fields: list[str] | None
+    trigger: Any
+    evictor: Any
+    allowed_lateness_ms: int
+    late_tag: OutputTag | None
+
+    def build(self) -> WindowOperator:
+        return WindowOperator(
+            self.assigner,
+            self.function,
+            key_selector=self.key_fields,
+            trigger=self.trigger,
+            evictor=self.evictor,
+            allowed_lateness=self.allowed_lateness_ms,
+            late_output_tag=self.late_tag,
+        )
+
+
+@dataclass
+class KeyGroupRuntime:
+    """The per-key-group function and its output encoding (see module docstring)."""
+
+    operator: OperatorSpec
+    input_schema: StructType
+    timestamp_column: str | None
+    has_watermark: bool
+    timer_domain: str
+    key_groups: int
+    main_encoder: RowEncoder
+    with_window: bool
+    side_tags: list[OutputTag]
+    side_encoders: list[RowEncoder]
+    output_schema: StructType
+    static_processing_time: int = MIN_LONG
+
+    # ------------------------------------------------------------------ input
+    def _rows(self, frames: Iterable[pd.DataFrame]) -> tuple[pd.DataFrame, np.ndarray] | None:
+        """The batch's user columns in stable event-time order, and their timestamps."""
+        parts = [f for f in frames if len(f)]
+        if not parts:
+            return None
+        frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+        if self.timestamp_column is None:
+            timestamps = np.full(len(frame), MIN_LONG, dtype=np.int64)
+        else:
+            raw = frame[self.timestamp_column]
+            if raw.isna().any():
+                bad = frame[raw.isna()].iloc[0][self.input_schema.fieldNames()].to_dict()
+                raise ValueError(
+                    f"event timestamp is null for row {bad}; every element needs a timestamp "
+                    "(filter such rows out before the window)"
+                )
+            timestamps = raw.to_numpy(dtype=np.int64)
+            order = np.argsort(timestamps, kind="stable")
+            if (order[1:] < order[:-1]).any():
+                frame = frame.iloc[order]
+                timestamps = timestamps[order]
+        frame = frame[self.input_schema.fieldNames()].reset_index(drop=True)
+        return normalize_input(frame, self.input_schema), timestamps
+
+    # ----------------------------------------------------------------- output
+    def _output_frame(self, op: WindowOperator) -> pd.DataFrame | None:
+        main = op.drain_output()
+        sides = [op.drain_side_output(tag) for tag in self.side_tags]
+        counts = [len(main)] + [len(s) for s in sides]
+        total = sum(counts)
+        if total == 0:
+            return None
+        values = [v for v, _ in main]
+        windows: list[Any] = []
+        if self.with_window:
+            windows = [v.window for v in values]
+            values = [v.value for v in values]
+        groups = [self.main_encoder.arrays(values)]
+        if self.with_window:
+            groups[0] += _window_arrays(windows)
+        for encoder, side in zip(self.side_encoders, sides):
+            groups.append(encoder.arrays([v for v, _ in side]))
+
+        tag = np.repeat(np.arange(len(counts), dtype=np.int8), counts)
+        arrays: list[pa.Array] = [pa.array(tag, pa.int8())]
+        before = 0
+        for count, group in zip(counts, groups):
+            after = total - before - count
+            for arr in group:
+                parts = [pa.nulls(before, arr.type), arr, pa.nulls(after, arr.type)]
+                arrays.append(pa.concat_arrays([p for p in parts if len(p)] or [arr]))
+            before += count
+        table = pa.Table.from_arrays(arrays, names=self.output_schema.fieldNames())
+        return arrow_to_pandas(table)
+
+    def _empty_frame(self) -> pd.DataFrame:
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        schema = to_arrow_schema(self.output_schema, timezone="UTC")
+        return arrow_to_pandas(schema.empty_table())
+
+    # -------------------------------------------------------------- streaming
+    def process_stream(
+        self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
+    ) -> Iterator[pd.DataFrame]:
+        """The ``applyInPandasWithState`` function (see module docstring)."""
+        op = self.operator.build()
+        if state.exists:
+            key_groups, snapshot = state.get
+            if key_groups != self.key_groups:
+                raise KeyGroupMismatchError(
+                    f"the checkpoint was written with key_groups={key_groups} but the pipeline "
+                    f"now uses key_groups={self.key_groups}; the number of key groups cannot "
+                    "change on restart (like Flink's max parallelism): use the original value "
+                    "or a new checkpoint location"
+                )
+            op.restore(bytes(snapshot))
+
+        spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
+        if spark_watermark > 0:
+            op.advance_watermark(spark_watermark)
+        batch_time = state.getCurrentProcessingTimeMs()
+        if batch_time > op.current_processing_time:
+            op.advance_processing_time(batch_time)
+
+        rows = None if state.hasTimedOut else self._rows(frames)
+        if rows is not None:
+            op.process_batch(*rows)
+        out = self._output_frame(op)
+
+        if _holds_nothing(op):
+            state.remove()
+        else:
+            state.update((self.key_groups, op.snapshot()))
+            self._set_timeout(op, state, spark_watermark, batch_time)
+        if out is not None:
+            yield out
+
+    def _set_timeout(self, op: WindowOperator, state: Any, watermark: int, now: int) -> None:
+        if self.timer_domain == EVENT_TIME:
+            timer = op.next_event_time_timer()
+            if timer is not None and timer < MAX_LONG:
+                state.setTimeoutTimestamp(max(timer - 1, watermark, 1))
+        elif self.timer_domain == PROCESSING_TIME:
+            timer = op.next_processing_time_timer()
+            if timer is not None and timer < MAX_LONG:
+                state.setTimeoutDuration(max(timer - 1 - now, 1))
+
+    # ----------------------------------------------------------------- static
+    def process_static(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The ``applyInPandas`` function for static input (see module docstring)."""
+        op = self.operator.build()
+        op.advance_processing_time(self.static_processing_time)
+        rows = self._rows([frame])
+        if rows is not None:
+            op.process_batch(*rows)
+        op.advance_watermark(MAX_LONG)
+        op.advance_processing_time(MAX_LONG)
+        out = self._output_frame(op)
+        return out if out is not None else self._empty_frame()
+
+
+def _holds_nothing(op: WindowOperator) -> bool:
+    """True when the operator keeps no state worth a snapshot (its clocks come back from
+    Spark on the next call)."""
+    return not (
+        op.window_contents
+        or op.partitioned_state.num_entries()
+        or op.function_state.num_entries()
+        or op.merging_state
+        or len(op.event_timers)
+        or len(op.processing_timers)
+    )
+
+
+def _window_arrays(windows: list[Any]) -> list[pa.Array]:
+    """window_start/window_end as UTC timestamps (null for the global window)."""
+    starts = [w.start if isinstance(w, TimeWindow) else None for w in windows]
+    ends = [w.end if isinstance(w, TimeWindow) else None for w in windows]
+    target = pa.timestamp("us", tz="UTC")
+    return [
+        pa.array(starts, pa.int64()).cast(pa.timestamp("ms")).cast(target),
+        pa.array(ends, pa.int64()).cast(pa.timestamp("ms")).cast(target),
+    ]
+
+
+__all__ = ["KeyGroupMismatchError", "KeyGroupRuntime", "OperatorSpec", "with_window_tagging"]

@@ -1,0 +1,290 @@
+"""Output schemas: parsing, inference, and the validated conversion of function outputs to Arrow.
+
+A window function's outputs are Python values; Spark needs columns of a declared type. Each
+output value becomes one row:
+
+- a ``Record``, ``pyspark.sql.Row`` or ``dict`` is matched to the schema by field name (every
+  schema field must be present, no extra fields);
+- a plain ``tuple``/``list`` is matched by position (same length as the schema);
+- any other value (a scalar, or a list for a single array field) fills a one-field schema.
+
+Values are converted with Arrow's checked conversion plus a check that no float with a
+fractional part lands in an integer column; anything else raises :class:`SchemaMismatchError`
+naming the field, the declared type and the offending value. Naive timestamps are read in the
+Spark session time zone, as Spark itself reads them.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from pyspark.sql.pandas.types import to_arrow_type
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    ByteType,
+    IntegerType,
+    LongType,
+    ShortType,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
+
+from flinkwin.types import TypeInformation
+
+_INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
+_NULLABLE_PANDAS = {
+    pa.int8(): pd.Int8Dtype(),
+    pa.int16(): pd.Int16Dtype(),
+    pa.int32(): pd.Int32Dtype(),
+    pa.int64(): pd.Int64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+}
+
+
+class SchemaMismatchError(TypeError):
+    """A window function produced a value that does not fit the declared output schema."""
+
+
+_TYPE_INFO_DDL = {
+    "STRING": "string", "BYTE": "tinyint", "BOOLEAN": "boolean", "SHORT": "smallint",
+    "INT": "int", "LONG": "bigint", "FLOAT": "float", "DOUBLE": "double", "CHAR": "string",
+    "BIG_INT": "decimal(38,0)", "BIG_DEC": "decimal(38,18)", "INSTANT": "timestamp",
+    "SQL_DATE": "date", "SQL_TIMESTAMP": "timestamp", "PICKLED_BYTE_ARRAY": "binary",
+}
+
+
+def _type_info_ddl(info: TypeInformation) -> str:
+    name, args = info.name, info.args
+    if name in _TYPE_INFO_DDL:
+        return _TYPE_INFO_DDL[name]
+    if name in ("PRIMITIVE_ARRAY", "BASIC_ARRAY", "OBJECT_ARRAY", "LIST") and args:
+        return f"array<{_type_info_ddl(args[0])}>"
+    if name == "MAP" and len(args) == 2:
+        return f"map<{_type_info_ddl(args[0])},{_type_info_ddl(args[1])}>"
+    if name in ("ROW", "TUPLE", "ROW_NAMED"):
+        return f"struct<{_type_info_fields(info)}>"
+    raise ValueError(f"no Spark type for {info!r}")
+
+
+def _type_info_fields(info: TypeInformation) -> str:
+    if info.name == "ROW_NAMED":
+        names, types = info.args
+    else:
+        types = info.args[0]
+        names = [f"f{i}" for i in range(len(types))]
+    return ", ".join(f"`{n}` {_type_info_ddl(t)}" for n, t in zip(names, types))
+
+
+def parse_schema(value: Any, what: str = "output_schema") -> StructType:
+    """A ``StructType`` from a DDL string (``"user string, total bigint"``), a StructType, or
+    PyFlink type information: ``Types.ROW_NAMED(names, types)``; ``Types.ROW``/``Types.TUPLE``
+    (fields ``f0, f1, ...`` as Flink names tuple fields); a basic type (one field ``value``)."""
+    if isinstance(value, StructType):
+        return value
+    if isinstance(value, TypeInformation):
+        try:
+            if value.name in ("ROW", "TUPLE", "ROW_NAMED"):
+                return parse_schema(_type_info_fields(value), what)
+            return parse_schema(f"value {_type_info_ddl(value)}", what)
+        except (ValueError, TypeError, IndexError) as exc:
+            raise ValueError(f"{what}: cannot map {value!r} to a Spark schema ({exc})") from None
+    if isinstance(value, str):
+        try:
+            parsed = StructType.fromDDL(value)
+        except Exception as exc:  # the JVM parser's error is long; keep the first line
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"{what}: cannot parse DDL {value!r}: {first}") from None
+        if not isinstance(parsed, StructType):
+            raise ValueError(f"{what} must describe columns (a struct), got {value!r}")
+        return parsed
+    raise TypeError(
+        f"{what} must be a DDL string like 'user string, total bigint', a StructType or "
+        "PyFlink type information (Types.ROW_NAMED(...)), "
+        f"got {type(value).__name__}: {value!r}"
+    )
+
+
+class RowEncoder:
+    """Turns output values into Arrow arrays for one schema (see module docstring).
+
+    Picklable; ``what`` names the output in error messages (e.g. ``"reduce output"``).
+    """
+
+    def __init__(self, schema: StructType, session_time_zone: str, what: str) -> None:
+        self.schema = schema
+        self.names = tuple(schema.fieldNames())
+        self.time_zone = session_time_zone
+        self.what = what
+        self.arrow_types = [
+            to_arrow_type(f.dataType, timezone="UTC") for f in schema.fields
+        ]
+        self._single_scalar = len(schema.fields) == 1
+        self._index_cache: dict[type, tuple[int, ...] | None] = {}
+
+    # ----------------------------------------------------------------- rows
+    def _describe(self) -> str:
+        return f"{self.what} schema <{self.schema.simpleString()[7:-1]}>"
+
+    def _mapping_row(self, value: Mapping[str, Any]) -> tuple[Any, ...]:
+        missing = [n for n in self.names if n not in value]
+        extra = [k for k in value if k not in self.names]
+        if missing or extra:
+            detail = []
+            if missing:
+                detail.append(f"missing field(s) {missing}")
+            if extra:
+                detail.append(f"unexpected field(s) {extra}")
+            raise SchemaMismatchError(
+                f"{self._describe()} does not match output {value!r}: {', '.join(detail)}"
+            )
+        return tuple(value[n] for n in self.names)
+
+    def _named_row(self, value: tuple[Any, ...]) -> tuple[Any, ...]:
+        klass = type(value)
+        try:
+            index = self._index_cache[klass]
+        except KeyError:
+            fields = tuple(value.__fields__)  # type: ignore[attr-defined]
+            if fields == self.names:
+                index = None
+            else:
+                self._mapping_row(dict(zip(fields, value)))  # raises with the field names
+                index = tuple(fields.index(n) for n in self.names)
+            self._index_cache[klass] = index
+        if index is None:
+            return value
+        return tuple(value[i] for i in index)
+
+    def to_row(self, value: Any) -> tuple[Any, ...]:
+        """One output value as a tuple in schema order."""
+        if isinstance(value, tuple) and getattr(value, "__fields__", None) is not None:
+            return self._named_row(value)
+        if isinstance(value, Mapping):
+            return self._mapping_row(value)
+        positional = isinstance(value, tuple) or (
+            isinstance(value, list)
+            and not (self._single_scalar and isinstance(self.schema.fields[0].dataType, ArrayType))
+        )
+        if positional:
+            if len(value) != len(self.names):
+                raise SchemaMismatchError(
+                    f"{self._describe()} has {len(self.names)} field(s) but the output "
+                    f"{value!r} has {len(value)} value(s)"
+                )
+            return tuple(value)
+        if self._single_scalar:
+            return (value,)
+        raise SchemaMismatchError(
+            f"{self._describe()} has {len(self.names)} fields; output {value!r} "
+            f"({type(value).__name__}) is neither a record, a dict nor a tuple"
+        )
+
+    # --------------------------------------------------------------- arrays
+    def arrays(self, values: Sequence[Any]) -> list[pa.Array]:
+        """One Arrow array per schema field for ``values`` (one output row each)."""
+        rows = [self.to_row(v) for v in values]
+        columns: list[Sequence[Any]] = (
+            list(zip(*rows)) if rows else [() for _ in self.names]
+        )
+        return [self._array(i, col, rows) for i, col in enumerate(columns)]
+
+    def _array(self, i: int, column: Sequence[Any], rows: list[tuple[Any, ...]]) -> pa.Array:
+        field = self.schema.fields[i]
+        arrow_type = self.arrow_types[i]
+        try:
+            if isinstance(field.dataType, (TimestampType, TimestampNTZType)):
+                return pa.Array.from_pandas(
+                    self._timestamps(column), type=arrow_type, safe=False
+                )
+            if isinstance(field.dataType, _INTEGRAL):
+                self._check_integral(column)
+            return pa.array(column, type=arrow_type, from_pandas=True)
+        except SchemaMismatchError:
+            raise
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+            self._raise_offending(i, column, rows, exc)
+            raise  # pragma: no cover (_raise_offending always raises)
+
+    def _check_integral(self, column: Sequence[Any]) -> None:
+        for v in column:
+            if isinstance(v, float) and v == v and not v.is_integer():
+                raise ValueError(f"float {v!r} would be truncated")
+
+    def _timestamps(self, column: Sequence[Any]) -> pd.Series:
+        for v in column:
+            if v is not None and v is not pd.NaT and not isinstance(
+                v, (datetime.datetime, np.datetime64)
+            ):
+                raise TypeError(f"expected a datetime, got {type(v).__name__}")
+        series = pd.Series(list(column), dtype=object)
+        aware = [getattr(v, "tzinfo", None) is not None for v in column]
+        if any(aware):
+            if not all(a or v is None or v is pd.NaT for a, v in zip(aware, column)):
+                raise ValueError("mix of time-zone aware and naive datetimes")
+            return pd.to_datetime(series, utc=True)
+        naive = pd.to_datetime(series)
+        return naive.dt.tz_localize(self.time_zone, ambiguous=False).dt.tz_convert("UTC")
+
+    def _raise_offending(
+        self, i: int, column: Sequence[Any], rows: list[tuple[Any, ...]], exc: Exception
+    ) -> None:
+        field = self.schema.fields[i]
+        for j, v in enumerate(column):
+            try:
+                self._array(i, [v], [rows[j]])
+            except SchemaMismatchError:
+                raise
+            except Exception as inner:  # noqa: BLE001 (any conversion failure names the value)
+                raise SchemaMismatchError(
+                    f"{self._describe()}: field {field.name!r} is declared "
+                    f"{field.dataType.simpleString()} but got {v!r} ({type(v).__name__}) "
+                    f"in output row {rows[j]!r}: {inner}"
+                ) from None
+        raise SchemaMismatchError(
+            f"{self._describe()}: field {field.name!r} ({field.dataType.simpleString()}) "
+            f"cannot hold the values produced: {exc}"
+        ) from None
+
+
+def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
+    """A pandas frame Spark converts back losslessly: nullable integer/boolean dtypes (no float
+    round trip for big longs with nulls), nested values as Python dicts/lists."""
+    frame = table.to_pandas(types_mapper=_NULLABLE_PANDAS.get)
+    for name, column in zip(table.column_names, table.columns):
+        if pa.types.is_nested(column.type):
+            frame[name] = pd.Series(
+                column.to_pylist(maps_as_pydicts="strict"), dtype=object, index=frame.index
+            )
+    return frame
+
+
+def normalize_input(frame: pd.DataFrame, schema: StructType) -> pd.DataFrame:
+    """Undo Spark's lossy pandas conversion of nullable integer/boolean columns (float64 with
+    NaN, or object): integers become Python ints and nulls become None again."""
+    for field in schema.fields:
+        dt = field.dataType
+        if not isinstance(dt, (*_INTEGRAL, BooleanType)) or field.name not in frame.columns:
+            continue
+        column = frame[field.name]
+        if column.dtype.kind in "iub":
+            continue
+        dtype = "boolean" if isinstance(dt, BooleanType) else "Int64"
+        converted = column.astype(dtype).astype(object)
+        frame[field.name] = converted.where(column.notna(), None)
+    return frame
+
+
+__all__ = [
+    "RowEncoder",
+    "SchemaMismatchError",
+    "arrow_to_pandas",
+    "normalize_input",
+    "parse_schema",
+]

@@ -1,0 +1,76 @@
+"""``WatermarkStrategy``: where event timestamps come from and how far the watermark trails them.
+
+Flink builds watermarks in the source; on Spark the watermark is Spark's own, computed once per
+micro-batch from the data of the previous batches:
+
+    watermark = max(event timestamp seen so far) - out_of_orderness
+
+Spark's value is used as is (Flink's bounded-out-of-orderness generator subtracts one more
+millisecond). ``forMonotonousTimestamps()`` is an out-of-orderness of zero. The timestamp comes
+from a column of the input DataFrame: a Spark ``TIMESTAMP``/``TIMESTAMP_NTZ`` or an integral
+column of epoch milliseconds (see ``docs/spark-semantics.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flinkwin.time import TimeLike, to_millis
+
+
+class WatermarkStrategy:
+    """Out-of-orderness bound plus the timestamp column (immutable; builders return copies)."""
+
+    def __init__(self, out_of_orderness_ms: int, timestamp_column: Any = None) -> None:
+        if out_of_orderness_ms < 0:
+            raise ValueError("the out-of-orderness bound cannot be negative")
+        self.out_of_orderness_ms = int(out_of_orderness_ms)
+        self.timestamp_column = timestamp_column
+
+    @staticmethod
+    def forBoundedOutOfOrderness(max_out_of_orderness: TimeLike) -> WatermarkStrategy:  # noqa: N802
+        """Watermark = max event timestamp - ``max_out_of_orderness``."""
+        return WatermarkStrategy(to_millis(max_out_of_orderness, "max out-of-orderness"))
+
+    @staticmethod
+    def forMonotonousTimestamps() -> WatermarkStrategy:  # noqa: N802
+        """Timestamps never decrease: watermark = max event timestamp."""
+        return WatermarkStrategy(0)
+
+    def withTimestampAssigner(self, column: Any) -> WatermarkStrategy:  # noqa: N802
+        """Take event timestamps from ``column``: a column name or a ``pyspark.sql.Column``
+        (a Spark timestamp, or integral epoch milliseconds). Python callables are not accepted:
+        timestamps are computed by Spark, before the data reaches Python."""
+        from pyspark.sql import Column
+
+        if not isinstance(column, (str, Column)):
+            hint = (
+                " (flinkwin computes timestamps in Spark: pass the column holding them, e.g. "
+                "withTimestampAssigner(\"ts\"))" if callable(column) else ""
+            )
+            raise TypeError(
+                "withTimestampAssigner takes a column name or a pyspark Column, got "
+                f"{type(column).__name__}{hint}"
+            )
+        return WatermarkStrategy(self.out_of_orderness_ms, column)
+
+    def withIdleness(self, timeout: TimeLike) -> WatermarkStrategy:  # noqa: N802
+        """Accepted for Flink compatibility; has no effect. Spark's watermark follows the
+        maximum event time over all partitions, so an idle partition never holds it back."""
+        to_millis(timeout, "idleness timeout")
+        return self
+
+    for_bounded_out_of_orderness = forBoundedOutOfOrderness
+    for_monotonous_timestamps = forMonotonousTimestamps
+    with_timestamp_assigner = withTimestampAssigner
+    with_idleness = withIdleness
+
+    def __repr__(self) -> str:
+        column = self.timestamp_column
+        return (
+            f"WatermarkStrategy(out_of_orderness={self.out_of_orderness_ms} ms, "
+            f"timestamp_column={column!r})"
+        )
+
+
+__all__ = ["WatermarkStrategy"]
