@@ -5,6 +5,9 @@ and its state) has no Spark dependency; :mod:`flinkwin.datastream` and :mod:`fli
 compile a fluent pipeline onto Spark.
 """
 
+import importlib
+from typing import Any
+
 from flinkwin.assigners import (
     DynamicEventTimeSessionWindows,
     DynamicProcessingTimeSessionWindows,
@@ -57,8 +60,33 @@ from flinkwin.windows import GlobalWindow, TimeWindow, Window
 
 __version__ = "0.1.0"
 
+_SPARK_API = {
+    "DataStream": "flinkwin.datastream",
+    "KeyedStream": "flinkwin.datastream",
+    "WindowedStream": "flinkwin.datastream",
+    "AllWindowedStream": "flinkwin.datastream",
+    "WindowResultStream": "flinkwin.datastream",
+    "WatermarkStrategy": "flinkwin.watermark",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The Spark-facing API (``fw.DataStream``...) loads on first use, so the core never
+    imports pyspark."""
+    module = _SPARK_API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'flinkwin' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
     "AggregateFunction",
+    "AllWindowedStream",
+    "DataStream",
+    "KeyedStream",
+    "WatermarkStrategy",
+    "WindowResultStream",
+    "WindowedStream",
     "AggregatingStateDescriptor",
     "AllWindowFunction",
     "ContinuousEventTimeTrigger",
