@@ -27,7 +27,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation
-from flinkwin.record import Record
+from flinkwin.record import Record, to_record
 
 REDUCING = "reducing"
 AGGREGATING = "aggregating"
@@ -83,8 +83,10 @@ class WindowFunctionSpec:
         return self.reduce_fn if isinstance(self.reduce_fn, BuiltinAggregation) else None
 
     def reduce(self, a: Any, b: Any) -> Any:
+        """Apply the reduce function; a dict result becomes a Record, so the next call sees a
+        Row-like element again (it still compares equal to the dict)."""
         fn = self.reduce_fn
-        return fn.reduce(a, b) if hasattr(fn, "reduce") else fn(a, b)
+        return to_record(fn.reduce(a, b) if hasattr(fn, "reduce") else fn(a, b))
 
     def describe(self) -> str:
         parts = []
