@@ -60,16 +60,18 @@ from .runtime import (
     EVENT_TIME,
     NO_TIMERS,
     PROCESSING_TIME,
+    STATE_SCHEMA,
     TAG_COLUMN,
     KeyGroupRuntime,
     OperatorSpec,
+    static_function,
+    stream_function,
     with_window_tagging,
 )
 from .schema import RowEncoder, parse_schema
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
-STATE_SCHEMA = "key_groups int, snapshot binary"
 WINDOW_COLUMNS = ("window_start", "window_end")
 _TS, _WM, _KG = "_fw_ts", "_fw_wm", "_fw_kg"
 
@@ -352,10 +354,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     grouped = staged.groupBy(_KG)
     if streaming:
         combined = grouped.applyInPandasWithState(
-            runtime.process_stream, output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
+            stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
         )
     else:
-        combined = grouped.applyInPandas(runtime.process_static, output_schema)
+        combined = grouped.applyInPandas(static_function(runtime), output_schema)
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain,
         _summary(pipeline, domain, streaming, side_tags),
@@ -400,7 +402,6 @@ def _summary(
 
 
 __all__ = [
-    "STATE_SCHEMA",
     "WATERMARK_SHIFT_MS",
     "CompiledStage",
     "PipelineError",

@@ -12,7 +12,9 @@ once per key group whose timeout is due. Each call:
 3. processes the batch's rows (none for a timeout call) in stable event-time order;
 4. emits main and side outputs as one frame with a discriminator column;
 5. snapshots the operator back into the state (or removes it when the operator holds nothing)
-   and sets the timeout from the operator's next timer.
+   and sets the timeout from the operator's next timer. The operator also stays in the
+   worker's memory, tagged with the snapshot's version: when the same worker gets the key group
+   next and the state still carries that version, step 1 skips the restore.
 
 Spark fires an event-time timeout when ``watermark > timeout`` while Flink fires a timer ``t``
 when ``watermark >= t``, so the timeout is set to ``t - 1`` (never below Spark's current
@@ -27,8 +29,11 @@ all rows in event-time order, then the end-of-input watermark ``MAX_LONG`` and p
 
 from __future__ import annotations
 
+import uuid
+import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,6 +56,8 @@ from flinkwin.windows import TimeWindow
 from .schema import RowEncoder, arrow_to_pandas, normalize_input
 
 TAG_COLUMN = "_fw_tag"
+#: Per key group: the number of key groups, the operator snapshot, and a version naming it.
+STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
 
 
@@ -190,6 +197,7 @@ class KeyGroupRuntime:
     side_encoders: list[RowEncoder]
     output_schema: StructType
     static_processing_time: int = MIN_LONG
+    stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
     def _rows(self, frames: Iterable[pd.DataFrame]) -> tuple[pd.DataFrame, np.ndarray] | None:
@@ -209,8 +217,8 @@ class KeyGroupRuntime:
                     "(filter such rows out before the window)"
                 )
             timestamps = raw.to_numpy(dtype=np.int64)
-            order = np.argsort(timestamps, kind="stable")
-            if (order[1:] < order[:-1]).any():
+            if (timestamps[1:] < timestamps[:-1]).any():
+                order = np.argsort(timestamps, kind="stable")
                 frame = frame.iloc[order]
                 timestamps = timestamps[order]
         frame = frame[self.input_schema.fieldNames()].reset_index(drop=True)
@@ -258,9 +266,10 @@ class KeyGroupRuntime:
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
     ) -> Iterator[pd.DataFrame]:
         """The ``applyInPandasWithState`` function (see module docstring)."""
-        op = self.operator.build()
+        group = int(key[0])
+        op = None
         if state.exists:
-            key_groups, snapshot = state.get
+            key_groups, snapshot, version = state.get
             if key_groups != self.key_groups:
                 raise KeyGroupMismatchError(
                     f"the checkpoint was written with key_groups={key_groups} but the pipeline "
@@ -268,7 +277,14 @@ class KeyGroupRuntime:
                     "change on restart (like Flink's max parallelism): use the original value "
                     "or a new checkpoint location"
                 )
-            op.restore(bytes(snapshot))
+            op = _CACHE.take(self.stage_id, group, version)
+            if op is None:
+                op = self.operator.build()
+                op.restore(bytes(snapshot))
+        else:
+            _CACHE.take(self.stage_id, group, None)
+        if op is None:
+            op = self.operator.build()
 
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
         if spark_watermark > 0:
@@ -285,8 +301,10 @@ class KeyGroupRuntime:
         if _holds_nothing(op):
             state.remove()
         else:
-            state.update((self.key_groups, op.snapshot()))
+            version = uuid.uuid4().hex
+            state.update((self.key_groups, op.snapshot(), version))
             self._set_timeout(op, state, spark_watermark, batch_time)
+            _CACHE.put(self.stage_id, group, version, op)
         if out is not None:
             yield out
 
@@ -314,6 +332,67 @@ class KeyGroupRuntime:
         return out if out is not None else self._empty_frame()
 
 
+def stream_function(runtime: KeyGroupRuntime) -> Any:
+    """``runtime.process_stream`` as a plain function (PySpark inspects the argument count of
+    the functions it is given, and counts ``self`` on bound methods)."""
+
+    def process_key_group(
+        key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
+    ) -> Iterator[pd.DataFrame]:
+        _quiet_spark_concat_warning()
+        return runtime.process_stream(key, frames, state)
+
+    return process_key_group
+
+
+def static_function(runtime: KeyGroupRuntime) -> Any:
+    """``runtime.process_static`` as a plain one-argument function (see ``stream_function``)."""
+
+    def process_key_group(frame: pd.DataFrame) -> pd.DataFrame:
+        return runtime.process_static(frame)
+
+    return process_key_group
+
+
+def _quiet_spark_concat_warning() -> None:
+    """PySpark's own applyInPandasWithState code pads our output with all-NA rows through
+    ``pd.concat``, which makes pandas 2 warn on every batch; nothing a user can act on."""
+    warnings.filterwarnings(
+        "ignore",
+        message="The behavior of DataFrame concatenation with empty or all-NA entries",
+        category=FutureWarning,
+    )
+
+
+class _OperatorCache:
+    """Operators kept in a Python worker between micro-batches, so a key group processed by
+    the same worker again skips ``restore``. An entry is used only if its version equals the
+    one in Spark's state (anything else, e.g. a retried batch reading an older state, restores
+    from the snapshot); it is removed while in use, so a failed call never leaves a
+    half-updated operator behind. Holds the key groups of the ``max_stages`` most recent
+    stages."""
+
+    def __init__(self, max_stages: int = 4) -> None:
+        self.max_stages = max_stages
+        self._stages: OrderedDict[str, dict[int, tuple[str, WindowOperator]]] = OrderedDict()
+
+    def take(self, stage: str, group: int, version: str | None) -> WindowOperator | None:
+        entry = self._stages.get(stage, {}).pop(group, None)
+        if entry is None or version is None or entry[0] != version:
+            return None
+        return entry[1]
+
+    def put(self, stage: str, group: int, version: str, op: WindowOperator) -> None:
+        groups = self._stages.setdefault(stage, {})
+        self._stages.move_to_end(stage)
+        groups[group] = (version, op)
+        while len(self._stages) > self.max_stages:
+            self._stages.popitem(last=False)
+
+
+_CACHE = _OperatorCache()
+
+
 def _holds_nothing(op: WindowOperator) -> bool:
     """True when the operator keeps no state worth a snapshot (its clocks come back from
     Spark on the next call)."""
@@ -338,4 +417,12 @@ def _window_arrays(windows: list[Any]) -> list[pa.Array]:
     ]
 
 
-__all__ = ["KeyGroupMismatchError", "KeyGroupRuntime", "OperatorSpec", "with_window_tagging"]
+__all__ = [
+    "STATE_SCHEMA",
+    "KeyGroupMismatchError",
+    "KeyGroupRuntime",
+    "OperatorSpec",
+    "static_function",
+    "stream_function",
+    "with_window_tagging",
+]

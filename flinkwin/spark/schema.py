@@ -196,21 +196,19 @@ class RowEncoder:
         return [self._array(i, col, rows) for i, col in enumerate(columns)]
 
     def _array(self, i: int, column: Sequence[Any], rows: list[tuple[Any, ...]]) -> pa.Array:
+        try:
+            return self._convert(i, column)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+            raise self._offending(i, column, rows, exc) from None
+
+    def _convert(self, i: int, column: Sequence[Any]) -> pa.Array:
         field = self.schema.fields[i]
         arrow_type = self.arrow_types[i]
-        try:
-            if isinstance(field.dataType, (TimestampType, TimestampNTZType)):
-                return pa.Array.from_pandas(
-                    self._timestamps(column), type=arrow_type, safe=False
-                )
-            if isinstance(field.dataType, _INTEGRAL):
-                self._check_integral(column)
-            return pa.array(column, type=arrow_type, from_pandas=True)
-        except SchemaMismatchError:
-            raise
-        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
-            self._raise_offending(i, column, rows, exc)
-            raise  # pragma: no cover (_raise_offending always raises)
+        if isinstance(field.dataType, (TimestampType, TimestampNTZType)):
+            return pa.Array.from_pandas(self._timestamps(column), type=arrow_type, safe=False)
+        if isinstance(field.dataType, _INTEGRAL):
+            self._check_integral(column)
+        return pa.array(column, type=arrow_type, from_pandas=True)
 
     def _check_integral(self, column: Sequence[Any]) -> None:
         for v in column:
@@ -232,25 +230,24 @@ class RowEncoder:
         naive = pd.to_datetime(series)
         return naive.dt.tz_localize(self.time_zone, ambiguous=False).dt.tz_convert("UTC")
 
-    def _raise_offending(
+    def _offending(
         self, i: int, column: Sequence[Any], rows: list[tuple[Any, ...]], exc: Exception
-    ) -> None:
+    ) -> SchemaMismatchError:
+        """The error naming the first value of field ``i`` that does not convert."""
         field = self.schema.fields[i]
+        declared = field.dataType.simpleString()
         for j, v in enumerate(column):
             try:
-                self._array(i, [v], [rows[j]])
-            except SchemaMismatchError:
-                raise
+                self._convert(i, [v])
             except Exception as inner:  # noqa: BLE001 (any conversion failure names the value)
-                raise SchemaMismatchError(
-                    f"{self._describe()}: field {field.name!r} is declared "
-                    f"{field.dataType.simpleString()} but got {v!r} ({type(v).__name__}) "
-                    f"in output row {rows[j]!r}: {inner}"
-                ) from None
-        raise SchemaMismatchError(
-            f"{self._describe()}: field {field.name!r} ({field.dataType.simpleString()}) "
-            f"cannot hold the values produced: {exc}"
-        ) from None
+                return SchemaMismatchError(
+                    f"{self._describe()}: field {field.name!r} is declared {declared} but got "
+                    f"{v!r} ({type(v).__name__}) in output row {rows[j]!r}: {inner}"
+                )
+        return SchemaMismatchError(
+            f"{self._describe()}: field {field.name!r} ({declared}) cannot hold the values "
+            f"produced: {exc}"
+        )
 
 
 def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:

@@ -11,6 +11,7 @@ has the same ``batch_id``; :class:`MemorySink` replaces that batch, file sinks a
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -59,8 +60,11 @@ class MemorySink(Sink):
         self._publish()
 
     def write_batch(self, df: DataFrame, batch_id: int) -> None:
-        self.batches[batch_id] = df.collect()
-        self._publish()
+        rows = df.collect()
+        changed = bool(rows) or bool(self.batches.get(batch_id))
+        self.batches[batch_id] = rows
+        if changed:
+            self._publish()
 
     def rows(self) -> list[Row]:
         """All rows collected so far, in batch order."""
@@ -164,6 +168,10 @@ def as_sink(value: Any) -> Sink:
     raise TypeError(f"not a sink: {value!r}")
 
 
+def _side_of(stage: CompiledStage, tag: OutputTag, df: DataFrame) -> DataFrame:
+    return stage.side(tag, df)
+
+
 def start_query(
     stage: CompiledStage,
     main: Any,
@@ -191,13 +199,16 @@ def start_query(
     for tag, value in side_outputs.items():
         sink = as_sink(value)
         sink.bind(session, stage.side(tag).schema, tag.tag_id)
-        targets.append((sink, lambda df, tag=tag: stage.side(tag, df)))
+        targets.append((sink, functools.partial(_side_of, stage, tag)))
     if not targets:
         raise ValueError("start() needs at least one sink (main=... or side_outputs={...})")
 
     def dispatch(batch: DataFrame, batch_id: int) -> None:
+        # Materialize every partition once: the stateful stage runs (and commits its state
+        # stores) exactly once per batch however many sinks read it, and whatever they do.
         data = batch.persist()
         try:
+            data.count()
             for sink, project in targets:
                 sink.write_batch(project(data), batch_id)
         finally:

@@ -1,0 +1,188 @@
+"""Helpers for multi-batch streaming scenarios and their replay through the core harness.
+
+A scenario's input is a list of micro-batches (lists of dict rows). Each batch is written as one
+JSON file with an increasing modification time; the stream reads them with
+``maxFilesPerTrigger=1`` under ``trigger(availableNow=True)``, so Spark batch ``i`` holds file
+``i`` (Spark may append no-data batches at the end, to advance the watermark).
+
+The replay feeds the same batches to ``WindowOperatorHarness`` as the runtime does:
+for each Spark batch, Spark's watermark (when above Spark's initial 0), then the batch's
+elements in stable event-time order.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flinkwin import OutputTag
+from flinkwin.datastream import DataStream, WindowResultStream
+from flinkwin.spark import MemorySink
+from flinkwin.testing import WindowOperatorHarness
+from flinkwin.time import MIN_LONG
+from flinkwin.watermark import WatermarkStrategy
+
+
+def write_batches(directory: Path, batches: Sequence[Sequence[dict[str, Any]]], first: int = 0):
+    """One JSON file per batch, modification times strictly increasing (Spark's file source
+    orders files by modification time; equal times are taken in an arbitrary order)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, rows in enumerate(batches, start=first):
+        path = directory / f"batch-{i:04d}.json"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        os.utime(path, (1_000_000 + 10 * i, 1_000_000 + 10 * i))
+
+
+@dataclass
+class StreamRun:
+    """What one streaming query produced, batch by batch."""
+
+    main: dict[int, list[dict[str, Any]]]
+    sides: dict[str, dict[int, list[dict[str, Any]]]]
+    watermarks: list[int]
+    input_rows: list[int]
+
+
+def _millis(iso: str) -> int:
+    parsed = datetime.datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return int(parsed.timestamp() * 1000)
+
+
+def run_stream(
+    spark: Any,
+    source_dir: Path,
+    checkpoint: Path,
+    schema: str,
+    build: Callable[[DataStream], WindowResultStream],
+    side_tags: Sequence[OutputTag] = (),
+) -> StreamRun:
+    """Run ``build(DataStream(stream of source_dir))`` to completion under availableNow."""
+    df = (
+        spark.readStream.schema(schema)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(source_dir))
+    )
+    result = build(DataStream(df))
+    main = MemorySink("scenario_main")
+    sides = {tag: MemorySink(f"scenario_{tag.tag_id}") for tag in side_tags}
+    query = result.start(
+        main=main,
+        side_outputs=sides,
+        checkpoint_location=str(checkpoint),
+        trigger={"availableNow": True},
+    )
+    query.awaitTermination()
+    progress = sorted(query.recentProgress, key=lambda p: p["batchId"])
+    return StreamRun(
+        main={b: [r.asDict() for r in rows] for b, rows in main.batches.items()},
+        sides={
+            tag.tag_id: {b: [r.asDict() for r in rows] for b, rows in sink.batches.items()}
+            for tag, sink in sides.items()
+        },
+        watermarks=[
+            _millis(p["eventTime"]["watermark"]) if "watermark" in p["eventTime"] else 0
+            for p in progress
+        ],
+        input_rows=[p["numInputRows"] for p in progress],
+    )
+
+
+def expected_watermarks(
+    batches: Sequence[Sequence[dict[str, Any]]], ts: str, delay_ms: int, n: int
+) -> list[int]:
+    """Spark's watermark at each of ``n`` batches: max event time of earlier batches - delay,
+    never below Spark's initial 0 and never decreasing."""
+    marks, current, seen = [], 0, None
+    for i in range(n):
+        marks.append(current)
+        rows = batches[i] if i < len(batches) else []
+        for r in rows:
+            seen = r[ts] if seen is None else max(seen, r[ts])
+        if seen is not None:
+            current = max(current, seen - delay_ms)
+    return marks
+
+
+@dataclass
+class Replay:
+    main: dict[int, list[Any]] = field(default_factory=dict)
+    sides: dict[str, dict[int, list[Any]]] = field(default_factory=dict)
+
+
+def replay(
+    harness: WindowOperatorHarness,
+    batches: Sequence[Sequence[dict[str, Any]]],
+    watermarks: Sequence[int] | None,
+    ts: str | None,
+    side_tags: Sequence[OutputTag] = (),
+    n: int | None = None,
+) -> Replay:
+    """Per Spark batch: the watermark (if above 0), then the batch's elements sorted stably by
+    event time; collects each batch's main and side outputs."""
+    out = Replay(sides={t.tag_id: {} for t in side_tags})
+    count = n if n is not None else len(watermarks or batches)
+    for i in range(count):
+        harness.clear_output()
+        if watermarks is not None and watermarks[i] > 0:
+            harness.process_watermark(watermarks[i])
+        rows = list(batches[i]) if i < len(batches) else []
+        if ts is not None:
+            rows.sort(key=lambda r: r[ts])
+        for r in rows:
+            harness.process_element(r, r[ts] if ts is not None else MIN_LONG)
+        out.main[i] = harness.output()
+        for tag in side_tags:
+            out.sides[tag.tag_id][i] = harness.side_output(tag)
+    return out
+
+
+def canon(values: Sequence[Any], names: Sequence[str] | None = None) -> list[Any]:
+    """Order-insensitive comparable form of a batch's outputs (Records, Rows, dicts; plain
+    tuples are named by ``names``)."""
+
+    def one(v: Any) -> Any:
+        if hasattr(v, "asDict"):
+            v = v.asDict()
+        elif names is not None and type(v) in (tuple, list):
+            v = dict(zip(names, v))
+        if isinstance(v, dict):
+            return tuple(sorted(v.items()))
+        return v
+
+    return sorted((one(v) for v in values), key=repr)
+
+
+def watermark(delay_ms: int, ts: Any = "ts") -> WatermarkStrategy:
+    return WatermarkStrategy.forBoundedOutOfOrderness(delay_ms).withTimestampAssigner(ts)
+
+
+def assert_matches_harness(
+    run: StreamRun,
+    batches: Sequence[Sequence[dict[str, Any]]],
+    harness: WindowOperatorHarness,
+    *,
+    ts: str | None,
+    delay_ms: int | None,
+    side_tags: Sequence[OutputTag] = (),
+    names: Sequence[str] | None = None,
+) -> None:
+    """Spark batch i read file i; Spark's watermarks are max(ts) - delay of earlier batches;
+    every batch's main and side outputs equal the harness replay's."""
+    n = len(run.watermarks)
+    assert run.input_rows == [len(b) for b in batches] + [0] * (n - len(batches))
+    if delay_ms is not None:
+        assert ts is not None
+        assert run.watermarks == expected_watermarks(batches, ts, delay_ms, n)
+    marks = run.watermarks if delay_ms is not None else None
+    expected = replay(harness, batches, marks, ts, side_tags, n)
+    for i in range(n):
+        assert canon(run.main[i]) == canon(expected.main[i], names), f"main, batch {i}"
+        for tag in side_tags:
+            got = run.sides[tag.tag_id][i]
+            want = expected.sides[tag.tag_id][i]
+            assert canon(got) == canon(want), f"side {tag.tag_id}, batch {i}"

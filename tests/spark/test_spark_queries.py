@@ -1,0 +1,126 @@
+"""Query-level behaviour: one query feeding several sinks, restarts from a checkpoint, the key
+group check, windows without event time, processing-time windows."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.errors import StreamingQueryException
+from spark_scenarios import assert_matches_harness, run_stream, watermark, write_batches
+from test_spark_streaming import LATE, SCHEMA, TUMBLING_BATCHES, ev
+
+from flinkwin import (
+    CountEvictor,
+    CountTrigger,
+    GlobalWindows,
+    Time,
+    TumblingEventTimeWindows,
+    TumblingProcessingTimeWindows,
+)
+from flinkwin.datastream import DataStream
+from flinkwin.functions.builtin import sum_of
+from flinkwin.spark import FileSink, MemorySink
+from flinkwin.testing import WindowOperatorHarness
+
+
+def _tumbling(stream: DataStream) -> Any:
+    return (
+        stream.assignTimestampsAndWatermarks(watermark(2000)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .sideOutputLateData(LATE).sum("v")
+    )
+
+
+def _source(spark: Any, path: Path) -> Any:
+    return spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(path))
+
+
+def test_one_query_writes_main_and_late_sinks(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", TUMBLING_BATCHES)
+    main = MemorySink("fw_main_view")
+    query = _tumbling(DataStream(_source(spark, tmp_path / "in"))).start(
+        main=main,
+        side_outputs={LATE: FileSink(str(tmp_path / "late"), format="parquet")},
+        checkpoint_location=str(tmp_path / "ck"),
+        trigger={"availableNow": True},
+        query_name="fw_two_sinks",
+    )
+    query.awaitTermination()
+    assert len(spark.streams.active) == 0
+    assert spark.table("fw_main_view").count() == 4  # the view over the memory sink
+    late = spark.read.parquet(str(tmp_path / "late")).collect()
+    assert [r.asDict() for r in late] == [ev("a", 500, 100)]
+
+
+def test_restart_from_checkpoint_continues_state(spark: Any, tmp_path: Path) -> None:
+    """Two queries over one checkpoint (files arriving in between) give what one query gives."""
+    first, rest = TUMBLING_BATCHES[:2], TUMBLING_BATCHES[2:]
+    write_batches(tmp_path / "in", first)
+
+    def build(s: DataStream) -> Any:
+        return _tumbling(s)
+
+    one = run_stream(spark, tmp_path / "in", tmp_path / "ck", SCHEMA, build, [LATE])
+    write_batches(tmp_path / "in", rest, first=len(first))
+    two = run_stream(spark, tmp_path / "in", tmp_path / "ck", SCHEMA, build, [LATE])
+    got = sorted(
+        (r["k"], r["ts"], r["v"]) for run in (one, two) for rows in run.main.values() for r in rows
+    )
+    assert got == [("a", 1000, 6), ("a", 12000, 4), ("b", 2000, 10), ("c", 4000, 7)]
+    assert [r for rows in two.sides["late"].values() for r in rows] == [ev("a", 500, 100)]
+
+    # the same checkpoint with another number of key groups fails clearly
+    write_batches(tmp_path / "in", [[ev("a", 40000, 1), ev("b", 40000, 1)]], first=4)
+    query = _tumbling(DataStream(_source(spark, tmp_path / "in"), key_groups=7)).start(
+        main=MemorySink("fw_restart"), checkpoint_location=str(tmp_path / "ck"),
+        trigger={"availableNow": True},
+    )
+    with pytest.raises(StreamingQueryException, match="written with key_groups=16 but the "
+                       "pipeline now uses key_groups=7"):
+        query.awaitTermination()
+
+
+COUNT_BATCHES = [
+    [ev("a", 0, 1), ev("b", 0, 2), ev("a", 0, 3)],
+    [ev("a", 0, 4), ev("b", 0, 5)],
+    [ev("a", 0, 6), ev("b", 0, 7), ev("b", 0, 8), ev("a", 0, 9)],
+]
+
+
+def test_count_windows_without_event_time(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", COUNT_BATCHES)
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA,
+        lambda s: s.keyBy("k").countWindow(3, 2).sum("v"),
+    )
+    assert len(run.watermarks) == 3  # no watermark: no trailing no-data batch
+    harness = WindowOperatorHarness(
+        GlobalWindows.create(), sum_of("v"), key_field="k",
+        trigger=CountTrigger.of(2), evictor=CountEvictor.of(3),
+    )
+    assert_matches_harness(run, COUNT_BATCHES, harness, ts=None, delay_ms=None)
+
+
+def test_processing_time_windows_fire_on_idle_keys(spark: Any, tmp_path: Path) -> None:
+    """Processing-time timers wake key groups without data (ProcessingTimeTimeout)."""
+    write_batches(tmp_path / "in", [[ev("a", 0, 1), ev("b", 0, 2)], [ev("a", 0, 3)]])
+    sink = MemorySink("fw_processing")
+    result = (
+        DataStream(_source(spark, tmp_path / "in")).keyBy("k")
+        .window(TumblingProcessingTimeWindows.of(Time.milliseconds(500))).sum("v")
+    )
+    query = result.start(
+        main=sink, checkpoint_location=str(tmp_path / "ck"),
+        trigger={"processingTime": "200 milliseconds"},
+    )
+    try:
+        deadline = time.time() + 60
+        while sum(r.v for r in sink.rows()) < 6 and time.time() < deadline:
+            time.sleep(0.2)
+    finally:
+        query.stop()
+    assert sum(r.v for r in sink.rows()) == 6
+    assert {r.k for r in sink.rows()} == {"a", "b"}

@@ -1,0 +1,215 @@
+"""Multi-batch streaming scenarios: out-of-order and late data, timeouts waking idle keys, main
+and side outputs checked batch by batch and against the core harness replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import functions as F
+from spark_scenarios import assert_matches_harness, run_stream, watermark, write_batches
+
+from flinkwin import (
+    AggregateFunction,
+    ContinuousEventTimeTrigger,
+    EventTimeSessionWindows,
+    OutputTag,
+    ProcessWindowFunction,
+    SlidingEventTimeWindows,
+    Time,
+    TumblingEventTimeWindows,
+)
+from flinkwin.functions.builtin import sum_of
+from flinkwin.testing import WindowOperatorHarness
+
+SCHEMA = "k string, ts long, v long"
+LATE = OutputTag("late")
+
+
+def key_group(spark: Any, key: str, groups: int = 16) -> int:
+    row = spark.range(1).select(F.pmod(F.hash(F.lit(key)), F.lit(groups)).alias("g")).first()
+    return row.g
+
+
+def ev(k: str, ts: int, v: int) -> dict[str, Any]:
+    return {"k": k, "ts": ts, "v": v}
+
+
+# batch 2's watermark (10 s) closes window [0, 10 s) for a, b and c; only "a" has data in that
+# batch, so "b" and "c" (other key groups) are woken by Spark's event-time timeout alone.
+TUMBLING_BATCHES = [
+    [ev("a", 1000, 1), ev("b", 2000, 10), ev("a", 3000, 2), ev("c", 4000, 7)],
+    [ev("a", 12000, 4), ev("a", 9000, 3)],
+    [ev("a", 500, 100), ev("a", 21000, 5)],
+    [ev("b", 25000, 1)],
+]
+
+
+def test_tumbling_sum_late_data_and_timeouts(spark: Any, tmp_path: Path) -> None:
+    assert key_group(spark, "c") != key_group(spark, "a")
+    write_batches(tmp_path / "in", TUMBLING_BATCHES)
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA,
+        lambda s: s.assignTimestampsAndWatermarks(watermark(2000))
+        .keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .sideOutputLateData(LATE)
+        .sum("v"),
+        side_tags=[LATE],
+    )
+    assert run.watermarks == [0, 2000, 10000, 19000, 23000]
+    assert run.main == {
+        0: [],
+        1: [],
+        2: [ev("a", 1000, 6), ev("b", 2000, 10), ev("c", 4000, 7)],
+        3: [ev("a", 12000, 4)],
+        4: [],
+    } or sorted(run.main[2], key=lambda r: r["k"]) == [
+        ev("a", 1000, 6), ev("b", 2000, 10), ev("c", 4000, 7)
+    ]
+    assert run.sides["late"] == {0: [], 1: [], 2: [ev("a", 500, 100)], 3: [], 4: []}
+    harness = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(Time.seconds(10)), sum_of("v"), key_field="k",
+        late_output_tag=LATE,
+    )
+    assert_matches_harness(
+        run, TUMBLING_BATCHES, harness, ts="ts", delay_ms=2000, side_tags=[LATE]
+    )
+
+
+class Average(AggregateFunction):
+    def create_accumulator(self) -> tuple[int, int]:
+        return (0, 0)
+
+    def add(self, value: Any, acc: tuple[int, int]) -> tuple[int, int]:
+        return (acc[0] + value["v"], acc[1] + 1)
+
+    def get_result(self, acc: tuple[int, int]) -> float:
+        return acc[0] / acc[1]
+
+    def merge(self, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+        return (a[0] + b[0], a[1] + b[1])
+
+
+class KeyedAverage(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        for avg in elements:
+            yield (key, avg, context.window().start, context.window().end)
+
+
+# sliding 10 s / 5 s, lateness 5 s: late elements within lateness re-fire their windows
+LATENESS_BATCHES = [
+    [ev("a", 1000, 2), ev("b", 3000, 4), ev("a", 7000, 6)],
+    [ev("a", 16000, 1)],            # watermark 16 s: fires [-5,5) and [0,10)
+    [ev("a", 4000, 10), ev("b", 2000, 8), ev("a", 300, 1)],   # re-fire / late
+    [ev("b", 30000, 1)],
+    [ev("a", 8000, 3)],             # beyond lateness for every window: late
+]
+
+
+def test_sliding_aggregate_with_allowed_lateness(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", LATENESS_BATCHES)
+    assigner = SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5))
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA,
+        lambda s: s.assign_timestamps_and_watermarks(watermark(0))
+        .key_by("k")
+        .window(assigner)
+        .allowed_lateness(Time.seconds(5))
+        .side_output_late_data(LATE)
+        .aggregate(
+            Average(), KeyedAverage(),
+            output_schema="k string, avg double, start bigint, end bigint",
+        ),
+        side_tags=[LATE],
+    )
+    assert run.sides["late"][4] == [ev("a", 8000, 3)]
+    assert any(r["start"] == 0 and r["k"] == "a" for r in run.main[2])  # a re-fired window
+    harness = WindowOperatorHarness(
+        assigner, (Average(), KeyedAverage()), key_field="k",
+        allowed_lateness=Time.seconds(5), late_output_tag=LATE,
+    )
+    assert_matches_harness(
+        run, LATENESS_BATCHES, harness, ts="ts", delay_ms=0, side_tags=[LATE],
+        names=["k", "avg", "start", "end"],
+    )
+
+
+class SessionSummary(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        values = [e["v"] for e in elements]
+        yield {"k": key, "n": len(values), "total": sum(values),
+               "start": context.window().start, "end": context.window().end}
+
+
+SESSION_BATCHES = [
+    [ev("a", 1000, 1), ev("b", 1500, 1), ev("a", 4000, 2)],
+    [ev("a", 2500, 3), ev("a", 12000, 4), ev("b", 9000, 1)],   # a: 1s-4s session; b: 2 sessions
+    [ev("a", 30000, 5)],
+    [ev("a", 31000, 6), ev("b", 3000, 9)],                     # b@3 s is late
+]
+
+
+def test_session_windows_process_function(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", SESSION_BATCHES)
+    assigner = EventTimeSessionWindows.withGap(Time.seconds(3))
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA,
+        lambda s: s.assignTimestampsAndWatermarks(watermark(1000))
+        .keyBy("k")
+        .window(assigner)
+        .sideOutputLateData(LATE)
+        .process(SessionSummary(), output_schema="k string, n int, total bigint, start bigint, "
+                 "end bigint", with_window=True),
+        side_tags=[LATE],
+    )
+    sessions = sorted(
+        (r["k"], r["start"], r["end"], r["n"], r["total"])
+        for rows in run.main.values() for r in rows
+    )
+    assert ("a", 1000, 7000, 3, 6) in sessions
+    assert ("b", 1500, 4500, 1, 1) in sessions
+    for rows in run.main.values():
+        for r in rows:  # with_window adds the same window as timestamps
+            assert r["window_start"].timestamp() * 1000 == r["start"]
+            assert r["window_end"].timestamp() * 1000 == r["end"]
+            del r["window_start"], r["window_end"]
+    harness = WindowOperatorHarness(
+        assigner, SessionSummary(), key_field="k", late_output_tag=LATE
+    )
+    assert_matches_harness(
+        run, SESSION_BATCHES, harness, ts="ts", delay_ms=1000, side_tags=[LATE]
+    )
+
+
+# early firings every 4 s of event time, timers registered while firing
+EARLY_BATCHES = [
+    [ev("a", 1000, 1), ev("b", 2000, 2)],
+    [ev("a", 5000, 3)],
+    [ev("a", 9500, 4), ev("b", 13000, 5)],
+    [ev("b", 26000, 6)],
+]
+
+
+def test_early_firing_trigger_reduce(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", EARLY_BATCHES)
+    assigner = TumblingEventTimeWindows.of(Time.seconds(10))
+
+    def add(x: Any, y: Any) -> Any:
+        return {"k": x["k"], "ts": max(x["ts"], y["ts"]), "v": x["v"] + y["v"]}
+
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA,
+        lambda s: s.assignTimestampsAndWatermarks(watermark(0))
+        .keyBy("k")
+        .window(assigner)
+        .trigger(ContinuousEventTimeTrigger.of(Time.seconds(4)))
+        .reduce(add),
+    )
+    fired_a = [r["v"] for rows in run.main.values() for r in rows if r["k"] == "a"]
+    assert fired_a[-1] == 8 and len(fired_a) >= 3  # early firings, then the final one
+    harness = WindowOperatorHarness(
+        assigner, add, key_field="k",
+        trigger=ContinuousEventTimeTrigger.of(Time.seconds(4)),
+    )
+    assert_matches_harness(run, EARLY_BATCHES, harness, ts="ts", delay_ms=0)
