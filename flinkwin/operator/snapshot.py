@@ -1,10 +1,13 @@
 """Operator state as compact, versioned bytes: one Arrow IPC stream.
 
-Every piece of state is one row ``(section, name, key, ns_kind, ns_start, ns_end, ns, ts, seq,
-payload)``: window contents, partitioned trigger state, window-function state, event and
-processing timers, merging-window mappings, and one ``meta`` row with the clocks. Time windows
-are stored as two int64 columns; keys, other namespaces and values are pickled. The schema
-metadata carries ``flinkwin.format`` so incompatible snapshots fail clearly on restore.
+Every piece of keyed state is one row: window contents, partitioned trigger state,
+window-function state, event and processing timers (in firing order), and merging-window
+mappings. Numbers are typed Arrow columns (``ns_start``/``ns_end`` for time windows, ``ts`` for
+timers); Python objects (keys, accumulators, element lists, other namespaces) are referenced by
+index into lists that are pickled once per snapshot and stored in the first (``meta``) row, so a
+key shared by many windows and timers is stored once (a namespace that is not a time or global
+window is such an object; its index is kept in ``ns_start``). The schema metadata carries
+``flinkwin.format``; a snapshot of another format or another window-state kind fails clearly.
 """
 
 from __future__ import annotations
@@ -14,100 +17,109 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from flinkwin.operator.timer_service import TimerQueue
+from flinkwin.state.backend import StateTables
 from flinkwin.windows import GlobalWindow, TimeWindow
 
 if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
 
 SCHEMA = pa.schema(
     [
-        ("section", pa.string()),
-        ("name", pa.string()),
-        ("key", pa.binary()),
+        ("section", pa.int8()),
+        ("name", pa.int32()),
+        ("key", pa.int32()),
         ("ns_kind", pa.int8()),
         ("ns_start", pa.int64()),
         ("ns_end", pa.int64()),
-        ("ns", pa.binary()),
         ("ts", pa.int64()),
-        ("seq", pa.int64()),
-        ("payload", pa.binary()),
+        ("obj", pa.int32()),
+        ("blob", pa.binary()),
     ],
     metadata={"flinkwin.format": FORMAT_VERSION},
 )
 
+META, CONTENTS, TRIGGER, FUNCTION, EVENT_TIMER, PROC_TIMER, MERGING = range(7)
 NS_TIME_WINDOW, NS_GLOBAL_WINDOW, NS_OTHER = 0, 1, 2
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1  # windows outside int64 (clock at MIN_LONG) pickle
-_dumps = pickle.dumps
 
 
-def _ns(namespace: Any) -> tuple[int, int | None, int | None, bytes | None]:
-    in_range = isinstance(namespace, TimeWindow) and (
-        _LONG_MIN <= namespace.start <= namespace.end <= _LONG_MAX
-    )
-    if in_range:
-        return NS_TIME_WINDOW, namespace.start, namespace.end, None
-    if isinstance(namespace, GlobalWindow):
-        return NS_GLOBAL_WINDOW, None, None, None
-    return NS_OTHER, None, None, _dumps(namespace)
+class _Writer:
+    def __init__(self) -> None:
+        self.cols: dict[str, list[Any]] = {f.name: [] for f in SCHEMA}
+        self.keys: list[Any] = []
+        self._key_index: dict[tuple[type, Any], int] = {}
+        self.objects: list[Any] = []
 
+    def key(self, key: Any) -> int:
+        """Index of ``key`` in the key list (typed, so 1, 1.0 and True stay distinct)."""
+        typed = (type(key), key)
+        index = self._key_index.get(typed)
+        if index is None:
+            index = self._key_index[typed] = len(self.keys)
+            self.keys.append(key)
+        return index
 
-def _ns_back(kind: int, start: int | None, end: int | None, blob: bytes | None) -> Any:
-    if kind == NS_TIME_WINDOW:
-        return TimeWindow(start, end)  # type: ignore[arg-type]
-    if kind == NS_GLOBAL_WINDOW:
-        return GlobalWindow.get()
-    return pickle.loads(blob)  # type: ignore[arg-type]
+    def obj(self, value: Any) -> int:
+        self.objects.append(value)
+        return len(self.objects) - 1
 
-
-def _first(item: tuple[Any, ...]) -> Any:
-    return item[0]
+    def row(self, section: int, name: int | None, key: Any, ns: Any, ts: int | None,
+            obj: int | None) -> None:
+        c = self.cols
+        c["section"].append(section)
+        c["name"].append(name)
+        c["key"].append(self.key(key))
+        if type(ns) is TimeWindow and _LONG_MIN <= ns[0] <= ns[1] <= _LONG_MAX:
+            c["ns_kind"].append(NS_TIME_WINDOW)
+            c["ns_start"].append(ns[0])
+            c["ns_end"].append(ns[1])
+        elif isinstance(ns, GlobalWindow):
+            c["ns_kind"].append(NS_GLOBAL_WINDOW)
+            c["ns_start"].append(None)
+            c["ns_end"].append(None)
+        else:
+            c["ns_kind"].append(NS_OTHER)
+            c["ns_start"].append(self.obj(ns))
+            c["ns_end"].append(None)
+        c["ts"].append(ts)
+        c["obj"].append(obj)
+        c["blob"].append(None)
 
 
 def snapshot_operator(op: WindowOperator) -> bytes:
-    cols: dict[str, list[Any]] = {f.name: [] for f in SCHEMA}
-
-    def row(section: str, name: str | None, key: Any, namespace: Any, ts: int | None,
-            seq: int | None, payload: Any) -> None:
-        kind, start, end, blob = _ns(namespace)
-        cols["section"].append(section)
-        cols["name"].append(name)
-        cols["key"].append(_dumps(key))
-        cols["ns_kind"].append(kind)
-        cols["ns_start"].append(start)
-        cols["ns_end"].append(end)
-        cols["ns"].append(blob)
-        cols["ts"].append(ts)
-        cols["seq"].append(seq)
-        cols["payload"].append(None if payload is None else _dumps(payload))
+    w = _Writer()
+    names: list[str] = []
+    for section, tables in ((TRIGGER, op.partitioned_state), (FUNCTION, op.function_state)):
+        for name, table in tables.tables.items():
+            names.append(name)
+            for (key, ns), value in table.items():
+                w.row(section, len(names) - 1, key, ns, None, w.obj(value))
+    for (key, ns), value in op.window_contents.items():
+        w.row(CONTENTS, None, key, ns, None, w.obj(value))
+    for section, queue in ((EVENT_TIMER, op.event_timers), (PROC_TIMER, op.processing_timers)):
+        for ts, key, ns in queue.items():
+            w.row(section, None, key, ns, ts, None)
+    for key, pairs in op.merging_state.items():
+        for window, state_window in pairs:
+            w.row(MERGING, None, key, window, None, w.obj(state_window))
 
     meta = {
         "watermark": op.current_watermark,
         "processing_time": op.current_processing_time,
         "dropped": op.num_late_records_dropped,
-        "assigner": repr(op.assigner),
         "state_kind": op.spec.state_kind,
         "evicting": op.evictor is not None,
     }
-    row("meta", None, None, None, None, None, meta)
-    for (key, ns), value in op.window_contents.items():
-        row("contents", None, key, ns, None, None, value)
-    for section, tables in (("trigger", op.partitioned_state), ("function", op.function_state)):
-        for name, table in tables.tables.items():
-            for (key, ns), value in table.items():
-                row(section, name, key, ns, None, None, value)
-    for section, queue in (("event_timer", op.event_timers), ("proc_timer", op.processing_timers)):
-        for seq, (ts, key, ns) in enumerate(queue.items()):
-            row(section, None, key, ns, ts, seq, None)
-    for key, pairs in op.merging_state.items():
-        for window, state_window in pairs:
-            row("merging", None, key, window, None, None, state_window)
-
-    table = pa.Table.from_pydict(cols, schema=SCHEMA)
+    blob = pickle.dumps((meta, names, w.keys, w.objects), protocol=pickle.HIGHEST_PROTOCOL)
+    for name, value in zip(SCHEMA.names, (META, None, None, None, None, None, None, None, blob)):
+        w.cols[name].insert(0, value)
+    table = pa.Table.from_pydict(w.cols, schema=SCHEMA)
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, SCHEMA, options=pa.ipc.IpcWriteOptions(compression="lz4")) as w:
-        w.write_table(table)
+    with pa.ipc.new_stream(sink, SCHEMA, options=pa.ipc.IpcWriteOptions(compression="lz4")) as s:
+        s.write_table(table)
     return sink.getvalue().to_pybytes()
 
 
@@ -121,45 +133,49 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
         raise ValueError(
             f"snapshot format {version!r} is not supported (this flinkwin reads {FORMAT_VERSION!r})"
         )
-    table = reader.read_all().to_pydict()
-    from flinkwin.operator.timer_service import TimerQueue
-    from flinkwin.state.backend import StateTables
-
+    cols = reader.read_all().to_pydict()
+    meta, names, keys, objects = pickle.loads(cols["blob"][0])
+    if meta["state_kind"] != op.spec.state_kind or meta["evicting"] != (op.evictor is not None):
+        raise ValueError(
+            "snapshot was taken with a different window state "
+            f"({meta['state_kind']}, evictor={meta['evicting']}) than this operator "
+            f"({op.spec.state_kind}, evictor={op.evictor is not None})"
+        )
+    op.current_watermark = meta["watermark"]
+    op.current_processing_time = meta["processing_time"]
+    op.num_late_records_dropped = meta["dropped"]
     op.window_contents = {}
     op.partitioned_state = StateTables()
     op.function_state = StateTables()
     op.merging_state = {}
     op.event_timers = TimerQueue()
     op.processing_timers = TimerQueue()
-    timers: dict[str, list[tuple[int, int, Any, Any]]] = {"event_timer": [], "proc_timer": []}
-    loads = pickle.loads
-    for i, section in enumerate(table["section"]):
-        key = loads(table["key"][i])
-        ns = _ns_back(table["ns_kind"][i], table["ns_start"][i], table["ns_end"][i], table["ns"][i])
-        payload = table["payload"][i]
-        value = None if payload is None else loads(payload)
-        if section == "meta":
-            if value["state_kind"] != op.spec.state_kind or value["evicting"] != (
-                op.evictor is not None
-            ):
-                raise ValueError(
-                    "snapshot was taken with a different window state "
-                    f"({value['state_kind']}, evictor={value['evicting']}) than this operator "
-                    f"({op.spec.state_kind}, evictor={op.evictor is not None})"
-                )
-            op.current_watermark = value["watermark"]
-            op.current_processing_time = value["processing_time"]
-            op.num_late_records_dropped = value["dropped"]
-        elif section == "contents":
-            op.window_contents[(key, ns)] = value
-        elif section in ("trigger", "function"):
-            tables = op.partitioned_state if section == "trigger" else op.function_state
-            tables.tables.setdefault(table["name"][i], {})[(key, ns)] = value
-        elif section in timers:
-            timers[section].append((table["seq"][i], table["ts"][i], key, ns))
-        elif section == "merging":
-            op.merging_state.setdefault(key, []).append((ns, value))
+
+    make_window = TimeWindow.of
+    global_window = GlobalWindow.get()
+    rows = zip(
+        cols["section"], cols["name"], cols["key"], cols["ns_kind"], cols["ns_start"],
+        cols["ns_end"], cols["ts"], cols["obj"],
+    )
+    next(rows)  # the meta row
+    for section, name, key_ref, kind, start, end, ts, obj in rows:
+        key = keys[key_ref]
+        if kind == NS_TIME_WINDOW:
+            ns: Any = make_window(start, end)
+        elif kind == NS_GLOBAL_WINDOW:
+            ns = global_window
+        else:
+            ns = objects[start]
+        if section == CONTENTS:
+            op.window_contents[(key, ns)] = objects[obj]
+        elif section == EVENT_TIMER:
+            op.event_timers.register(ts, key, ns)
+        elif section == PROC_TIMER:
+            op.processing_timers.register(ts, key, ns)
+        elif section in (TRIGGER, FUNCTION):
+            tables = op.partitioned_state if section == TRIGGER else op.function_state
+            tables.tables.setdefault(names[name], {})[(key, ns)] = objects[obj]
+        elif section == MERGING:
+            op.merging_state.setdefault(key, []).append((ns, objects[obj]))
         else:
             raise ValueError(f"unknown snapshot section {section!r}")
-    for section, queue in (("event_timer", op.event_timers), ("proc_timer", op.processing_timers)):
-        queue.restore([(ts, key, ns) for _, ts, key, ns in sorted(timers[section], key=_first)])
