@@ -65,6 +65,16 @@ class TimerQueue:
             del self._buckets[head]
         return head, key, namespace
 
+    def pop_bucket_due(self, time: int) -> tuple[int, list[tuple[Any, Any]]] | None:
+        """Remove and return all timers of the earliest timestamp if it is <= ``time``, as
+        (timestamp, [(key, namespace), ...] in registration order), or None."""
+        head = self._head()
+        if head is None or head > time:
+            return None
+        bucket = self._buckets.pop(head)
+        self._size -= len(bucket)
+        return head, list(bucket)
+
     def __len__(self) -> int:
         return self._size
 

@@ -393,3 +393,49 @@ def _segment_reduce(
     for i in short.tolist():
         out[i] = ufunc.reduce(values[starts[i] : ends[i]])
     return out.tolist()
+
+
+def can_fire_in_bulk(op: WindowOperator) -> bool:
+    """True if event-time timers can fire a timestamp at a time: ``EventTimeTrigger`` (maybe
+    purging) on non-merging event-time windows without an evictor, whose timers register no
+    new timers and touch only their own window."""
+    return (
+        op.is_event_time
+        and not op.is_merging
+        and op.evictor is None
+        and type(base_trigger(op.trigger)) is EventTimeTrigger
+    )
+
+
+def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
+    """Fire every event-time timer <= ``watermark`` exactly as the per-timer path does for
+    ``EventTimeTrigger``: FIRE at ``max_timestamp`` (emitting non-empty contents, purging under
+    ``PurgingTrigger``), clear all state at the cleanup time."""
+    purging = type(op.trigger) is PurgingTrigger
+    lateness = op.allowed_lateness
+    contents = op.window_contents
+    spec = op.spec
+    output = op._output
+    simple = spec.window_fn is None and spec.state_kind == REDUCING
+    has_clear = spec.window_kind in ("process", "process_all") and hasattr(spec.window_fn, "clear")
+    timers = op.event_timers
+    while (due := timers.pop_bucket_due(watermark)) is not None:
+        ts, slots = due
+        for slot in slots:
+            key, window = slot
+            max_ts = window.max_timestamp()
+            if ts == max_ts:
+                value = contents.get(slot)
+                if value is not None:
+                    if simple and type(value) is not tuple:
+                        output.append((value, max_ts))
+                    else:
+                        op._emit_window_contents(key, window, slot, value)
+                if purging:
+                    contents.pop(slot, None)
+            cleanup = max_ts + lateness
+            if ts == (cleanup if cleanup <= MAX_LONG else MAX_LONG):
+                contents.pop(slot, None)
+                timers.delete(max_ts, key, window)
+                if has_clear:
+                    op._clear_all_state(key, window, slot, None)

@@ -47,6 +47,7 @@ from flinkwin.operator.contexts import (
 )
 from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.operator.timer_service import TimerQueue
+from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import to_record
 from flinkwin.state.backend import StateTables
@@ -125,6 +126,7 @@ class WindowOperator:
 
         self._output: list[tuple[Any, int]] = []
         self._side_outputs: dict[OutputTag, list[tuple[Any, int]]] = {}
+        self._bulk_firing = can_fire_in_bulk(self)
         self._trigger_ctx = OperatorTriggerContext(self)
         self._assigner_ctx = OperatorAssignerContext(self)
         self._evictor_ctx = OperatorEvictorContext(self)
@@ -162,6 +164,9 @@ class WindowOperator:
         if watermark <= self.current_watermark:
             return
         self.current_watermark = watermark
+        if self._bulk_firing:
+            fire_event_timers_in_bulk(self, watermark)
+            return
         while (timer := self.event_timers.pop_due(watermark)) is not None:
             self._on_timer(*timer, event_time=True)
 
