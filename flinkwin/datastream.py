@@ -74,6 +74,13 @@ class DataStream:
         """The underlying Spark DataFrame."""
         return self._df
 
+    def __getattr__(self, name: str) -> Any:
+        """Anything else is the DataFrame's: a stream can be used where a DataFrame is expected
+        (``result.getSideOutput(late).writeStream...``, ``.collect()``, ``.columns``)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._df, name)
+
     def assignTimestampsAndWatermarks(  # noqa: N802
         self, watermark_strategy: WatermarkStrategy
     ) -> DataStream:
@@ -363,7 +370,8 @@ class WindowResultStream(DataStream):
         return self._stages[key]
 
     def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
-        """The side output ``output_tag`` as a stream (``.toDF()`` for its DataFrame): late data
+        """The side output ``output_tag`` as a stream, usable directly as a DataFrame (or take
+        ``.toDF()``): late data
         has the input's columns; other tags declare a schema (``OutputTag("x", "a string")``).
         Starting a query on it runs the window stage again, separately from the main output's
         query; use ``start(side_outputs=...)`` to compute both in one query."""

@@ -81,6 +81,22 @@ def test_static_sum_is_final_result(events: DataStream) -> None:
     assert result.getSideOutput(LATE).toDF().collect() == []
 
 
+def test_streams_can_be_used_as_dataframes(events: DataStream) -> None:
+    """getSideOutput's stream (and any DataStream) answers DataFrame methods itself."""
+    result = (
+        events.assignTimestampsAndWatermarks(watermark(2000))
+        .keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .sideOutputLateData(LATE)
+        .sum("v")
+    )
+    late = result.getSideOutput(LATE)
+    assert late.columns == result.toDF().columns == ["k", "ts", "v"]
+    assert late.collect() == []
+    assert sorted(result.collect()) == sorted(result.toDF().collect())
+    assert late.isStreaming is False
+
+
 def test_static_sessions_and_sliding(spark: Any) -> None:
     rows = [r for batch in SESSION_BATCHES for r in batch]
     stream = DataStream(spark.createDataFrame(rows, SCHEMA)).assignTimestampsAndWatermarks(
