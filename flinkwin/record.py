@@ -77,7 +77,7 @@ class Record(tuple):
         return f"Record({inner})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Record, (self.__fields__, tuple(self)))
+        return (_rebuild, (self.__fields__, tuple(self)))
 
 
 _RECORD_CLASSES: dict[tuple[str, ...], type[Record]] = {}
@@ -97,6 +97,12 @@ def record_class(fields: tuple[str, ...]) -> type[Record]:
         klass = type("Record", (Record,), namespace)
         _RECORD_CLASSES[fields] = klass
     return klass
+
+
+def _rebuild(fields: tuple[str, ...], values: tuple[Any, ...]) -> Record:
+    """Unpickling: no validation, the class is cached per schema."""
+    klass = _RECORD_CLASSES.get(fields)
+    return tuple.__new__(klass if klass is not None else record_class(fields), values)
 
 
 def to_record(value: Any) -> Any:

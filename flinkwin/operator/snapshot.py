@@ -47,46 +47,76 @@ _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1  # windows outside int64 (clock at MI
 
 
 class _Writer:
+    """Builds the snapshot's columns a section at a time (list comprehensions, no per-row
+    calls)."""
+
     def __init__(self) -> None:
         self.cols: dict[str, list[Any]] = {f.name: [] for f in SCHEMA}
         self.keys: list[Any] = []
-        self._key_index: dict[tuple[type, Any], int] = {}
+        self._key_index: dict[Any, int] = {}
+        self._typed_keys = False
         self.objects: list[Any] = []
 
-    def key(self, key: Any) -> int:
-        """Index of ``key`` in the key list (typed, so 1, 1.0 and True stay distinct)."""
-        typed = (type(key), key)
-        index = self._key_index.get(typed)
-        if index is None:
-            index = self._key_index[typed] = len(self.keys)
-            self.keys.append(key)
-        return index
+    def _key_refs(self, keys: list[Any]) -> list[int]:
+        """Indexes into the key list; keys are typed (1, 1.0 and True stay distinct) once a
+        section mixes key types."""
+        if not self._typed_keys and len({type(k) for k in keys} | self._key_types()) > 1:
+            self._typed_keys = True
+            self._key_index = {(type(k), k): i for i, k in enumerate(self.keys)}
+        index, known = self._key_index, self.keys
+        refs = []
+        for k in keys:
+            tk = (type(k), k) if self._typed_keys else k
+            i = index.get(tk)
+            if i is None:
+                i = index[tk] = len(known)
+                known.append(k)
+            refs.append(i)
+        return refs
 
-    def obj(self, value: Any) -> int:
-        self.objects.append(value)
-        return len(self.objects) - 1
+    def _key_types(self) -> set[type]:
+        return {type(self.keys[0])} if self.keys else set()
 
-    def row(self, section: int, name: int | None, key: Any, ns: Any, ts: int | None,
-            obj: int | None) -> None:
+    def section(self, section: int, name: int | None, slots: list[tuple[Any, Any]],
+                ts: list[int] | None, values: list[Any] | None) -> None:
+        """Rows for ``slots`` ((key, namespace) pairs) with optional timestamps and values."""
+        n = len(slots)
+        if n == 0:
+            return
         c = self.cols
-        c["section"].append(section)
-        c["name"].append(name)
-        c["key"].append(self.key(key))
-        if type(ns) is TimeWindow and _LONG_MIN <= ns[0] <= ns[1] <= _LONG_MAX:
-            c["ns_kind"].append(NS_TIME_WINDOW)
-            c["ns_start"].append(ns[0])
-            c["ns_end"].append(ns[1])
-        elif isinstance(ns, GlobalWindow):
-            c["ns_kind"].append(NS_GLOBAL_WINDOW)
-            c["ns_start"].append(None)
-            c["ns_end"].append(None)
+        c["section"] += [section] * n
+        c["name"] += [name] * n
+        c["key"] += self._key_refs([slot[0] for slot in slots])
+        namespaces = [slot[1] for slot in slots]
+        if all(type(ns) is TimeWindow for ns in namespaces) and all(
+            _LONG_MIN <= ns[0] <= ns[1] <= _LONG_MAX for ns in namespaces
+        ):
+            c["ns_kind"] += [NS_TIME_WINDOW] * n
+            c["ns_start"] += [ns[0] for ns in namespaces]
+            c["ns_end"] += [ns[1] for ns in namespaces]
         else:
-            c["ns_kind"].append(NS_OTHER)
-            c["ns_start"].append(self.obj(ns))
-            c["ns_end"].append(None)
-        c["ts"].append(ts)
-        c["obj"].append(obj)
-        c["blob"].append(None)
+            for ns in namespaces:
+                if type(ns) is TimeWindow and _LONG_MIN <= ns[0] <= ns[1] <= _LONG_MAX:
+                    c["ns_kind"].append(NS_TIME_WINDOW)
+                    c["ns_start"].append(ns[0])
+                    c["ns_end"].append(ns[1])
+                elif isinstance(ns, GlobalWindow):
+                    c["ns_kind"].append(NS_GLOBAL_WINDOW)
+                    c["ns_start"].append(None)
+                    c["ns_end"].append(None)
+                else:
+                    c["ns_kind"].append(NS_OTHER)
+                    c["ns_start"].append(len(self.objects))
+                    c["ns_end"].append(None)
+                    self.objects.append(ns)
+        c["ts"] += ts if ts is not None else [None] * n
+        if values is None:
+            c["obj"] += [None] * n
+        else:
+            first = len(self.objects)
+            c["obj"] += range(first, first + n)
+            self.objects += values
+        c["blob"] += [None] * n
 
 
 def snapshot_operator(op: WindowOperator) -> bytes:
@@ -95,16 +125,15 @@ def snapshot_operator(op: WindowOperator) -> bytes:
     for section, tables in ((TRIGGER, op.partitioned_state), (FUNCTION, op.function_state)):
         for name, table in tables.tables.items():
             names.append(name)
-            for (key, ns), value in table.items():
-                w.row(section, len(names) - 1, key, ns, None, w.obj(value))
-    for (key, ns), value in op.window_contents.items():
-        w.row(CONTENTS, None, key, ns, None, w.obj(value))
+            w.section(section, len(names) - 1, list(table), None, list(table.values()))
+    contents = op.window_contents
+    w.section(CONTENTS, None, list(contents), None, list(contents.values()))
     for section, queue in ((EVENT_TIMER, op.event_timers), (PROC_TIMER, op.processing_timers)):
-        for ts, key, ns in queue.items():
-            w.row(section, None, key, ns, ts, None)
+        for ts, slots in queue.buckets():
+            w.section(section, None, slots, [ts] * len(slots), None)
     for key, pairs in op.merging_state.items():
-        for window, state_window in pairs:
-            w.row(MERGING, None, key, window, None, w.obj(state_window))
+        w.section(MERGING, None, [(key, window) for window, _ in pairs], None,
+                  [state_window for _, state_window in pairs])
 
     meta = {
         "watermark": op.current_watermark,
@@ -151,31 +180,30 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
     op.event_timers = TimerQueue()
     op.processing_timers = TimerQueue()
 
+    rows = {name: values[1:] for name, values in cols.items()}  # without the meta row
+    key_list = [keys[i] for i in rows["key"]]
     make_window = TimeWindow.of
     global_window = GlobalWindow.get()
-    rows = zip(
-        cols["section"], cols["name"], cols["key"], cols["ns_kind"], cols["ns_start"],
-        cols["ns_end"], cols["ts"], cols["obj"],
-    )
-    next(rows)  # the meta row
-    for section, name, key_ref, kind, start, end, ts, obj in rows:
-        key = keys[key_ref]
-        if kind == NS_TIME_WINDOW:
-            ns: Any = make_window(start, end)
-        elif kind == NS_GLOBAL_WINDOW:
-            ns = global_window
-        else:
-            ns = objects[start]
+    namespaces = [
+        make_window(start, end) if kind == NS_TIME_WINDOW
+        else global_window if kind == NS_GLOBAL_WINDOW else objects[start]
+        for kind, start, end in zip(rows["ns_kind"], rows["ns_start"], rows["ns_end"])
+    ]
+    slots = list(zip(key_list, namespaces))
+    obj_refs = rows["obj"]
+    timers: dict[int, list[tuple[int, tuple[Any, Any]]]] = {EVENT_TIMER: [], PROC_TIMER: []}
+    for i, section in enumerate(rows["section"]):
         if section == CONTENTS:
-            op.window_contents[(key, ns)] = objects[obj]
-        elif section == EVENT_TIMER:
-            op.event_timers.register(ts, key, ns)
-        elif section == PROC_TIMER:
-            op.processing_timers.register(ts, key, ns)
+            op.window_contents[slots[i]] = objects[obj_refs[i]]
+        elif section in (EVENT_TIMER, PROC_TIMER):
+            timers[section].append((rows["ts"][i], slots[i]))
         elif section in (TRIGGER, FUNCTION):
             tables = op.partitioned_state if section == TRIGGER else op.function_state
-            tables.tables.setdefault(names[name], {})[(key, ns)] = objects[obj]
+            tables.tables.setdefault(names[rows["name"][i]], {})[slots[i]] = objects[obj_refs[i]]
         elif section == MERGING:
-            op.merging_state.setdefault(key, []).append((ns, objects[obj]))
+            key, window = slots[i]
+            op.merging_state.setdefault(key, []).append((window, objects[obj_refs[i]]))
         else:
             raise ValueError(f"unknown snapshot section {section!r}")
+    op.event_timers.restore_buckets(timers[EVENT_TIMER])
+    op.processing_timers.restore_buckets(timers[PROC_TIMER])

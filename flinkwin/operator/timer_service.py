@@ -91,12 +91,18 @@ class TimerQueue:
             if (namespace is None or ns == namespace) and (key is None or k == key)
         )
 
-    def items(self) -> list[TimerKey]:
-        """(timestamp, key, namespace) in firing order, for snapshots."""
-        return list(self)
+    def buckets(self) -> list[tuple[int, list[tuple[Any, Any]]]]:
+        """(timestamp, [(key, namespace), ...]) in firing order, for snapshots."""
+        return [(ts, list(self._buckets[ts])) for ts in sorted(self._buckets)]
 
-    def restore(self, items: list[TimerKey]) -> None:
-        """Rebuild from ``items()`` (firing order is preserved)."""
+    def restore_buckets(self, timers: list[tuple[int, tuple[Any, Any]]]) -> None:
+        """Rebuild from (timestamp, (key, namespace)) pairs listed in firing order."""
         self.__init__()  # type: ignore[misc]
-        for ts, key, ns in items:
-            self.register(ts, key, ns)
+        buckets = self._buckets
+        for ts, slot in timers:
+            bucket = buckets.get(ts)
+            if bucket is None:
+                bucket = buckets[ts] = OrderedDict()
+            bucket[slot] = None
+        self._heap = sorted(buckets)
+        self._size = sum(len(b) for b in buckets.values())
