@@ -17,6 +17,7 @@ venv: $(STAMP)
 test: $(STAMP)
 	@command -v java >/dev/null || { echo "Java 17 is required for the Spark tests (apt-get install openjdk-17-jre-headless)"; exit 1; }
 	$(PY) -m ruff check flinkwin tests bench
+	$(PY) -m mypy flinkwin
 	$(PY) -m pytest -q
 
 test-core: $(STAMP)

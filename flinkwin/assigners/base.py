@@ -33,8 +33,6 @@ class WindowAssigner(ABC, Generic[W]):
     a pane; each pane has its own trigger.
     """
 
-    WindowAssignerContext = WindowAssignerContext
-
     @abstractmethod
     def assign_windows(
         self, element: Any, timestamp: int, context: WindowAssignerContext
@@ -65,8 +63,12 @@ class MergeCallback(ABC, Generic[W]):
 class MergingWindowAssigner(WindowAssigner[W]):
     """A ``WindowAssigner`` whose windows can merge (sessions)."""
 
-    MergeCallback = MergeCallback
-
     @abstractmethod
     def merge_windows(self, windows: Iterable[W], callback: MergeCallback[W]) -> None:
         """Decide which of ``windows`` merge; report each merge through ``callback``."""
+
+
+# PyFlink spells these ``WindowAssigner.WindowAssignerContext`` and
+# ``MergingWindowAssigner.MergeCallback``.
+setattr(WindowAssigner, "WindowAssignerContext", WindowAssignerContext)  # noqa: B010
+setattr(MergingWindowAssigner, "MergeCallback", MergeCallback)  # noqa: B010

@@ -71,8 +71,6 @@ class EvictorContext(ABC):
 class Evictor(ABC):
     """Base class of evictors, with PyFlink's method names."""
 
-    EvictorContext = EvictorContext
-
     @abstractmethod
     def evict_before(
         self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
@@ -84,3 +82,30 @@ class Evictor(ABC):
         self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
     ) -> None:
         """Called after the window function with the elements left by ``evict_before``."""
+
+
+class BeforeOrAfterEvictor(Evictor):
+    """An evictor that applies one rule either before (default) or, with ``do_evict_after``,
+    after the window function."""
+
+    do_evict_after: bool = False
+
+    def evict_before(
+        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
+    ) -> None:
+        if not self.do_evict_after:
+            self.evict(elements, size)
+
+    def evict_after(
+        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
+    ) -> None:
+        if self.do_evict_after:
+            self.evict(elements, size)
+
+    @abstractmethod
+    def evict(self, elements: list[TimestampedValue], size: int) -> None:
+        """Remove elements from ``elements`` in place."""
+
+
+# PyFlink spells it ``Evictor.EvictorContext``.
+setattr(Evictor, "EvictorContext", EvictorContext)  # noqa: B010

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from flinkwin.evictors.base import Evictor, TimestampedValue
+from flinkwin.evictors.base import BeforeOrAfterEvictor, TimestampedValue
 
 
-class CountEvictor(Evictor):
+class CountEvictor(BeforeOrAfterEvictor):
     """Keeps the last ``max_count`` elements (by insertion order), before the window function
     or, with ``do_evict_after``, after it. ``countWindow(size, slide)`` uses it (seed 003)."""
 
@@ -19,19 +17,7 @@ class CountEvictor(Evictor):
     def of(max_count: int, do_evict_after: bool = False) -> CountEvictor:
         return CountEvictor(max_count, do_evict_after)
 
-    def evict_before(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
-    ) -> None:
-        if not self.do_evict_after:
-            self._evict(elements, size)
-
-    def evict_after(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
-    ) -> None:
-        if self.do_evict_after:
-            self._evict(elements, size)
-
-    def _evict(self, elements: list[TimestampedValue], size: int) -> None:
+    def evict(self, elements: list[TimestampedValue], size: int) -> None:
         if size > self.max_count:
             del elements[: size - self.max_count]
 

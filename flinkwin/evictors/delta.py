@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flinkwin.evictors.base import Evictor, TimestampedValue
+from flinkwin.evictors.base import BeforeOrAfterEvictor, TimestampedValue
 from flinkwin.triggers.delta import delta_callable
 
 
-class DeltaEvictor(Evictor):
+class DeltaEvictor(BeforeOrAfterEvictor):
     """Removes every element whose ``delta_function(element, last) >= threshold``, where
     ``last`` is the newest element in the window."""
 
@@ -21,19 +21,7 @@ class DeltaEvictor(Evictor):
     def of(threshold: float, delta_function: Any, do_evict_after: bool = False) -> DeltaEvictor:
         return DeltaEvictor(threshold, delta_function, do_evict_after)
 
-    def evict_before(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
-    ) -> None:
-        if not self.do_evict_after:
-            self._evict(elements)
-
-    def evict_after(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
-    ) -> None:
-        if self.do_evict_after:
-            self._evict(elements)
-
-    def _evict(self, elements: list[TimestampedValue]) -> None:
+    def evict(self, elements: list[TimestampedValue], size: int) -> None:
         if not elements:
             return
         last = elements[-1].get_value()

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from flinkwin.evictors.base import Evictor, TimestampedValue
+from flinkwin.evictors.base import BeforeOrAfterEvictor, TimestampedValue
 from flinkwin.time import TimeLike, to_millis
 
 
-class TimeEvictor(Evictor):
+class TimeEvictor(BeforeOrAfterEvictor):
     """Removes every element with ``timestamp <= max_timestamp - window_size`` where
     ``max_timestamp`` is the largest timestamp in the window. Does nothing for elements without
     timestamps."""
@@ -21,19 +19,7 @@ class TimeEvictor(Evictor):
     def of(window_size: TimeLike, do_evict_after: bool = False) -> TimeEvictor:
         return TimeEvictor(to_millis(window_size, "window size"), do_evict_after)
 
-    def evict_before(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
-    ) -> None:
-        if not self.do_evict_after:
-            self._evict(elements)
-
-    def evict_after(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
-    ) -> None:
-        if self.do_evict_after:
-            self._evict(elements)
-
-    def _evict(self, elements: list[TimestampedValue]) -> None:
+    def evict(self, elements: list[TimestampedValue], size: int) -> None:
         if not elements or not elements[0].has_timestamp():
             return
         cutoff = max(e.get_timestamp() for e in elements) - self.window_size

@@ -106,7 +106,7 @@ class ProcessContext(WindowContext):
     def current_watermark(self) -> int:
         return self._op.current_watermark
 
-    def window_state(self) -> KeyedStateStore:
+    def window_state(self) -> KeyedStateStore | MergingWindowStateStore:
         if self._op.is_merging:
             return MergingWindowStateStore()
         return KeyedStateStore(self._op.function_state, self._key, ("window", self._window))

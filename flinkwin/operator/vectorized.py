@@ -19,7 +19,7 @@ the per-element path for the whole batch.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -109,7 +109,7 @@ class _Batch:
         op, n = self.op, len(self.frame)
         if op.key_selector is None:
             return np.zeros(n, dtype=np.int64), [None]
-        fields = op.key_selector.fields
+        fields = cast(FieldKeySelector, op.key_selector).fields
         if len(fields) == 1:
             codes, uniques = pd.factorize(self.frame[fields[0]], use_na_sentinel=False)
             return codes.astype(np.int64), pd.Series(uniques).tolist()
@@ -122,7 +122,7 @@ class _Batch:
     def assign(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(element index, window start, window end) per assignment, in per-element order."""
         op, ts = self.op, self.ts
-        assigner = op.assigner
+        assigner: Any = op.assigner
         n = len(ts)
         elems = np.arange(n, dtype=np.int64)
         if type(assigner) in _EVENT_ASSIGNERS:
@@ -177,6 +177,7 @@ class _Batch:
         first_pair = order[bounds[:-1]]
 
         pane_key = [keys[c] for c in codes[pair_elem[first_pair]].tolist()]
+        pane_window: list[Any]
         if global_windows:
             pane_window = [GlobalWindow.get()] * len(first_pair)
         else:

@@ -454,7 +454,8 @@ class WindowOperator:
                 result = fn.apply(key, window, values)
             else:
                 result = fn.apply(window, values)
-            outputs = iterate_outputs(result, f"{type(fn).__name__}.{kind.split('_')[0]}")
+            method = "process" if kind in ("process", "process_all") else "apply"
+            outputs = iterate_outputs(result, f"{type(fn).__name__}.{method}")
         for out in outputs:
             if type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag):
                 self.emit_side(out[0], out[1], timestamp)

@@ -106,9 +106,6 @@ class OnMergeContext(TriggerContext):
 class Trigger(ABC):
     """Base class of all triggers, with PyFlink's method names and signatures."""
 
-    TriggerContext = TriggerContext
-    OnMergeContext = OnMergeContext
-
     @abstractmethod
     def on_element(
         self, element: Any, timestamp: int, window: Any, ctx: TriggerContext
@@ -134,3 +131,8 @@ class Trigger(ABC):
     def clear(self, window: Any, ctx: TriggerContext) -> None:
         """Remove all timers and state this trigger holds for ``window`` (called at cleanup)."""
         return None
+
+
+# PyFlink spells the contexts ``Trigger.TriggerContext`` / ``Trigger.OnMergeContext``.
+setattr(Trigger, "TriggerContext", TriggerContext)  # noqa: B010
+setattr(Trigger, "OnMergeContext", OnMergeContext)  # noqa: B010
