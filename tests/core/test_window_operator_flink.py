@@ -36,18 +36,26 @@ Skipped Flink test methods
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
+
+from flink_window_helpers import (
+    LATE_OUTPUT_TAG,
+    PassThroughFunction,
+    SumReducer,
+    el,
+    expect,
+    norm,
+    out_sorted,
+    side_sorted,
+)
 
 from flinkwin import (
     ContinuousEventTimeTrigger,
     CountTrigger,
     EventTimeTrigger,
     GlobalWindows,
-    OutputTag,
     ProcessingTimeTrigger,
     PurgingTrigger,
-    ReduceFunction,
     SlidingEventTimeWindows,
     SlidingProcessingTimeWindows,
     Time,
@@ -59,44 +67,6 @@ from flinkwin import (
 )
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MAX_LONG, MIN_LONG
-
-LATE_OUTPUT_TAG = OutputTag("late-output")
-
-# ---------------------------------------------------------------------------------------------
-#  Helpers
-# ---------------------------------------------------------------------------------------------
-
-
-def norm(v: Any) -> Any:
-    """Records, dicts and tuples -> plain tuples of values; scalars unchanged."""
-    if isinstance(v, Mapping):
-        return tuple(v.values())
-    if isinstance(v, (tuple, list)):
-        return tuple(v)
-    return v
-
-
-def _sort_key(entry: tuple[Any, int]) -> tuple[int, tuple[Any, ...]]:
-    """Flink's Tuple2/Tuple3ResultSortComparator: by timestamp, then by the tuple fields."""
-    value, ts = entry
-    return ts, value if isinstance(value, tuple) else (value,)
-
-
-def expect(entries: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
-    return sorted(((norm(v), ts) for v, ts in entries), key=_sort_key)
-
-
-def out_sorted(h: WindowOperatorHarness) -> list[tuple[Any, int]]:
-    return expect(list(h.output_with_timestamps()))
-
-
-def side_sorted(h: WindowOperatorHarness, tag: OutputTag) -> list[tuple[Any, int]]:
-    return expect(list(h.side_output_with_timestamps(tag)))
-
-
-def el(h: WindowOperatorHarness, key: str, value: int, timestamp: int) -> None:
-    """``testHarness.processElement(new StreamRecord<>(new Tuple2<>(key, value), timestamp))``."""
-    h.process_element({"key": key, "value": value}, timestamp)
 
 
 def tuple2_str(r: Any) -> str:
@@ -114,25 +84,11 @@ def java_long(x: int) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-class SumReducer(ReduceFunction):
-    """``new Tuple2<>(value2.f0, value1.f1 + value2.f1)``."""
-
-    def reduce(self, a: Any, b: Any) -> Any:
-        return {"key": b["key"], "value": a["value"] + b["value"]}
-
-
 class RichSumReducer(WindowFunction):
     """Sums the window's values into ``(key, sum)`` (open/close bookkeeping not ported)."""
 
     def apply(self, key: Any, window: Any, inputs: Any) -> list[Any]:
         return [(key, sum(t["value"] for t in inputs))]
-
-
-class PassThroughFunction(WindowFunction):
-    """Emits every element of the window unchanged."""
-
-    def apply(self, key: Any, window: Any, inputs: Any) -> list[Any]:
-        return list(inputs)
 
 
 class PassThroughFunction2(WindowFunction):
