@@ -69,10 +69,18 @@ def is_vectorizable(op: WindowOperator) -> bool:
     return op.key_selector is None or type(op.key_selector) is FieldKeySelector
 
 
+def column_values(column: pd.Series) -> list[Any]:
+    """A column as Python values; timestamps become ``datetime.datetime`` (what a
+    ``pyspark.sql.Row`` holds) rather than ``pandas.Timestamp``."""
+    if column.dtype.kind == "M":
+        return list(column.array.to_pydatetime())
+    return column.tolist()
+
+
 def _records(frame: pd.DataFrame) -> list[Record]:
     columns = tuple(frame.columns)
     klass = record_class(columns)
-    data = [frame[c].tolist() for c in columns]
+    data = [column_values(frame[c]) for c in columns]
     new = tuple.__new__
     return [new(klass, row) for row in zip(*data)]
 
@@ -377,7 +385,7 @@ class _Batch:
         columns = tuple(self.frame.columns)
         klass = record_class(columns)
         sub = self.frame.iloc[elems]
-        data = [sub[c].tolist() for c in columns]
+        data = [column_values(sub[c]) for c in columns]
         new = tuple.__new__
         return [new(klass, row) for row in zip(*data)]
 
