@@ -192,18 +192,35 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
     slots = list(zip(key_list, namespaces))
     obj_refs = rows["obj"]
     timers: dict[int, list[tuple[int, tuple[Any, Any]]]] = {EVENT_TIMER: [], PROC_TIMER: []}
-    for i, section in enumerate(rows["section"]):
+    for section, first, last in _runs(rows["section"]):
+        run_slots = slots[first:last]
         if section == CONTENTS:
-            op.window_contents[slots[i]] = objects[obj_refs[i]]
+            op.window_contents.update(
+                zip(run_slots, [objects[i] for i in obj_refs[first:last]])
+            )
         elif section in (EVENT_TIMER, PROC_TIMER):
-            timers[section].append((rows["ts"][i], slots[i]))
+            timers[section] += zip(rows["ts"][first:last], run_slots)
         elif section in (TRIGGER, FUNCTION):
             tables = op.partitioned_state if section == TRIGGER else op.function_state
-            tables.tables.setdefault(names[rows["name"][i]], {})[slots[i]] = objects[obj_refs[i]]
+            for i in range(first, last):
+                table = tables.tables.setdefault(names[rows["name"][i]], {})
+                table[slots[i]] = objects[obj_refs[i]]
         elif section == MERGING:
-            key, window = slots[i]
-            op.merging_state.setdefault(key, []).append((window, objects[obj_refs[i]]))
+            for i in range(first, last):
+                key, window = slots[i]
+                op.merging_state.setdefault(key, []).append((window, objects[obj_refs[i]]))
         else:
             raise ValueError(f"unknown snapshot section {section!r}")
     op.event_timers.restore_buckets(timers[EVENT_TIMER])
     op.processing_timers.restore_buckets(timers[PROC_TIMER])
+
+
+def _runs(values: list[int]) -> list[tuple[int, int, int]]:
+    """(value, first, last) for each run of equal consecutive values."""
+    runs = []
+    first = 0
+    for i in range(1, len(values) + 1):
+        if i == len(values) or values[i] != values[first]:
+            runs.append((values[first], first, i))
+            first = i
+    return runs
