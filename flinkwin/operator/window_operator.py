@@ -153,10 +153,6 @@ class WindowOperator:
 
         process_frame(self, frame, np.asarray(timestamps, dtype=np.int64))
 
-    def process_records(self, records: Iterable[Any], timestamps: Iterable[int]) -> None:
-        for record, ts in zip(records, timestamps):
-            self.process_element(record, ts)
-
     def advance_watermark(self, watermark: int) -> None:
         """Advance event time; fire every event-time timer ``<= watermark`` in order.
         A watermark that is not greater than the current one is ignored."""

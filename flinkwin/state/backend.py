@@ -82,10 +82,6 @@ class StateTables:
                 assert isinstance(descriptor, AggregatingStateDescriptor)
                 table[tkey] = descriptor.agg_function.merge(table[tkey], value)
 
-    def clear_namespace(self, key: Any, namespace: Any) -> None:
-        for table in self.tables.values():
-            table.pop((key, namespace), None)
-
     def num_entries(self, namespace: Any = None, *, any_namespace: bool = True) -> int:
         return sum(
             1
