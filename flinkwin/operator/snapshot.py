@@ -15,6 +15,7 @@ from __future__ import annotations
 import pickle
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 
 from flinkwin.operator.timer_service import TimerQueue
@@ -88,12 +89,12 @@ class _Writer:
         c["name"] += [name] * n
         c["key"] += self._key_refs([slot[0] for slot in slots])
         namespaces = [slot[1] for slot in slots]
-        if all(type(ns) is TimeWindow for ns in namespaces) and all(
-            _LONG_MIN <= ns[0] <= ns[1] <= _LONG_MAX for ns in namespaces
+        if all(type(ns) is TimeWindow for ns in namespaces) and _in_long_range(
+            starts := [ns[0] for ns in namespaces], ends := [ns[1] for ns in namespaces]
         ):
             c["ns_kind"] += [NS_TIME_WINDOW] * n
-            c["ns_start"] += [ns[0] for ns in namespaces]
-            c["ns_end"] += [ns[1] for ns in namespaces]
+            c["ns_start"] += starts
+            c["ns_end"] += ends
         else:
             for ns in namespaces:
                 if type(ns) is TimeWindow and _LONG_MIN <= ns[0] <= ns[1] <= _LONG_MAX:
@@ -117,6 +118,10 @@ class _Writer:
             c["obj"] += range(first, first + n)
             self.objects += values
         c["blob"] += [None] * n
+
+
+def _in_long_range(starts: list[int], ends: list[int]) -> bool:
+    return min(min(starts), min(ends)) >= _LONG_MIN and max(max(starts), max(ends)) <= _LONG_MAX
 
 
 def snapshot_operator(op: WindowOperator) -> bytes:
@@ -162,8 +167,8 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
         raise ValueError(
             f"snapshot format {version!r} is not supported (this flinkwin reads {FORMAT_VERSION!r})"
         )
-    cols = reader.read_all().to_pydict()
-    meta, names, keys, objects = pickle.loads(cols["blob"][0])
+    table = reader.read_all()
+    meta, names, keys, objects = pickle.loads(table.column("blob")[0].as_py())
     if meta["state_kind"] != op.spec.state_kind or meta["evicting"] != (op.evictor is not None):
         raise ValueError(
             "snapshot was taken with a different window state "
@@ -180,31 +185,28 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
     op.event_timers = TimerQueue()
     op.processing_timers = TimerQueue()
 
-    rows = {name: values[1:] for name, values in cols.items()}  # without the meta row
-    key_list = [keys[i] for i in rows["key"]]
-    make_window = TimeWindow.of
-    global_window = GlobalWindow.get()
-    namespaces = [
-        make_window(start, end) if kind == NS_TIME_WINDOW
-        else global_window if kind == NS_GLOBAL_WINDOW else objects[start]
-        for kind, start, end in zip(rows["ns_kind"], rows["ns_start"], rows["ns_end"])
-    ]
-    slots = list(zip(key_list, namespaces))
-    obj_refs = rows["obj"]
+    body = table.slice(1)  # without the meta row
+    key_refs = body.column("key").to_numpy()
+    key_list = [keys[i] for i in key_refs.tolist()]
+    slots = list(zip(key_list, _namespaces(body, objects)))
+    obj_refs = body.column("obj").to_pylist()
+    name_refs = body.column("name").to_pylist()
+    sections = body.column("section").to_numpy()
     timers: dict[int, list[tuple[int, tuple[Any, Any]]]] = {EVENT_TIMER: [], PROC_TIMER: []}
-    for section, first, last in _runs(rows["section"]):
+    for section, first, last in _runs(sections):
         run_slots = slots[first:last]
         if section == CONTENTS:
             op.window_contents.update(
                 zip(run_slots, [objects[i] for i in obj_refs[first:last]])
             )
         elif section in (EVENT_TIMER, PROC_TIMER):
-            timers[section] += zip(rows["ts"][first:last], run_slots)
+            timers[section] += zip(body.column("ts").slice(first, last - first).to_pylist(),
+                                   run_slots)
         elif section in (TRIGGER, FUNCTION):
             tables = op.partitioned_state if section == TRIGGER else op.function_state
             for i in range(first, last):
-                table = tables.tables.setdefault(names[rows["name"][i]], {})
-                table[slots[i]] = objects[obj_refs[i]]
+                table_ = tables.tables.setdefault(names[name_refs[i]], {})
+                table_[slots[i]] = objects[obj_refs[i]]
         elif section == MERGING:
             for i in range(first, last):
                 key, window = slots[i]
@@ -215,12 +217,34 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
     op.processing_timers.restore_buckets(timers[PROC_TIMER])
 
 
-def _runs(values: list[int]) -> list[tuple[int, int, int]]:
+def _namespaces(body: pa.Table, objects: list[Any]) -> list[Any]:
+    """Each row's namespace; equal time windows are built once and shared."""
+    kinds = body.column("ns_kind").to_numpy()
+    starts = body.column("ns_start").fill_null(0).to_numpy()
+    ends = body.column("ns_end").fill_null(0).to_numpy()
+    timed = kinds == NS_TIME_WINDOW
+    pairs = np.stack([starts[timed], ends[timed]], axis=1)
+    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    make = TimeWindow.of
+    built = [make(start, end) for start, end in unique.tolist()]
+    windows = [built[i] for i in inverse.reshape(-1).tolist()]
+    if timed.all():
+        return windows
+    global_window = GlobalWindow.get()
+    namespaces = [
+        global_window if kind == NS_GLOBAL_WINDOW else objects[start] if kind == NS_OTHER else None
+        for kind, start in zip(kinds.tolist(), starts.tolist())
+    ]
+    for i, window in zip(np.flatnonzero(timed).tolist(), windows):
+        namespaces[i] = window
+    return namespaces
+
+
+def _runs(values: np.ndarray) -> list[tuple[int, int, int]]:
     """(value, first, last) for each run of equal consecutive values."""
-    runs = []
-    first = 0
-    for i in range(1, len(values) + 1):
-        if i == len(values) or values[i] != values[first]:
-            runs.append((values[first], first, i))
-            first = i
-    return runs
+    if len(values) == 0:
+        return []
+    cuts = (np.flatnonzero(values[1:] != values[:-1]) + 1).tolist()
+    firsts = [0, *cuts]
+    lasts = [*cuts, len(values)]
+    return [(int(values[f]), f, t) for f, t in zip(firsts, lasts)]

@@ -1,6 +1,7 @@
 """The Spark side of flinkwin: compiling a window pipeline into one stateful stage
 (:mod:`~flinkwin.spark.compiler`), the per-key-group function Spark runs
-(:mod:`~flinkwin.spark.runtime`), output schemas (:mod:`~flinkwin.spark.schema`) and sinks
+(:mod:`~flinkwin.spark.runtime`), key groups spread evenly over shuffle partitions
+(:mod:`~flinkwin.spark.key_groups`), output schemas (:mod:`~flinkwin.spark.schema`) and sinks
 (:mod:`~flinkwin.spark.sinks`)."""
 
 from flinkwin.spark.compiler import PipelineError

@@ -2,8 +2,9 @@
 
 Streaming input becomes::
 
-    df.withColumn(_fw_wm, timestamp_millis(ts + S)).withWatermark(_fw_wm, S + D)   # event time
-      .withColumn(_fw_kg, pmod(hash(key columns), key_groups))                    # or lit(0)
+    df.withColumn(_fw_ts, unix_micros(ts)).drop(ts)                               # event time
+      .withColumn(_fw_wm, timestamp_micros(_fw_ts + S)).withWatermark(_fw_wm, S + D)
+      .withColumn(_fw_kg, labels[pmod(hash(key columns), key_groups)])            # see key_groups
       .groupBy(_fw_kg)
       .applyInPandasWithState(KeyGroupRuntime.process_stream, output, state, "append", timeout)
 
@@ -13,6 +14,8 @@ The watermark sits on a helper column ``ts + S`` (S = 36500 days) with delay ``S
 Spark's watermark is exactly ``max(ts) - D`` while Spark's own late-row filter (rows at or
 below the previous watermark never reach a stateful function with ``EventTimeTimeout``) only
 removes rows more than ``S`` late: lateness is judged by the Flink operator, not by Spark.
+A timestamp column travels once, as epoch microseconds (see ``runtime.EventTime``); the workers
+rebuild the user's column from them. Epoch-millisecond columns are used as they are.
 
 The stage emits one row schema: ``_fw_tag`` (0 = main output, ``j`` = the ``j``-th requested
 side output), the main columns ``_fw_m<i>`` and each side output's columns ``_fw_s<j>_<i>``;
@@ -56,12 +59,14 @@ from flinkwin.triggers import (
 )
 from flinkwin.watermark import WatermarkStrategy
 
+from .key_groups import key_group_labels
 from .runtime import (
     EVENT_TIME,
     NO_TIMERS,
     PROCESSING_TIME,
     STATE_SCHEMA,
     TAG_COLUMN,
+    EventTime,
     KeyGroupRuntime,
     OperatorSpec,
     static_function,
@@ -185,9 +190,20 @@ def timer_domain(pipeline: WindowPipeline) -> str:
     return domains.pop() if domains else NO_TIMERS
 
 
+def key_group_column(pipeline: WindowPipeline) -> Column:
+    """The key group's label (see :mod:`flinkwin.spark.key_groups`): group
+    ``pmod(hash(keys), key_groups)``, or group 0 for a non-keyed stream."""
+    if pipeline.key_columns is None:
+        return F.lit(key_group_labels(1)[0])
+    labels = F.array(*[F.lit(label) for label in key_group_labels(pipeline.key_groups)])
+    group = F.pmod(F.hash(*[F.col(c) for c in pipeline.key_columns]), F.lit(pipeline.key_groups))
+    return F.element_at(labels, group + 1)
+
+
 # ------------------------------------------------------------------------- timestamps
-def _timestamp_millis(df: DataFrame, strategy: WatermarkStrategy) -> tuple[Column, str | None]:
-    """(epoch-millis expression, user column name when it already holds epoch millis)."""
+def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, Column | None]:
+    """How event time is shipped, and the helper column's expression (None: a user column of
+    epoch milliseconds is used as it is)."""
     spec = strategy.timestamp_column
     if spec is None:
         raise PipelineError(
@@ -204,12 +220,14 @@ def _timestamp_millis(df: DataFrame, strategy: WatermarkStrategy) -> tuple[Colum
         column = spec
     dtype = df.select(column.alias("ts")).schema["ts"].dataType
     if isinstance(dtype, TimestampType):
-        return F.unix_millis(column), None
+        rebuilt = spec if isinstance(spec, str) else None
+        return EventTime(_TS, "us", rebuilt), F.unix_micros(column)
     if isinstance(dtype, TimestampNTZType):
-        return F.unix_millis(column.cast("timestamp")), None
+        return EventTime(_TS, "ms"), F.unix_millis(column.cast("timestamp"))
     if isinstance(dtype, IntegralType):
-        user = spec if isinstance(spec, str) and dtype.typeName() == "long" else None
-        return column.cast("long"), user
+        if isinstance(spec, str) and dtype.typeName() == "long":
+            return EventTime(spec, "ms"), None
+        return EventTime(_TS, "ms"), column.cast("long")
     raise PipelineError(
         f"timestamp column {spec!r} has type {dtype.simpleString()}; it must be a timestamp "
         "or integral epoch milliseconds"
@@ -282,22 +300,21 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
 
     input_schema = df.schema
     staged = df
-    ts_column: str | None = None
+    event_time: EventTime | None = None
     if strategy is not None:
-        millis, ts_column = _timestamp_millis(df, strategy)
-        if ts_column is None:
-            staged = staged.withColumn(_TS, millis)
-            ts_column = _TS
+        event_time, helper = _event_time(df, strategy)
+        if helper is not None:
+            staged = staged.withColumn(_TS, helper)
+        if event_time.rebuilt is not None:
+            staged = staged.drop(event_time.rebuilt)
         if streaming:
             shift = WATERMARK_SHIFT_MS
+            to_timestamp = F.timestamp_micros if event_time.unit == "us" else F.timestamp_millis
+            per_ms = 1000 if event_time.unit == "us" else 1
             staged = staged.withColumn(
-                _WM, F.timestamp_millis(F.col(ts_column) + F.lit(shift))
+                _WM, to_timestamp(F.col(event_time.column) + F.lit(shift * per_ms))
             ).withWatermark(_WM, f"{shift + strategy.out_of_orderness_ms} milliseconds")
-    if pipeline.key_columns is None:
-        staged = staged.withColumn(_KG, F.lit(0))
-    else:
-        kg = F.pmod(F.hash(*[F.col(c) for c in pipeline.key_columns]), F.lit(pipeline.key_groups))
-        staged = staged.withColumn(_KG, kg)
+    staged = staged.withColumn(_KG, key_group_column(pipeline))
 
     main = main_schema(pipeline)
     if pipeline.with_window:
@@ -335,7 +352,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             late_tag=pipeline.late_tag,
         ),
         input_schema=input_schema,
-        timestamp_column=ts_column,
+        event_time=event_time,
+        time_zone=session_tz,
         has_watermark=strategy is not None,
         timer_domain=domain,
         key_groups=pipeline.key_groups,

@@ -53,7 +53,7 @@ from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
-from .schema import RowEncoder, arrow_to_pandas, normalize_input
+from .schema import RowEncoder, arrow_to_pandas, local_timestamps, normalize_input
 
 TAG_COLUMN = "_fw_tag"
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
@@ -157,6 +157,25 @@ def with_window_tagging(function: Any, keyed: bool) -> Any:
 
 
 # ----------------------------------------------------------------------------- runtime
+@dataclass(frozen=True)
+class EventTime:
+    """Where the stage reads event time from.
+
+    ``column`` is the shipped column holding it in ``unit`` (``"ms"`` or ``"us"``): a timestamp
+    travels as epoch microseconds in the helper column (exact, and cheaper for Arrow and pandas
+    than a timestamp column); when it is a user column, the user's timestamp column itself is
+    not shipped and ``rebuilt`` names it: the workers rebuild it from the microseconds.
+    """
+
+    column: str
+    unit: str
+    rebuilt: str | None = None
+
+    def millis(self, values: np.ndarray) -> np.ndarray:
+        """Epoch milliseconds of the shipped values (floored, as Spark's ``unix_millis``)."""
+        return values // 1000 if self.unit == "us" else values
+
+
 @dataclass
 class OperatorSpec:
     """Everything needed to build the core operator in a worker (picklable)."""
@@ -187,7 +206,8 @@ class KeyGroupRuntime:
 
     operator: OperatorSpec
     input_schema: StructType
-    timestamp_column: str | None
+    event_time: EventTime | None
+    time_zone: str
     has_watermark: bool
     timer_domain: str
     key_groups: int
@@ -201,28 +221,46 @@ class KeyGroupRuntime:
 
     # ------------------------------------------------------------------ input
     def _rows(self, frames: Iterable[pd.DataFrame]) -> tuple[pd.DataFrame, np.ndarray] | None:
-        """The batch's user columns in stable event-time order, and their timestamps."""
+        """The batch's user columns in stable event-time order, and their timestamps.
+
+        Spark hands the rows over in chunks; each needed column is concatenated and put in
+        order with numpy (one pass per column, helper columns are left out)."""
         parts = [f for f in frames if len(f)]
         if not parts:
             return None
-        frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-        if self.timestamp_column is None:
-            timestamps = np.full(len(frame), MIN_LONG, dtype=np.int64)
+        names = self.input_schema.fieldNames()
+        event_time = self.event_time
+        order: np.ndarray | None = None
+        if event_time is None:
+            timestamps = np.full(sum(len(p) for p in parts), MIN_LONG, dtype=np.int64)
         else:
-            raw = frame[self.timestamp_column]
-            if raw.isna().any():
-                bad = frame[raw.isna()].iloc[0][self.input_schema.fieldNames()].to_dict()
-                raise ValueError(
-                    f"event timestamp is null for row {bad}; every element needs a timestamp "
-                    "(filter such rows out before the window)"
-                )
-            timestamps = raw.to_numpy(dtype=np.int64)
+            raw = _column(parts, event_time.column)
+            if pd.isna(raw).any():
+                self._null_timestamp(parts, event_time.column)
+            values = raw.astype(np.int64, copy=False)
+            timestamps = event_time.millis(values)
             if (timestamps[1:] < timestamps[:-1]).any():
                 order = np.argsort(timestamps, kind="stable")
-                frame = frame.iloc[order]
                 timestamps = timestamps[order]
-        frame = frame[self.input_schema.fieldNames()].reset_index(drop=True)
+                values = values[order]
+        columns: dict[str, Any] = {}
+        for name in names:
+            if event_time is not None and name == event_time.rebuilt:
+                columns[name] = local_timestamps(values, self.time_zone)
+            else:
+                column = _column(parts, name)
+                columns[name] = column if order is None else column[order]
+        frame = pd.DataFrame(columns, copy=False)
         return normalize_input(frame, self.input_schema), timestamps
+
+    def _null_timestamp(self, parts: list[pd.DataFrame], column: str) -> None:
+        frame = pd.concat(parts, ignore_index=True)
+        shown = [c for c in self.input_schema.fieldNames() if c in frame.columns]
+        bad = frame[frame[column].isna()].iloc[0][shown].to_dict()
+        raise ValueError(
+            f"event timestamp is null for row {bad}; every element needs a timestamp "
+            "(filter such rows out before the window)"
+        )
 
     # ----------------------------------------------------------------- output
     def _output_frame(self, op: WindowOperator) -> pd.DataFrame | None:
@@ -393,6 +431,12 @@ class _OperatorCache:
 _CACHE = _OperatorCache()
 
 
+def _column(parts: list[pd.DataFrame], name: str) -> np.ndarray:
+    """Column ``name`` of the chunks as one numpy array (object when chunks' dtypes differ)."""
+    arrays = [p[name].to_numpy() for p in parts]
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
 def _holds_nothing(op: WindowOperator) -> bool:
     """True when the operator keeps no state worth a snapshot (its clocks come back from
     Spark on the next call)."""
@@ -419,6 +463,7 @@ def _window_arrays(windows: list[Any]) -> list[pa.Array]:
 
 __all__ = [
     "STATE_SCHEMA",
+    "EventTime",
     "KeyGroupMismatchError",
     "KeyGroupRuntime",
     "OperatorSpec",

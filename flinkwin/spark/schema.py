@@ -48,6 +48,9 @@ _NULLABLE_PANDAS = {
 }
 
 
+_UTC_ZONES = frozenset({"UTC", "Etc/UTC", "GMT", "Etc/GMT", "Z", "+00:00", "Zulu"})
+
+
 class SchemaMismatchError(TypeError):
     """A window function produced a value that does not fit the declared output schema."""
 
@@ -262,6 +265,16 @@ def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
     return frame
 
 
+def local_timestamps(micros: np.ndarray, time_zone: str) -> np.ndarray:
+    """Epoch microseconds as the naive local datetimes PySpark hands a pandas function for a
+    timestamp column (``datetime64[ns]``, wall time in the session time zone)."""
+    utc = micros.astype("datetime64[us]").astype("datetime64[ns]")
+    if time_zone in _UTC_ZONES:
+        return utc
+    local = pd.DatetimeIndex(utc).tz_localize("UTC").tz_convert(time_zone).tz_localize(None)
+    return local.to_numpy()
+
+
 def normalize_input(frame: pd.DataFrame, schema: StructType) -> pd.DataFrame:
     """Undo Spark's lossy pandas conversion of nullable integer/boolean columns (float64 with
     NaN, or object): integers become Python ints and nulls become None again."""
@@ -282,6 +295,7 @@ __all__ = [
     "RowEncoder",
     "SchemaMismatchError",
     "arrow_to_pandas",
+    "local_timestamps",
     "normalize_input",
     "parse_schema",
 ]

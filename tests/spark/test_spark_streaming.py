@@ -213,3 +213,51 @@ def test_early_firing_trigger_reduce(spark: Any, tmp_path: Path) -> None:
         trigger=ContinuousEventTimeTrigger.of(Time.seconds(4)),
     )
     assert_matches_harness(run, EARLY_BATCHES, harness, ts="ts", delay_ms=0)
+
+
+# A timestamp column (not epoch millis) in a non-UTC session zone, across the spring-forward
+# change in Los Angeles, with microseconds: the column travels as epoch microseconds and is
+# rebuilt in the workers, so the windows follow the instants and outputs keep every microsecond.
+TS_BATCHES = [
+    [{"k": "a", "ts": "2024-03-10T01:59:59.000001-08:00", "v": 1},
+     {"k": "a", "ts": "2024-03-10T03:00:00.000002-07:00", "v": 2},
+     {"k": "a", "ts": "2024-03-10T01:10:00.000003-08:00", "v": 4}],
+    [{"k": "a", "ts": "2024-03-10T05:00:00.5-07:00", "v": 8}],
+    [{"k": "a", "ts": "2024-03-10T01:30:00.000004-08:00", "v": 16}],   # late
+]
+
+
+def _local(iso: str) -> Any:
+    """How PySpark returns a timestamp to this process: a naive local datetime."""
+    import datetime
+
+    instant = datetime.datetime.fromisoformat(iso)
+    return datetime.datetime.fromtimestamp(instant.timestamp()).replace(
+        microsecond=instant.microsecond
+    )
+
+
+def test_timestamp_column_in_a_non_utc_session_zone(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", TS_BATCHES)
+    previous = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    try:
+        run = run_stream(
+            spark, tmp_path / "in", tmp_path / "ck", "k string, ts timestamp, v long",
+            lambda s: s.assignTimestampsAndWatermarks(watermark(1000))
+            .keyBy("k")
+            .window(TumblingEventTimeWindows.of(Time.minutes(30)))
+            .sideOutputLateData(LATE)
+            .sum("v"),
+            side_tags=[LATE],
+        )
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", previous)
+    # batch 1's watermark, 03:00:00.000002 PDT (10:00 UTC) - 1 s, closes [01:00, 01:30) PST
+    # only; [01:30, 02:00) PST and [03:00, 03:30) PDT close at batch 2's.
+    assert run.main[1] == [{"k": "a", "ts": _local(TS_BATCHES[0][2]["ts"]), "v": 4}]
+    assert sorted(run.main[2], key=lambda r: r["ts"]) == [
+        {"k": "a", "ts": _local(TS_BATCHES[0][0]["ts"]), "v": 1},
+        {"k": "a", "ts": _local(TS_BATCHES[0][1]["ts"]), "v": 2},
+    ]
+    assert run.sides["late"][2] == [{"k": "a", "ts": _local(TS_BATCHES[2][0]["ts"]), "v": 16}]
