@@ -33,8 +33,14 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupStateTimeout
 from pyspark.sql.types import (
+    BinaryType,
+    BooleanType,
     ByteType,
+    DateType,
+    DoubleType,
+    FloatType,
     IntegralType,
+    StringType,
     StructField,
     StructType,
     TimestampNTZType,
@@ -44,6 +50,7 @@ from pyspark.sql.types import (
 from flinkwin.assigners.base import WindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
+from flinkwin.operator.columnar import supports as columnar_supported
 from flinkwin.output_tag import OutputTag
 from flinkwin.triggers import (
     ContinuousEventTimeTrigger,
@@ -80,6 +87,11 @@ WATERMARK_SHIFT_MS = 36500 * 86_400_000
 WINDOW_COLUMNS = ("window_start", "window_end")
 _TS, _WM, _KG = "_fw_ts", "_fw_wm", "_fw_kg"
 
+#: Input column types whose values round-trip through a columnar (Arrow) snapshot unchanged.
+_COLUMNAR_TYPES = (
+    StringType, IntegralType, FloatType, DoubleType, BooleanType, TimestampType,
+    TimestampNTZType, DateType, BinaryType,
+)
 _EVENT_TRIGGERS = (EventTimeTrigger, ContinuousEventTimeTrigger, EndOfStreamTrigger)
 _PROCESSING_TRIGGERS = (ProcessingTimeTrigger, ContinuousProcessingTimeTrigger)
 _TIMERLESS_TRIGGERS = (CountTrigger, NeverTrigger, DeltaTrigger)
@@ -367,7 +379,11 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         output_schema=output_schema,
         static_processing_time=int(time.time() * 1000),
     )
-    runtime.operator.build()  # fail at build time on an invalid operator configuration
+    template = runtime.operator.build()  # fail at build time on an invalid configuration
+    runtime.columnar = (
+        streaming and not pipeline.with_window and columnar_supported(template)
+        and all(isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields)
+    )
 
     grouped = staged.groupBy(_KG)
     if streaming:
@@ -376,10 +392,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
     else:
         combined = grouped.applyInPandas(static_function(runtime), output_schema)
-    return CompiledStage(
-        pipeline, combined, main_columns, side_columns, domain,
-        _summary(pipeline, domain, streaming, side_tags),
-    )
+    summary = _summary(pipeline, domain, streaming, side_tags)
+    if runtime.columnar:
+        summary["window state"] += " (columnar panes: one pandas frame per key group)"
+    return CompiledStage(pipeline, combined, main_columns, side_columns, domain, summary)
 
 
 def _summary(

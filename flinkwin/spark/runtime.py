@@ -49,6 +49,8 @@ from flinkwin.functions.base import (
 )
 from flinkwin.functions.internal import iterate_outputs, resolve_window_function
 from flinkwin.operator import WindowOperator
+from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
+from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
@@ -217,6 +219,7 @@ class KeyGroupRuntime:
     side_encoders: list[RowEncoder]
     output_schema: StructType
     static_processing_time: int = MIN_LONG
+    columnar: bool = False
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
@@ -263,28 +266,35 @@ class KeyGroupRuntime:
         )
 
     # ----------------------------------------------------------------- output
-    def _output_frame(self, op: WindowOperator) -> pd.DataFrame | None:
-        main = op.drain_output()
-        sides = [op.drain_side_output(tag) for tag in self.side_tags]
-        counts = [len(main)] + [len(s) for s in sides]
+    def _output_frame(self, op: Any) -> pd.DataFrame | None:
+        """Main and side outputs as one frame: the tag column, then each output's columns
+        (null outside its own rows)."""
+        groups: list[tuple[int, list[pa.Array]]] = []
+        if isinstance(op, ColumnarAggregation):
+            groups.append(_frame_group(self.main_encoder, op.drain_main()))
+            late = op.drain_late()
+            for side_tag, encoder in zip(self.side_tags, self.side_encoders):
+                groups.append(_frame_group(encoder, late if side_tag == op.late_tag else None))
+        else:
+            values = [v for v, _ in op.drain_output()]
+            windows = [v.window for v in values] if self.with_window else []
+            if self.with_window:
+                values = [v.value for v in values]
+            main_arrays = self.main_encoder.arrays(values)
+            if self.with_window:
+                main_arrays += _window_arrays(windows)
+            groups.append((len(values), main_arrays))
+            for side_tag, encoder in zip(self.side_tags, self.side_encoders):
+                side = [v for v, _ in op.drain_side_output(side_tag)]
+                groups.append((len(side), encoder.arrays(side)))
+        counts = [count for count, _ in groups]
         total = sum(counts)
         if total == 0:
             return None
-        values = [v for v, _ in main]
-        windows: list[Any] = []
-        if self.with_window:
-            windows = [v.window for v in values]
-            values = [v.value for v in values]
-        groups = [self.main_encoder.arrays(values)]
-        if self.with_window:
-            groups[0] += _window_arrays(windows)
-        for encoder, side in zip(self.side_encoders, sides):
-            groups.append(encoder.arrays([v for v, _ in side]))
-
         tag = np.repeat(np.arange(len(counts), dtype=np.int8), counts)
         arrays: list[pa.Array] = [pa.array(tag, pa.int8())]
         before = 0
-        for count, group in zip(counts, groups):
+        for count, group in groups:
             after = total - before - count
             for arr in group:
                 parts = [pa.nulls(before, arr.type), arr, pa.nulls(after, arr.type)]
@@ -317,21 +327,25 @@ class KeyGroupRuntime:
                 )
             op = _CACHE.take(self.stage_id, group, version)
             if op is None:
-                op = self.operator.build()
-                op.restore(bytes(snapshot))
+                op = self._restore(bytes(snapshot))
         else:
             _CACHE.take(self.stage_id, group, None)
         if op is None:
-            op = self.operator.build()
+            op = self._new_operator()
 
+        rows = None if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
+        if (
+            isinstance(op, ColumnarAggregation)
+            and rows is not None
+            and not op.accepts(*rows, max(spark_watermark, op.current_watermark))
+        ):
+            op = op.to_operator()
         if spark_watermark > 0:
             op.advance_watermark(spark_watermark)
         batch_time = state.getCurrentProcessingTimeMs()
         if batch_time > op.current_processing_time:
             op.advance_processing_time(batch_time)
-
-        rows = None if state.hasTimedOut else self._rows(frames)
         if rows is not None:
             op.process_batch(*rows)
         out = self._output_frame(op)
@@ -346,7 +360,22 @@ class KeyGroupRuntime:
         if out is not None:
             yield out
 
-    def _set_timeout(self, op: WindowOperator, state: Any, watermark: int, now: int) -> None:
+    def _new_operator(self) -> Any:
+        """A fresh key-group state: columnar when the configuration allows it."""
+        if self.columnar:
+            return ColumnarAggregation(self.operator.build(), self.operator.build)
+        return self.operator.build()
+
+    def _restore(self, snapshot: bytes) -> Any:
+        if snapshot_format(snapshot) == COLUMNAR_FORMAT:
+            columnar = ColumnarAggregation(self.operator.build(), self.operator.build)
+            columnar.restore(snapshot)
+            return columnar
+        op = self.operator.build()
+        op.restore(snapshot)
+        return op
+
+    def _set_timeout(self, op: Any, state: Any, watermark: int, now: int) -> None:
         if self.timer_domain == EVENT_TIME:
             timer = op.next_event_time_timer()
             if timer is not None and timer < MAX_LONG:
@@ -412,15 +441,15 @@ class _OperatorCache:
 
     def __init__(self, max_stages: int = 4) -> None:
         self.max_stages = max_stages
-        self._stages: OrderedDict[str, dict[int, tuple[str, WindowOperator]]] = OrderedDict()
+        self._stages: OrderedDict[str, dict[int, tuple[str, Any]]] = OrderedDict()
 
-    def take(self, stage: str, group: int, version: str | None) -> WindowOperator | None:
+    def take(self, stage: str, group: int, version: str | None) -> Any:
         entry = self._stages.get(stage, {}).pop(group, None)
         if entry is None or version is None or entry[0] != version:
             return None
         return entry[1]
 
-    def put(self, stage: str, group: int, version: str, op: WindowOperator) -> None:
+    def put(self, stage: str, group: int, version: str, op: Any) -> None:
         groups = self._stages.setdefault(stage, {})
         self._stages.move_to_end(stage)
         groups[group] = (version, op)
@@ -437,9 +466,17 @@ def _column(parts: list[pd.DataFrame], name: str) -> np.ndarray:
     return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
-def _holds_nothing(op: WindowOperator) -> bool:
+def _frame_group(encoder: RowEncoder, frame: pd.DataFrame | None) -> tuple[int, list[pa.Array]]:
+    if frame is None:
+        return 0, encoder.arrays([])
+    return len(frame), encoder.frame_arrays(frame)
+
+
+def _holds_nothing(op: Any) -> bool:
     """True when the operator keeps no state worth a snapshot (its clocks come back from
     Spark on the next call)."""
+    if isinstance(op, ColumnarAggregation):
+        return op.holds_nothing()
     return not (
         op.window_contents
         or op.partitioned_state.num_entries()

@@ -198,6 +198,26 @@ class RowEncoder:
         )
         return [self._array(i, col, rows) for i, col in enumerate(columns)]
 
+    def frame_arrays(self, frame: pd.DataFrame) -> list[pa.Array]:
+        """One Arrow array per schema field from the same-named columns of ``frame``, whose
+        values already have the field types (rows the stage received); naive timestamps are
+        read in the session time zone, as :meth:`arrays` reads them."""
+        arrays = []
+        for name, field, arrow_type in zip(self.names, self.schema.fields, self.arrow_types):
+            column = frame[name]
+            if isinstance(field.dataType, (TimestampType, TimestampNTZType)):
+                column = pd.Series(pd.to_datetime(column)).dt.tz_localize(
+                    self.time_zone, ambiguous=False
+                ).dt.tz_convert("UTC")
+            try:
+                arrays.append(pa.Array.from_pandas(column, type=arrow_type, safe=False))
+            except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+                raise SchemaMismatchError(
+                    f"{self._describe()}: field {name!r} ({field.dataType.simpleString()}) "
+                    f"cannot hold the values produced: {exc}"
+                ) from None
+        return arrays
+
     def _array(self, i: int, column: Sequence[Any], rows: list[tuple[Any, ...]]) -> pa.Array:
         try:
             return self._convert(i, column)

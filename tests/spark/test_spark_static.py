@@ -330,6 +330,19 @@ def test_explain_shows_the_stateful_stage(spark: Any, tmp_path: Any, capsys: Any
                  "trigger          : EventTimeTrigger", "timers           : event time"):
         assert line in printed
     assert result.setMaxParallelism(4)._stage([]).summary["key groups"] == "4"
+    assert "columnar" not in result._stage([]).summary["window state"]  # a user reduce
+
+
+def test_builtin_aggregations_use_columnar_panes(spark: Any, tmp_path: Any) -> None:
+    (tmp_path / "in").mkdir()
+    stream = DataStream(spark.readStream.schema(SCHEMA).json(str(tmp_path / "in")))
+    windowed = (
+        stream.assignTimestampsAndWatermarks(watermark(5000)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.minutes(1)))
+    )
+    assert "columnar panes" in windowed.sum("v")._stage([]).summary["window state"]
+    assert "columnar panes" in windowed.max("v")._stage([]).summary["window state"]
+    assert "columnar" not in windowed.maxBy("v")._stage([]).summary["window state"]
 
 
 def test_process_function_side_output_and_static_start(

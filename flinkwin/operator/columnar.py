@@ -1,0 +1,345 @@
+"""Columnar window state for the built-in aggregations: the common case without Python objects.
+
+A keyed ``sum``/``min``/``max`` over an integer field, on tumbling or sliding event-time
+windows with the default ``EventTimeTrigger`` and no evictor, keeps per pane (key, window) only
+the first element's row with the aggregate in place of the field (Flink's built-in aggregation
+semantics), plus when the pane's timers were registered. :class:`ColumnarAggregation` holds all
+panes of a key group as one pandas DataFrame and does, for whole batches, exactly what
+:class:`~flinkwin.operator.WindowOperator` does:
+
+- ``process_batch``: assign windows with numpy; elements whose every window is past its cleanup
+  time are late (side output or dropped, as in the operator); the other elements are folded
+  into their panes (one group-by for the batch, one for merging into the existing panes); new
+  panes are numbered in the order the operator would register their timers;
+- ``advance_watermark``: panes whose ``max_timestamp`` is ``<=`` the watermark fire, in timer
+  order (timestamp, then registration), and are dropped at their cleanup time
+  (``max_timestamp + allowed lateness``).
+
+An element arriving for a window the watermark already passed (allowed lateness) fires that
+window on arrival; such a batch is not taken here (:meth:`ColumnarAggregation.accepts` is
+False) and the caller continues with :meth:`ColumnarAggregation.to_operator`, the equivalent
+object-based operator. Snapshots are one Arrow IPC stream of the panes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from flinkwin.assigners.sliding import SlidingEventTimeWindows
+from flinkwin.assigners.stagger import WindowStagger
+from flinkwin.assigners.tumbling import TumblingEventTimeWindows
+from flinkwin.functions.base import FieldKeySelector
+from flinkwin.functions.internal import REDUCING
+from flinkwin.record import record_class
+from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
+from flinkwin.triggers.event_time import EventTimeTrigger
+from flinkwin.windows import TimeWindow
+
+if TYPE_CHECKING:
+    from flinkwin.operator.window_operator import WindowOperator
+
+#: The ``flinkwin.format`` of a columnar snapshot.
+FORMAT = "columnar-1"
+_START, _END, _SEQ, _FIRED = "_fw_start", "_fw_end", "_fw_seq", "_fw_fired"
+_PANE_COLUMNS = (_START, _END, _SEQ, _FIRED)
+_UFUNCS = {"sum": np.add, "min": np.minimum, "max": np.maximum}
+
+
+def supports(op: WindowOperator) -> bool:
+    """True if ``op``'s configuration has a columnar equivalent (see module docstring)."""
+    spec = op.spec
+    builtin = spec.builtin if spec.state_kind == REDUCING else None
+    selector = op.key_selector
+    return (
+        type(op.assigner) in (TumblingEventTimeWindows, SlidingEventTimeWindows)
+        and getattr(op.assigner, "window_stagger", WindowStagger.ALIGNED)
+        is WindowStagger.ALIGNED
+        and type(op.trigger) is EventTimeTrigger
+        and op.evictor is None
+        and spec.window_fn is None
+        and builtin is not None
+        and builtin.kind in _UFUNCS
+        and type(selector) is FieldKeySelector
+        and builtin.field not in selector.fields
+    )
+
+
+def assign_event_windows(assigner: Any, ts: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(element index, window start, window end) of every window of each element, in the
+    order the assigner lists them, for tumbling and sliding event-time windows."""
+    n = len(ts)
+    elems = np.arange(n, dtype=np.int64)
+    if type(assigner) is TumblingEventTimeWindows:
+        size, slide, offset = assigner.size, assigner.size, assigner.global_offset
+    else:
+        size, slide, offset = assigner.size, assigner.slide, assigner.offset
+    offset = java_mod(offset, slide)
+    rem = np.fmod(ts - offset, slide)
+    last = np.where(rem < 0, ts - (rem + slide), ts - rem)
+    if size == slide:
+        return elems, last, last + size
+    k = -(-size // slide)
+    starts = last[:, None] - np.arange(k, dtype=np.int64)[None, :] * slide
+    valid = starts > (ts - size)[:, None]
+    e = np.broadcast_to(elems[:, None], starts.shape)[valid]
+    s = starts[valid]
+    return e, s, s + size
+
+
+class ColumnarAggregation:
+    """The panes of one key group for a configuration :func:`supports` accepts."""
+
+    def __init__(self, template: WindowOperator, operator_factory: Callable[[], WindowOperator]):
+        builtin = template.spec.builtin
+        assert builtin is not None and type(template.key_selector) is FieldKeySelector
+        self.assigner = template.assigner
+        self.lateness = template.allowed_lateness
+        self.late_tag = template.late_output_tag
+        self.key_fields = list(template.key_selector.fields)
+        self.field = builtin.field
+        self.kind = builtin.kind
+        self._factory = operator_factory
+        self.current_watermark = MIN_LONG
+        self.current_processing_time = MIN_LONG
+        self.num_late_records_dropped = 0
+        self.next_seq = 0
+        self.panes: pd.DataFrame | None = None
+        self._main: list[pd.DataFrame] = []
+        self._late: list[pd.DataFrame] = []
+
+    # ---------------------------------------------------------------- clocks
+    def advance_processing_time(self, time: int) -> None:
+        self.current_processing_time = int(time)
+
+    def advance_watermark(self, watermark: int) -> None:
+        """Fire panes whose ``max_timestamp <= watermark`` (timer order), drop panes at their
+        cleanup time. A watermark that is not greater than the current one is ignored."""
+        watermark = int(watermark)
+        if watermark <= self.current_watermark:
+            return
+        self.current_watermark = watermark
+        panes = self.panes
+        if panes is None or not len(panes):
+            return
+        max_ts = panes[_END].to_numpy() - 1
+        fired = panes[_FIRED].to_numpy()
+        due = ~fired & (max_ts <= watermark)
+        if due.any():
+            firing = panes[due]
+            order = np.lexsort((firing[_SEQ].to_numpy(), max_ts[due]))
+            self._main.append(firing.iloc[order])
+        cleanup = self._cleanup(max_ts)
+        keep = cleanup > watermark
+        if self.lateness > 0:
+            panes = panes.assign(**{_FIRED: fired | due})
+        self.panes = panes[keep] if not keep.all() else panes
+
+    def _cleanup(self, max_ts: np.ndarray) -> np.ndarray:
+        if self.lateness == 0:
+            return max_ts
+        return np.where(max_ts > MAX_LONG - self.lateness, MAX_LONG, max_ts + self.lateness)
+
+    def next_event_time_timer(self) -> int | None:
+        if self.panes is None or not len(self.panes):
+            return None
+        max_ts = self.panes[_END].to_numpy() - 1
+        timers = np.where(self.panes[_FIRED].to_numpy(), self._cleanup(max_ts), max_ts)
+        return int(timers.min())
+
+    def next_processing_time_timer(self) -> int | None:
+        return None
+
+    def holds_nothing(self) -> bool:
+        return self.panes is None or not len(self.panes)
+
+    # ----------------------------------------------------------------- input
+    def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:
+        """True if, under ``watermark``, no element of the batch fires a window on arrival
+        and the aggregated column is integral (otherwise use :meth:`to_operator`)."""
+        if len(timestamps) == 0:
+            return True
+        if frame[self.field].dtype.kind not in "iu" or bool((timestamps <= MIN_LONG).any()):
+            return False
+        _, _, ends = assign_event_windows(self.assigner, timestamps)
+        max_ts = ends - 1
+        live = self._cleanup(max_ts) > watermark
+        return not bool((max_ts[live] <= watermark).any())
+
+    def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
+        """Process the rows of ``frame`` (in processing order) with their timestamps; the batch
+        must be one :meth:`accepts` under the current watermark."""
+        if len(frame) == 0:
+            return
+        wm = self.current_watermark
+        elem, starts, ends = assign_event_windows(self.assigner, timestamps)
+        live = self._cleanup(ends - 1) > wm
+        if not live.all():
+            has_live = np.zeros(len(frame), dtype=bool)
+            has_live[elem[live]] = True
+            late = ~has_live & (timestamps + self.lateness <= wm)
+            if late.any():
+                if self.late_tag is None:
+                    self.num_late_records_dropped += int(late.sum())
+                else:
+                    self._late.append(frame[late])
+            elem, starts, ends = elem[live], starts[live], ends[live]
+        if len(elem) == 0:
+            return
+        keys = [frame[f].to_numpy()[elem] for f in self.key_fields]
+        pane_ids = _codes([*keys, starts])
+        order = np.argsort(pane_ids, kind="stable")
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(pane_ids))))
+        first_pair = order[bounds[:-1]]
+        values = frame[self.field].to_numpy()[elem[order]]
+        reduced = _UFUNCS[self.kind].reduceat(values, bounds[:-1])
+        new = frame.iloc[elem[first_pair]].reset_index(drop=True)
+        new[self.field] = reduced
+        new[_START] = starts[first_pair]
+        new[_END] = ends[first_pair]
+        new[_SEQ] = np.arange(len(new), dtype=np.int64)
+        new[_FIRED] = False
+        self._merge(new)
+
+    def _merge(self, new: pd.DataFrame) -> None:
+        """Fold the batch's panes into the existing ones: existing panes keep their first
+        element and registration number; new panes are numbered after them."""
+        old = self.panes
+        if old is not None and len(old):
+            n_old = len(old)
+            ids = _codes([
+                np.concatenate([old[c].to_numpy(), new[c].to_numpy()])
+                for c in (*self.key_fields, _START)
+            ])
+            matched = ids[n_old:] < n_old  # ids number the old panes 0 .. n_old - 1
+            if matched.any():
+                acc = old[self.field].to_numpy().copy()
+                values = new[self.field].to_numpy()
+                _UFUNCS[self.kind].at(acc, ids[n_old:][matched], values[matched])
+                old = old.assign(**{self.field: acc})
+                new = new[~matched].reset_index(drop=True)
+        new[_SEQ] = self.next_seq + np.arange(len(new), dtype=np.int64)
+        self.next_seq += len(new)
+        self.panes = new if old is None or not len(old) else pd.concat(
+            [old, new], ignore_index=True
+        )
+
+    # ---------------------------------------------------------------- output
+    def drain_main(self) -> pd.DataFrame | None:
+        """The fired panes' rows (input columns, aggregate in place) since the last call."""
+        return self._drain(self._main, drop=_PANE_COLUMNS)
+
+    def drain_late(self) -> pd.DataFrame | None:
+        """The late elements sent to the late-data side output since the last call."""
+        return self._drain(self._late, drop=())
+
+    @staticmethod
+    def _drain(parts: list[pd.DataFrame], drop: tuple[str, ...]) -> pd.DataFrame | None:
+        if not parts:
+            return None
+        frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+        parts.clear()
+        return frame.drop(columns=list(drop)).reset_index(drop=True)
+
+    # ------------------------------------------------------- object-based operator
+    def to_operator(self) -> WindowOperator:
+        """The equivalent :class:`WindowOperator`: same clocks, contents and timers (registered
+        in this state's order). Pending outputs must have been drained."""
+        assert not self._main and not self._late, "drain outputs before converting"
+        op = self._factory()
+        op.current_watermark = self.current_watermark
+        op.current_processing_time = self.current_processing_time
+        op.num_late_records_dropped = self.num_late_records_dropped
+        panes = self.panes
+        if panes is None or not len(panes):
+            return op
+        panes = panes.sort_values(_SEQ, kind="stable")
+        columns = [c for c in panes.columns if c not in _PANE_COLUMNS]
+        klass = record_class(tuple(columns))
+        from flinkwin.operator.vectorized import column_values
+
+        data = [column_values(panes[c]) for c in columns]
+        new = tuple.__new__
+        records = [new(klass, row) for row in zip(*data)]
+        make = TimeWindow.of
+        for record, start, end, fired in zip(
+            records, panes[_START].tolist(), panes[_END].tolist(), panes[_FIRED].tolist()
+        ):
+            key = op.key_of(record)
+            window = make(start, end)
+            op.window_contents[(key, window)] = record
+            if not fired:
+                op.event_timers.register(end - 1, key, window)
+            cleanup = op.cleanup_time(window)
+            if cleanup != MAX_LONG:
+                op.event_timers.register(cleanup, key, window)
+        return op
+
+    # ------------------------------------------------------------- snapshots
+    def snapshot(self) -> bytes:
+        """The panes and clocks as one Arrow IPC stream."""
+        panes = self.panes if self.panes is not None else pd.DataFrame()
+        table = pa.Table.from_pandas(panes, preserve_index=False)
+        meta = {
+            "watermark": self.current_watermark,
+            "processing_time": self.current_processing_time,
+            "dropped": self.num_late_records_dropped,
+            "next_seq": self.next_seq,
+        }
+        table = table.replace_schema_metadata(
+            {"flinkwin.format": FORMAT, "flinkwin.columnar": json.dumps(meta)}
+        )
+        sink = pa.BufferOutputStream()
+        options = pa.ipc.IpcWriteOptions(compression="lz4")
+        with pa.ipc.new_stream(sink, table.schema, options=options) as stream:
+            stream.write_table(table)
+        return sink.getvalue().to_pybytes()
+
+    def restore(self, data: bytes) -> None:
+        reader = pa.ipc.open_stream(pa.py_buffer(data))
+        metadata = reader.schema.metadata or {}
+        if metadata.get(b"flinkwin.format") != FORMAT.encode():
+            raise ValueError("not a columnar flinkwin snapshot")
+        meta = json.loads(metadata[b"flinkwin.columnar"])
+        table = reader.read_all().replace_schema_metadata(None)
+        self.current_watermark = meta["watermark"]
+        self.current_processing_time = meta["processing_time"]
+        self.num_late_records_dropped = meta["dropped"]
+        self.next_seq = meta["next_seq"]
+        self.panes = (
+            table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
+            if table.num_columns else None
+        )
+
+
+def _codes(columns: list[np.ndarray]) -> np.ndarray:
+    """One int64 code per row for the combination of ``columns``' values, numbered in order
+    of first appearance (nulls are values too)."""
+    codes = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        column_codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        codes, _ = pd.factorize(codes * len(uniques) + column_codes)
+    return codes.astype(np.int64, copy=False)
+
+
+def snapshot_format(data: bytes) -> str:
+    """The ``flinkwin.format`` a snapshot was written in."""
+    try:
+        reader = pa.ipc.open_stream(pa.py_buffer(data))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise ValueError(f"not a flinkwin operator snapshot: {exc}") from exc
+    return (reader.schema.metadata or {}).get(b"flinkwin.format", b"?").decode()
+
+
+__all__ = [
+    "FORMAT",
+    "ColumnarAggregation",
+    "assign_event_windows",
+    "snapshot_format",
+    "supports",
+]

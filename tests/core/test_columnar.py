@@ -1,0 +1,177 @@
+"""The columnar state for built-in aggregations does exactly what the WindowOperator does.
+
+Random scripts of batches (few keys, out-of-order and late timestamps) and watermark advances
+run through :class:`ColumnarAggregation` (falling back to its ``to_operator()`` equivalent when
+a batch fires a window on arrival) and through a plain :class:`WindowOperator`; every batch's
+main output (in order), late output, next timer and dropped count must agree, and so must the
+state after a snapshot/restore at any point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flinkwin import (
+    CountTrigger,
+    EventTimeSessionWindows,
+    OutputTag,
+    SlidingEventTimeWindows,
+    Time,
+    TumblingEventTimeWindows,
+)
+from flinkwin.functions.builtin import max_by, max_of, min_of, sum_of
+from flinkwin.operator import WindowOperator
+from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format, supports
+
+LATE = OutputTag("late")
+AGGS = {"sum": sum_of, "min": min_of, "max": max_of}
+
+
+def make_operator(assigner: Any, agg: str, lateness: int, late: bool) -> WindowOperator:
+    return WindowOperator(
+        assigner, AGGS[agg]("v"), key_selector="k", allowed_lateness=lateness,
+        late_output_tag=LATE if late else None,
+    )
+
+
+def rows_of(records: list[Any]) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r, _ in records]
+
+
+def frame_rows(frame: pd.DataFrame | None) -> list[tuple[Any, ...]]:
+    if frame is None:
+        return []
+    return [tuple(row) for row in frame.itertuples(index=False)]
+
+
+batches_strategy = st.lists(
+    st.tuples(
+        st.lists(
+            st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 60), st.integers(-5, 9)),
+            max_size=12,
+        ),
+        st.integers(0, 25),  # watermark step after the batch
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    batches=batches_strategy,
+    assigner=st.sampled_from([
+        TumblingEventTimeWindows.of(Time.milliseconds(10)),
+        TumblingEventTimeWindows.of(Time.milliseconds(10), Time.milliseconds(3)),
+        SlidingEventTimeWindows.of(Time.milliseconds(10), Time.milliseconds(4)),
+    ]),
+    agg=st.sampled_from(sorted(AGGS)),
+    lateness=st.sampled_from([0, 7]),
+    late=st.booleans(),
+    cut=st.integers(0, 8),
+)
+def test_columnar_state_matches_the_window_operator(
+    batches: list[Any], assigner: Any, agg: str, lateness: int, late: bool, cut: int
+) -> None:
+    def factory() -> WindowOperator:
+        return make_operator(assigner, agg, lateness, late)
+
+    reference = factory()
+    state: Any = ColumnarAggregation(factory(), factory)
+    watermark = 0
+    for i, (elements, step) in enumerate(batches):
+        if i == cut and isinstance(state, ColumnarAggregation):
+            restored = ColumnarAggregation(factory(), factory)
+            restored.restore(state.snapshot())
+            state = restored
+        frame = pd.DataFrame(
+            {"k": [k for k, _, _ in elements], "ts": [t for _, t, _ in elements],
+             "v": np.array([v for _, _, v in elements], dtype=np.int64)}
+        )
+        order = np.argsort(frame["ts"].to_numpy(), kind="stable")
+        frame = frame.iloc[order].reset_index(drop=True)
+        ts = frame["ts"].to_numpy(dtype=np.int64)
+        if isinstance(state, ColumnarAggregation) and not state.accepts(frame, ts, watermark):
+            state = state.to_operator()
+        state.process_batch(frame, ts)
+        reference.process_batch(frame, ts)
+        watermark += step
+        state.advance_watermark(watermark)
+        reference.advance_watermark(watermark)
+
+        expected_main = rows_of(reference.drain_output())
+        expected_late = rows_of(reference.drain_side_output(LATE))
+        if isinstance(state, ColumnarAggregation):
+            assert frame_rows(state.drain_main()) == expected_main, f"main, batch {i}"
+            assert frame_rows(state.drain_late()) == expected_late, f"late, batch {i}"
+        else:
+            assert rows_of(state.drain_output()) == expected_main, f"main, batch {i}"
+            assert rows_of(state.drain_side_output(LATE)) == expected_late
+        assert state.next_event_time_timer() == reference.next_event_time_timer()
+        assert state.num_late_records_dropped == reference.num_late_records_dropped
+    if isinstance(state, ColumnarAggregation):
+        converted = state.to_operator()
+        assert converted.window_contents == reference.window_contents
+        assert list(converted.event_timers.buckets()) == list(reference.event_timers.buckets())
+
+
+def test_supported_configurations() -> None:
+    tumbling = TumblingEventTimeWindows.of(Time.seconds(1))
+    assert supports(make_operator(tumbling, "sum", 0, False))
+    assert not supports(WindowOperator(tumbling, max_by("v"), key_selector="k"))
+    assert not supports(WindowOperator(tumbling, sum_of("v")))  # not keyed
+    assert not supports(WindowOperator(tumbling, sum_of("k"), key_selector="k"))
+    assert not supports(
+        WindowOperator(tumbling, sum_of("v"), key_selector="k", trigger=CountTrigger.of(2))
+    )
+    assert not supports(
+        WindowOperator(EventTimeSessionWindows.with_gap(Time.seconds(1)), sum_of("v"),
+                       key_selector="k")
+    )
+
+
+def test_a_float_column_is_not_taken() -> None:
+    op = make_operator(TumblingEventTimeWindows.of(Time.seconds(1)), "sum", 0, False)
+    columnar = ColumnarAggregation(op, lambda: op)
+    frame = pd.DataFrame({"k": ["a"], "ts": [1], "v": [1.5]})
+    assert not columnar.accepts(frame, np.array([1]), 0)
+
+
+def test_snapshot_round_trip_keeps_nullable_and_timestamp_columns() -> None:
+    def factory() -> WindowOperator:
+        return make_operator(TumblingEventTimeWindows.of(Time.seconds(10)), "sum", 0, False)
+
+    state = ColumnarAggregation(factory(), factory)
+    frame = pd.DataFrame({
+        "k": ["a", "b"], "v": np.array([1, 2], dtype=np.int64),
+        "extra": pd.Series([None, 7], dtype=object),
+        "at": pd.to_datetime(["2024-01-01 00:00:00.000001", "2024-01-01 00:00:01.000000"]),
+    })
+    state.process_batch(frame, np.array([1000, 2000], dtype=np.int64))
+    data = state.snapshot()
+    assert snapshot_format(data) == "columnar-1"
+    restored = ColumnarAggregation(factory(), factory)
+    restored.restore(data)
+    restored.advance_watermark(20_000)
+    out = restored.drain_main()
+    assert out is not None
+    assert out["extra"].tolist() == [None, 7]
+    assert out["at"].tolist() == frame["at"].tolist()
+
+
+def test_snapshot_of_an_empty_state() -> None:
+    def factory() -> WindowOperator:
+        return make_operator(TumblingEventTimeWindows.of(Time.seconds(10)), "sum", 0, False)
+
+    state = ColumnarAggregation(factory(), factory)
+    restored = ColumnarAggregation(factory(), factory)
+    restored.restore(state.snapshot())
+    assert restored.holds_nothing()
+    with pytest.raises(ValueError, match="not a columnar"):
+        restored.restore(factory().snapshot())
