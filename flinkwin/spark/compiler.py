@@ -24,6 +24,7 @@ side output), the main columns ``_fw_m<i>`` and each side output's columns ``_fw
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -80,7 +81,7 @@ from .runtime import (
     stream_function,
     with_window_tagging,
 )
-from .schema import RowEncoder, parse_schema
+from .schema import UTC_ZONES, RowEncoder, parse_schema
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
@@ -312,20 +313,30 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
 
     input_schema = df.schema
     staged = df
+    session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     event_time: EventTime | None = None
     if strategy is not None:
         event_time, helper = _event_time(df, strategy)
-        if helper is not None:
+        staged_helper = helper if helper is not None else F.col(event_time.column)
+        shift = WATERMARK_SHIFT_MS
+        only_watermark = (
+            streaming and event_time.unit == "us" and session_tz in UTC_ZONES
+        )
+        if only_watermark:
+            # the watermark helper alone carries event time exactly (see EventTime)
+            event_time = dataclasses.replace(
+                event_time, column=_WM, unit="shifted", shift_ms=shift
+            )
+        elif helper is not None:
             staged = staged.withColumn(_TS, helper)
+        if streaming:
+            to_timestamp = F.timestamp_millis if event_time.unit == "ms" else F.timestamp_micros
+            per_ms = 1 if event_time.unit == "ms" else 1000
+            staged = staged.withColumn(
+                _WM, to_timestamp(staged_helper + F.lit(shift * per_ms))
+            ).withWatermark(_WM, f"{shift + strategy.out_of_orderness_ms} milliseconds")
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
-        if streaming:
-            shift = WATERMARK_SHIFT_MS
-            to_timestamp = F.timestamp_micros if event_time.unit == "us" else F.timestamp_millis
-            per_ms = 1000 if event_time.unit == "us" else 1
-            staged = staged.withColumn(
-                _WM, to_timestamp(F.col(event_time.column) + F.lit(shift * per_ms))
-            ).withWatermark(_WM, f"{shift + strategy.out_of_orderness_ms} milliseconds")
     staged = staged.withColumn(_KG, key_group_column(pipeline))
 
     main = main_schema(pipeline)
@@ -347,7 +358,6 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         out_fields.extend(out_side.fields)
     output_schema = StructType(out_fields)
 
-    session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     keyed = pipeline.key_columns is not None
     function = (
         with_window_tagging(pipeline.function, keyed) if pipeline.with_window
@@ -395,7 +405,20 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     summary = _summary(pipeline, domain, streaming, side_tags)
     if runtime.columnar:
         summary["window state"] += " (columnar panes: one pandas frame per key group)"
+    if event_time is not None:
+        summary["event time"] = _describe_event_time(event_time)
     return CompiledStage(pipeline, combined, main_columns, side_columns, domain, summary)
+
+
+def _describe_event_time(event_time: EventTime) -> str:
+    shipped = {
+        "ms": f"{event_time.column} (epoch ms)",
+        "us": f"{event_time.column} (epoch us)",
+        "shifted": f"{event_time.column} only (the watermark helper; UTC session)",
+    }[event_time.unit]
+    if event_time.rebuilt is not None:
+        return f"shipped as {shipped}; {event_time.rebuilt!r} rebuilt in the workers"
+    return f"shipped as {shipped}"
 
 
 def _summary(

@@ -163,19 +163,30 @@ def with_window_tagging(function: Any, keyed: bool) -> Any:
 class EventTime:
     """Where the stage reads event time from.
 
-    ``column`` is the shipped column holding it in ``unit`` (``"ms"`` or ``"us"``): a timestamp
-    travels as epoch microseconds in the helper column (exact, and cheaper for Arrow and pandas
-    than a timestamp column); when it is a user column, the user's timestamp column itself is
-    not shipped and ``rebuilt`` names it: the workers rebuild it from the microseconds.
+    ``column`` is the shipped column holding it in ``unit``: ``"ms"`` (epoch milliseconds),
+    ``"us"`` (epoch microseconds: a timestamp travels so, exact and cheaper for Arrow and pandas
+    than a timestamp column) or ``"shifted"`` (the watermark helper column, a timestamp
+    ``shift_ms`` after the event, read as nanoseconds: exact only when the session time zone
+    is UTC, where pandas sees UTC wall time). When the timestamp is a user column, that column
+    is not shipped and ``rebuilt`` names it: the workers rebuild it from the microseconds.
     """
 
     column: str
     unit: str
     rebuilt: str | None = None
+    shift_ms: int = 0
 
     def millis(self, values: np.ndarray) -> np.ndarray:
         """Epoch milliseconds of the shipped values (floored, as Spark's ``unix_millis``)."""
-        return values // 1000 if self.unit == "us" else values
+        if self.unit == "ms":
+            return values
+        return self.micros(values) // 1000
+
+    def micros(self, values: np.ndarray) -> np.ndarray:
+        """Epoch microseconds of the shipped values of a timestamp."""
+        if self.unit == "shifted":
+            return values // 1000 - self.shift_ms * 1000
+        return values
 
 
 @dataclass
@@ -249,7 +260,7 @@ class KeyGroupRuntime:
         columns: dict[str, Any] = {}
         for name in names:
             if event_time is not None and name == event_time.rebuilt:
-                columns[name] = local_timestamps(values, self.time_zone)
+                columns[name] = local_timestamps(event_time.micros(values), self.time_zone)
             else:
                 column = _column(parts, name)
                 columns[name] = column if order is None else column[order]

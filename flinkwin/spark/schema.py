@@ -48,7 +48,7 @@ _NULLABLE_PANDAS = {
 }
 
 
-_UTC_ZONES = frozenset({"UTC", "Etc/UTC", "GMT", "Etc/GMT", "Z", "+00:00", "Zulu"})
+UTC_ZONES = frozenset({"UTC", "Etc/UTC", "GMT", "Etc/GMT", "Z", "+00:00", "Zulu"})
 
 
 class SchemaMismatchError(TypeError):
@@ -289,7 +289,7 @@ def local_timestamps(micros: np.ndarray, time_zone: str) -> np.ndarray:
     """Epoch microseconds as the naive local datetimes PySpark hands a pandas function for a
     timestamp column (``datetime64[ns]``, wall time in the session time zone)."""
     utc = micros.astype("datetime64[us]").astype("datetime64[ns]")
-    if time_zone in _UTC_ZONES:
+    if time_zone in UTC_ZONES:
         return utc
     local = pd.DatetimeIndex(utc).tz_localize("UTC").tz_convert(time_zone).tz_localize(None)
     return local.to_numpy()
@@ -314,6 +314,7 @@ def normalize_input(frame: pd.DataFrame, schema: StructType) -> pd.DataFrame:
 __all__ = [
     "RowEncoder",
     "SchemaMismatchError",
+    "UTC_ZONES",
     "arrow_to_pandas",
     "local_timestamps",
     "normalize_input",

@@ -345,6 +345,28 @@ def test_builtin_aggregations_use_columnar_panes(spark: Any, tmp_path: Any) -> N
     assert "columnar" not in windowed.maxBy("v")._stage([]).summary["window state"]
 
 
+def test_event_time_travels_once(spark: Any, tmp_path: Any) -> None:
+    (tmp_path / "in").mkdir()
+    source = spark.readStream.schema("k string, at timestamp, v long").json(str(tmp_path / "in"))
+
+    def summary() -> dict[str, str]:
+        return (
+            DataStream(source).assignTimestampsAndWatermarks(watermark(0, ts="at")).keyBy("k")
+            .window(TumblingEventTimeWindows.of(Time.minutes(1))).sum("v")._stage([]).summary
+        )
+
+    assert summary()["event time"] == (
+        "shipped as _fw_wm only (the watermark helper; UTC session); 'at' rebuilt in the workers"
+    )
+    previous = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+    try:
+        expected = "shipped as _fw_ts (epoch us); 'at' rebuilt in the workers"
+        assert summary()["event time"] == expected
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", previous)
+
+
 def test_process_function_side_output_and_static_start(
     spark: Any, events: DataStream, capsys: Any
 ) -> None:
