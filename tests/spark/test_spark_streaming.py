@@ -261,3 +261,40 @@ def test_timestamp_column_in_a_non_utc_session_zone(spark: Any, tmp_path: Path) 
         {"k": "a", "ts": _local(TS_BATCHES[0][1]["ts"]), "v": 2},
     ]
     assert run.sides["late"][2] == [{"k": "a", "ts": _local(TS_BATCHES[2][0]["ts"]), "v": 16}]
+
+
+# Built-in sum with allowed lateness: the key group's columnar panes hand over to the object
+# operator in batch 2, where late elements within the lateness fire their window on arrival.
+LATE_SUM_BATCHES = [
+    [ev("a", 1000, 1), ev("a", 4000, 2), ev("b", 3000, 5)],
+    [ev("a", 15000, 4)],
+    [ev("a", 2000, 10), ev("a", 3000, 20), ev("b", 16000, 1)],   # watermark 15 s: [0, 10 s)
+    # fires (a: 3, b: 5), then a's late elements re-fire it twice
+    [ev("a", 40000, 1)],
+    [ev("a", 5000, 7)],                                  # beyond the lateness: late
+]
+
+
+def test_builtin_sum_with_allowed_lateness_fires_on_arrival(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", LATE_SUM_BATCHES)
+    assigner = TumblingEventTimeWindows.of(Time.seconds(10))
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA,
+        lambda s: s.assignTimestampsAndWatermarks(watermark(0))
+        .keyBy("k")
+        .window(assigner)
+        .allowedLateness(Time.seconds(8))
+        .sideOutputLateData(LATE)
+        .sum("v"),
+        side_tags=[LATE],
+    )
+    a_outputs = [r for r in run.main[2] if r["k"] == "a"]
+    assert a_outputs == [ev("a", 1000, 3), ev("a", 1000, 13), ev("a", 1000, 33)]
+    assert run.sides["late"][4] == [ev("a", 5000, 7)]
+    harness = WindowOperatorHarness(
+        assigner, sum_of("v"), key_field="k", allowed_lateness=Time.seconds(8),
+        late_output_tag=LATE,
+    )
+    assert_matches_harness(
+        run, LATE_SUM_BATCHES, harness, ts="ts", delay_ms=0, side_tags=[LATE]
+    )
