@@ -1,9 +1,10 @@
 """Sinks for a pipeline's outputs, and the one streaming query that feeds them all.
 
-``start_query`` runs the stateful stage once per micro-batch (``foreachBatch`` over the persisted
-batch) and hands each output's rows to its sink: the main output and every side output (late
-data...) can go to a different place. A sink is anything with ``write_batch(df, batch_id)``;
-:class:`Sink` is the base class new sinks (Delta...) extend.
+``start_query`` runs the stateful stage once per micro-batch (``foreachBatch`` over the
+persisted batch; a lone single-pass sink gets the batch directly) and hands each output's rows
+to its sink: the main output and every side output (late data...) can go to a different place.
+A sink is anything with ``write_batch(df, batch_id)``; :class:`Sink` is the base class new sinks
+(Delta...) extend.
 
 Delivery is Spark's ``foreachBatch`` guarantee: at least once. A batch re-run after a failure
 has the same ``batch_id``; :class:`MemorySink` replaces that batch, file sinks append again.
@@ -27,7 +28,15 @@ if TYPE_CHECKING:
 
 
 class Sink(ABC):
-    """Receives one output's rows, batch by batch."""
+    """Receives one output's rows, batch by batch.
+
+    ``single_pass``: ``write_batch`` reads every row of ``df`` in one Spark action. A query
+    whose only sink is single-pass hands it the stage's batch directly, as Spark's
+    ``foreachBatch`` does; otherwise the batch is persisted and materialised once first, so the
+    stateful stage runs exactly once however many sinks read it.
+    """
+
+    single_pass = False
 
     def bind(self, session: SparkSession, schema: StructType, label: str) -> None:
         """Called once before the first batch with the output's schema and name
@@ -58,6 +67,8 @@ class MemorySink(Sink):
     def bind(self, session: SparkSession, schema: StructType, label: str) -> None:
         self._session, self._schema = session, schema
         self._publish()
+
+    single_pass = True
 
     def write_batch(self, df: DataFrame, batch_id: int) -> None:
         rows = df.collect()
@@ -130,7 +141,15 @@ class FileSink(Sink):
 
 
 class ForeachBatchSink(Sink):
-    """Calls ``fn(df, batch_id)`` per batch, like ``DataStreamWriter.foreachBatch``."""
+    """Calls ``fn(df, batch_id)`` per batch, like ``DataStreamWriter.foreachBatch``.
+
+    As the only sink of a query it receives the batch exactly as Spark's ``foreachBatch`` does:
+    each action on ``df`` computes the window stage again (``persist`` it to read it twice),
+    and Spark fails a batch whose state-store partitions are left unread (e.g. a lone
+    ``show()``). Alongside other sinks it gets the persisted, materialised batch.
+    """
+
+    single_pass = True
 
     def __init__(self, fn: Callable[[DataFrame, int], Any]) -> None:
         self.fn = fn
@@ -203,7 +222,13 @@ def start_query(
     if not targets:
         raise ValueError("start() needs at least one sink (main=... or side_outputs={...})")
 
+    direct = len(targets) == 1 and targets[0][0].single_pass
+
     def dispatch(batch: DataFrame, batch_id: int) -> None:
+        if direct:
+            sink, project = targets[0]
+            sink.write_batch(project(batch), batch_id)
+            return
         # Materialize every partition once: the stateful stage runs (and commits its state
         # stores) exactly once per batch however many sinks read it, and whatever they do.
         data = batch.persist()

@@ -55,6 +55,30 @@ def test_one_query_writes_main_and_late_sinks(spark: Any, tmp_path: Path) -> Non
     assert [r.asDict() for r in late] == [ev("a", 500, 100)]
 
 
+def test_a_lone_foreach_batch_sink_gets_the_batch_directly(spark: Any, tmp_path: Path) -> None:
+    """As with Spark's foreachBatch, each action recomputes the stage; the results and the
+    state stay right (every recomputation starts from the batch's input state)."""
+    write_batches(tmp_path / "in", TUMBLING_BATCHES)
+    seen: dict[int, tuple[int, list[Any]]] = {}
+
+    def twice(df: Any, batch_id: int) -> None:
+        seen[batch_id] = (df.count(), sorted(tuple(r) for r in df.collect()))
+
+    stream = DataStream(_source(spark, tmp_path / "in"))
+    query = (
+        stream.assignTimestampsAndWatermarks(watermark(2000)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v")
+        .start(main=twice, checkpoint_location=str(tmp_path / "ck"),
+               trigger={"availableNow": True})
+    )
+    query.awaitTermination()
+    assert seen == {
+        0: (0, []), 1: (0, []),
+        2: (3, [("a", 1000, 6), ("b", 2000, 10), ("c", 4000, 7)]),
+        3: (0, []), 4: (1, [("a", 12000, 4)]),
+    }
+
+
 def test_restart_from_checkpoint_continues_state(spark: Any, tmp_path: Path) -> None:
     """Two queries over one checkpoint (files arriving in between) give what one query gives."""
     first, rest = TUMBLING_BATCHES[:2], TUMBLING_BATCHES[2:]
