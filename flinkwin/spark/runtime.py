@@ -4,8 +4,10 @@
 once per key group (hash of the key modulo ``key_groups``) that has rows in the micro-batch, and
 once per key group whose timeout is due. Each call:
 
-1. restores the group's :class:`~flinkwin.operator.WindowOperator` from the ``GroupState`` bytes
-   (checking the recorded number of key groups);
+1. restores the group's state from the ``GroupState`` bytes (checking the recorded number of key
+   groups): a :class:`~flinkwin.operator.WindowOperator`, or for built-in aggregations the
+   equivalent :class:`~flinkwin.operator.columnar.ColumnarAggregation`, which hands over to a
+   ``WindowOperator`` when a batch would fire a window on arrival;
 2. advances it to Spark's current watermark if that is greater than the watermark the group has
    seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
