@@ -31,6 +31,7 @@ from flinkwin.assigners.tumbling import TumblingEventTimeWindows, TumblingProces
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
+from flinkwin.operator.columnar import assign_event_windows
 from flinkwin.record import Record, record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger
@@ -134,21 +135,8 @@ class _Batch:
         n = len(ts)
         elems = np.arange(n, dtype=np.int64)
         if type(assigner) in _EVENT_ASSIGNERS:
-            if type(assigner) is TumblingEventTimeWindows:
-                size, slide, offset = assigner.size, assigner.size, assigner.global_offset
-            else:
-                size, slide, offset = assigner.size, assigner.slide, assigner.offset
-            offset = java_mod(offset, slide)
-            rem = np.fmod(ts - offset, slide)
-            last = np.where(rem < 0, ts - (rem + slide), ts - rem)
-            if size == slide:
-                return elems, last, last + size
-            k = -(-size // slide)
-            starts = last[:, None] - np.arange(k, dtype=np.int64)[None, :] * slide
-            valid = starts > (ts - size)[:, None]
-            e = np.broadcast_to(elems[:, None], starts.shape)[valid]
-            s = starts[valid]
-            return e, s, s + size
+            e, s, t = assign_event_windows(assigner, ts)
+            return e, s, t
         if type(assigner) is GlobalWindows:
             return elems, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
         windows = assigner.assign_windows(None, 0, op._assigner_ctx)
