@@ -348,12 +348,12 @@ class KeyGroupRuntime:
 
         rows = None if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
-        if (
-            isinstance(op, ColumnarAggregation)
-            and rows is not None
-            and not op.accepts(*rows, max(spark_watermark, op.current_watermark))
-        ):
-            op = op.to_operator()
+        if isinstance(op, ColumnarAggregation) and rows is not None:
+            watermark = op.current_watermark
+            if spark_watermark > 0:
+                watermark = max(watermark, spark_watermark)
+            if not op.accepts(*rows, watermark):
+                op = op.to_operator()
         if spark_watermark > 0:
             op.advance_watermark(spark_watermark)
         batch_time = state.getCurrentProcessingTimeMs()
