@@ -280,6 +280,77 @@ class ColumnarAggregation:
                 op.event_timers.register(cleanup, key, window)
         return op
 
+    @classmethod
+    def from_operator(
+        cls, op: WindowOperator, operator_factory: Callable[[], WindowOperator],
+        columns: list[str],
+    ) -> ColumnarAggregation | None:
+        """The columnar equivalent of ``op`` (built with :meth:`to_operator` or processing
+        batches itself), or None when its state has another shape: contents that are not
+        records of ``columns`` with an integral aggregate, timers other than each window's
+        ``max_timestamp`` (until it fires) and cleanup time, any other state. Timers firing at
+        the same time keep their order."""
+        if (
+            op.partitioned_state.num_entries() or op.function_state.num_entries()
+            or op.merging_state or len(op.processing_timers)
+        ):
+            return None
+        state = cls(op, operator_factory)
+        state.current_watermark = op.current_watermark
+        state.current_processing_time = op.current_processing_time
+        state.num_late_records_dropped = op.num_late_records_dropped
+        contents = op.window_contents
+        seq: dict[tuple[Any, Any], int] = {}
+        cleanups: set[tuple[Any, Any]] = set()
+        for ts, slots in op.event_timers.buckets():
+            for slot in slots:
+                window = slot[1]
+                if slot not in contents or type(window) is not TimeWindow:
+                    return None
+                if ts == window.max_timestamp():
+                    seq[slot] = len(seq)
+                if ts == op.cleanup_time(window):
+                    cleanups.add(slot)
+                elif ts != window.max_timestamp():
+                    return None
+        if not contents:
+            return state
+        records = list(contents.values())
+        klass = type(records[0])
+        if getattr(klass, "__fields__", None) != tuple(columns) or any(
+            type(r) is not klass for r in records
+        ):
+            return None
+        field = columns.index(state.field)
+        if any(type(r[field]) is not int for r in records):
+            return None
+        slots = list(contents)
+        fired = [slot not in seq for slot in slots]
+        if any(
+            f != (slot[1].max_timestamp() <= op.current_watermark)
+            or (slot not in cleanups and op.cleanup_time(slot[1]) != MAX_LONG)
+            for slot, f in zip(slots, fired)
+        ):
+            return None
+        try:
+            table = pa.Table.from_arrays(
+                [pa.array([r[i] for r in records]) for i in range(len(columns))], names=columns
+            )
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            return None
+        panes = table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
+        after = len(seq)
+        panes[_START] = np.array([slot[1][0] for slot in slots], dtype=np.int64)
+        panes[_END] = np.array([slot[1][1] for slot in slots], dtype=np.int64)
+        panes[_SEQ] = np.array(
+            [seq[slot] if slot in seq else after + i for i, slot in enumerate(slots)],
+            dtype=np.int64,
+        )
+        panes[_FIRED] = np.array(fired, dtype=bool)
+        state.panes = panes
+        state.next_seq = after + len(slots)
+        return state
+
     # ------------------------------------------------------------- snapshots
     def snapshot(self) -> bytes:
         """The panes and clocks as one Arrow IPC stream."""

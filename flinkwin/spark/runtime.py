@@ -7,7 +7,8 @@ once per key group whose timeout is due. Each call:
 1. restores the group's state from the ``GroupState`` bytes (checking the recorded number of key
    groups): a :class:`~flinkwin.operator.WindowOperator`, or for built-in aggregations the
    equivalent :class:`~flinkwin.operator.columnar.ColumnarAggregation`, which hands over to a
-   ``WindowOperator`` when a batch would fire a window on arrival;
+   ``WindowOperator`` for a batch that would fire a window on arrival (and takes the state back
+   after it);
 2. advances it to Spark's current watermark if that is greater than the watermark the group has
    seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
@@ -362,6 +363,10 @@ class KeyGroupRuntime:
         if rows is not None:
             op.process_batch(*rows)
         out = self._output_frame(op)
+        if self.columnar and isinstance(op, WindowOperator):
+            # back to columnar panes after a batch that fired windows on arrival
+            names = self.input_schema.fieldNames()
+            op = ColumnarAggregation.from_operator(op, self.operator.build, names) or op
 
         if _holds_nothing(op):
             state.remove()

@@ -2,9 +2,10 @@
 
 Random scripts of batches (few keys, out-of-order and late timestamps) and watermark advances
 run through :class:`ColumnarAggregation` (falling back to its ``to_operator()`` equivalent when
-a batch fires a window on arrival) and through a plain :class:`WindowOperator`; every batch's
-main output (in order), late output, next timer and dropped count must agree, and so must the
-state after a snapshot/restore at any point.
+a batch fires a window on arrival, and back with ``from_operator()`` after such a batch) and
+through a plain :class:`WindowOperator`; every batch's main output (in order), late output, next
+timer and dropped count must agree, and so must the state after a snapshot/restore at any
+point.
 """
 
 from __future__ import annotations
@@ -38,6 +39,15 @@ def make_operator(assigner: Any, agg: str, lateness: int, late: bool) -> WindowO
         assigner, AGGS[agg]("v"), key_selector="k", allowed_lateness=lateness,
         late_output_tag=LATE if late else None,
     )
+
+
+def timer_view(op: WindowOperator) -> list[tuple[int, frozenset[Any], list[Any]]]:
+    """Timers per timestamp; the order that decides output order is that of the windows'
+    ``max_timestamp`` timers (cleanup timers emit nothing)."""
+    return [
+        (ts, frozenset(slots), [slot for slot in slots if slot[1].max_timestamp() == ts])
+        for ts, slots in op.event_timers.buckets()
+    ]
 
 
 def rows_of(records: list[Any]) -> list[tuple[Any, ...]]:
@@ -75,9 +85,11 @@ batches_strategy = st.lists(
     lateness=st.sampled_from([0, 7]),
     late=st.booleans(),
     cut=st.integers(0, 8),
+    back=st.booleans(),
 )
 def test_columnar_state_matches_the_window_operator(
-    batches: list[Any], assigner: Any, agg: str, lateness: int, late: bool, cut: int
+    batches: list[Any], assigner: Any, agg: str, lateness: int, late: bool, cut: int,
+    back: bool,
 ) -> None:
     def factory() -> WindowOperator:
         return make_operator(assigner, agg, lateness, late)
@@ -113,12 +125,27 @@ def test_columnar_state_matches_the_window_operator(
         else:
             assert rows_of(state.drain_output()) == expected_main, f"main, batch {i}"
             assert rows_of(state.drain_side_output(LATE)) == expected_late
+            if back:
+                state = ColumnarAggregation.from_operator(state, factory, ["k", "ts", "v"])
+                assert state is not None
         assert state.next_event_time_timer() == reference.next_event_time_timer()
         assert state.num_late_records_dropped == reference.num_late_records_dropped
     if isinstance(state, ColumnarAggregation):
         converted = state.to_operator()
         assert converted.window_contents == reference.window_contents
-        assert list(converted.event_timers.buckets()) == list(reference.event_timers.buckets())
+        assert timer_view(converted) == timer_view(reference)
+
+
+def test_from_operator_refuses_other_state_shapes() -> None:
+    def factory() -> WindowOperator:
+        return make_operator(TumblingEventTimeWindows.of(Time.seconds(10)), "sum", 0, False)
+
+    op = factory()
+    op.process_element({"k": "a", "ts": 1, "v": 1}, 1)
+    assert ColumnarAggregation.from_operator(op, factory, ["k", "ts", "v"]) is not None
+    assert ColumnarAggregation.from_operator(op, factory, ["k", "v"]) is None  # other columns
+    op.process_element({"k": "b", "ts": 2, "v": None}, 2)  # a null aggregate field
+    assert ColumnarAggregation.from_operator(op, factory, ["k", "ts", "v"]) is None
 
 
 def test_supported_configurations() -> None:
