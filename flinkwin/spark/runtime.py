@@ -37,7 +37,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -270,10 +270,10 @@ class KeyGroupRuntime:
         frame = pd.DataFrame(columns, copy=False)
         return normalize_input(frame, self.input_schema), timestamps
 
-    def _null_timestamp(self, parts: list[pd.DataFrame], column: str) -> None:
+    def _null_timestamp(self, parts: list[pd.DataFrame], column: str) -> NoReturn:
         frame = pd.concat(parts, ignore_index=True)
-        shown = [c for c in self.input_schema.fieldNames() if c in frame.columns]
-        bad = frame[frame[column].isna()].iloc[0][shown].to_dict()
+        row = frame[frame[column].isna()].iloc[0]
+        bad = {c: row[c] if c in frame.columns else None for c in self.input_schema.fieldNames()}
         raise ValueError(
             f"event timestamp is null for row {bad}; every element needs a timestamp "
             "(filter such rows out before the window)"

@@ -392,3 +392,15 @@ def test_process_function_side_output_and_static_start(
     assert sorted(result.getSideOutput(alerts).toDF().collect()) == [
         Row(k="a", total=106), Row(k="b", total=10)
     ]
+
+
+def test_a_null_event_timestamp_fails_naming_the_row(spark: Any) -> None:
+    base = datetime.datetime(2024, 5, 1, 12, 0, 0)
+    rows = [("u1", base, 1), ("u2", None, 2)]
+    df = spark.createDataFrame(rows, "user string, at timestamp, n long")
+    result = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0, ts="at")).keyBy("user")
+        .window(TumblingEventTimeWindows.of(Time.minutes(1))).sum("n")
+    )
+    with pytest.raises(Exception, match=r"timestamp is null for row \{'user': 'u2', 'at': None"):
+        result.toDF().collect()
