@@ -248,10 +248,11 @@ class KeyGroupRuntime:
         names = self.input_schema.fieldNames()
         event_time = self.event_time
         order: np.ndarray | None = None
+        shipped: dict[str, np.ndarray] = {}
         if event_time is None:
             timestamps = np.full(sum(len(p) for p in parts), MIN_LONG, dtype=np.int64)
         else:
-            raw = _column(parts, event_time.column)
+            raw = shipped[event_time.column] = _column(parts, event_time.column)
             if pd.isna(raw).any():
                 self._null_timestamp(parts, event_time.column)
             values = raw.astype(np.int64, copy=False)
@@ -265,7 +266,7 @@ class KeyGroupRuntime:
             if event_time is not None and name == event_time.rebuilt:
                 columns[name] = local_timestamps(event_time.micros(values), self.time_zone)
             else:
-                column = _column(parts, name)
+                column = shipped[name] if name in shipped else _column(parts, name)
                 columns[name] = column if order is None else column[order]
         frame = pd.DataFrame(columns, copy=False)
         return normalize_input(frame, self.input_schema), timestamps
