@@ -1,0 +1,138 @@
+"""flinkwin's own small files inside a query's checkpoint directory.
+
+Spark's checkpoint holds the offsets, commits and state of a query; flinkwin keeps a few more
+facts next to them, under ``<checkpoint>/flinkwin/``: what must stay the same across restarts
+(the pipeline's fingerprint, stable ids for the sinks' transactions, drawn window offsets).
+They live in the checkpoint so that a restart from the same checkpoint sees the same values,
+and a new checkpoint starts afresh, as Delta's ``txnAppId`` requires.
+
+Files are small JSON documents written atomically (write to a temporary name, then rename), so
+a driver killed mid-write leaves either the old document or the new one. Local paths (and
+``file:`` URIs, FUSE mounts such as Databricks' ``/Volumes`` and ``/dbfs``) are written with
+Python's own file functions; other URIs (``dbfs:``, ``s3a:``, ``abfss:``...) go through the
+session's Hadoop ``FileSystem`` on a classic session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+#: The folder inside the checkpoint that holds flinkwin's files.
+FOLDER = "flinkwin"
+
+
+class CheckpointMetadataError(RuntimeError):
+    """flinkwin's files in the checkpoint cannot be read or written."""
+
+
+def _local_path(location: str) -> str | None:
+    if location.startswith("file://"):
+        return location[len("file://"):]
+    if location.startswith("file:"):
+        return location[len("file:"):]
+    if "://" in location or (":" in location.split("/", 1)[0] and not os.path.isabs(location)):
+        return None
+    return location
+
+
+class CheckpointStore:
+    """Reads and atomically writes JSON documents under ``<location>/flinkwin/``."""
+
+    def __init__(self, session: SparkSession | None, location: str) -> None:
+        if not location:
+            raise CheckpointMetadataError("a checkpoint location is required")
+        self.session = session
+        self.location = location.rstrip("/")
+        self._local = _local_path(self.location)
+
+    def _path(self, name: str) -> str:
+        base = self._local if self._local is not None else self.location
+        return f"{base}/{FOLDER}/{name}"
+
+    def read_json(self, name: str) -> dict[str, Any] | None:
+        """The document ``name``, or None when it does not exist yet."""
+        path = self._path(name)
+        try:
+            if self._local is not None:
+                if not os.path.exists(path):
+                    return None
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+            else:
+                remote = self._hadoop_read(path)
+                if remote is None:
+                    return None
+                text = remote
+            data = json.loads(text)
+        except (OSError, ValueError) as exc:
+            raise CheckpointMetadataError(f"cannot read flinkwin's {path}: {exc}") from exc
+        if not isinstance(data, dict):
+            raise CheckpointMetadataError(f"flinkwin's {path} is not a JSON object")
+        return data
+
+    def write_json(self, name: str, data: dict[str, Any]) -> None:
+        """Write ``data`` as the document ``name`` atomically (temporary file, then rename)."""
+        path = self._path(name)
+        text = json.dumps(data, indent=2, sort_keys=True)
+        try:
+            if self._local is not None:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+                with open(tmp, "w", encoding="utf-8") as f:
+                    f.write(text)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            else:
+                self._hadoop_write(path, text)
+        except OSError as exc:
+            raise CheckpointMetadataError(f"cannot write flinkwin's {path}: {exc}") from exc
+
+    # ------------------------------------------------------------ remote file systems
+    def _jvm(self) -> Any:
+        jvm = getattr(self.session, "_jvm", None)
+        if jvm is None:
+            raise CheckpointMetadataError(
+                f"checkpoint {self.location!r} is not a local path and this session has no "
+                "JVM access (Spark Connect): use a local or mounted path (e.g. /Volumes/... "
+                "or /dbfs/...) for the checkpoint"
+            )
+        return jvm
+
+    def _hadoop(self, path: str) -> tuple[Any, Any]:
+        jvm = self._jvm()
+        conf = self.session._jsc.hadoopConfiguration()  # type: ignore[union-attr]
+        jpath = jvm.org.apache.hadoop.fs.Path(path)
+        return jpath.getFileSystem(conf), jpath
+
+    def _hadoop_read(self, path: str) -> str | None:
+        fs, jpath = self._hadoop(path)
+        if not fs.exists(jpath):
+            return None
+        stream = fs.open(jpath)
+        try:
+            return str(self._jvm().org.apache.commons.io.IOUtils.toString(stream, "UTF-8"))
+        finally:
+            stream.close()
+
+    def _hadoop_write(self, path: str, text: str) -> None:
+        fs, jpath = self._hadoop(path)
+        tmp = self._jvm().org.apache.hadoop.fs.Path(f"{path}.{uuid.uuid4().hex}.tmp")
+        fs.mkdirs(jpath.getParent())
+        out = fs.create(tmp, True)
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+        finally:
+            out.close()
+        if fs.exists(jpath):
+            fs.delete(jpath, False)
+        if not fs.rename(tmp, jpath):
+            raise OSError(f"rename of {tmp} to {path} failed")
+
+
+__all__ = ["FOLDER", "CheckpointMetadataError", "CheckpointStore"]
