@@ -9,6 +9,8 @@ import importlib
 from typing import Any
 
 from flinkwin.assigners import (
+    CountSlidingWindowAssigner,
+    CountTumblingWindowAssigner,
     DynamicEventTimeSessionWindows,
     DynamicProcessingTimeSessionWindows,
     EventTimeSessionWindows,
@@ -27,14 +29,16 @@ from flinkwin.evictors import CountEvictor, DeltaEvictor, Evictor, TimeEvictor, 
 from flinkwin.functions import (
     AggregateFunction,
     AllWindowFunction,
+    Function,
     KeySelector,
     ProcessAllWindowFunction,
     ProcessWindowFunction,
     ReduceFunction,
+    RuntimeContext,
     WindowFunction,
 )
 from flinkwin.output_tag import OutputTag
-from flinkwin.record import Record
+from flinkwin.record import Record, Row, RowKind
 from flinkwin.state import (
     AggregatingStateDescriptor,
     ListStateDescriptor,
@@ -43,6 +47,7 @@ from flinkwin.state import (
     ValueStateDescriptor,
 )
 from flinkwin.time import Duration, Time
+from flinkwin.timestamps import TimestampAssigner
 from flinkwin.triggers import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -56,7 +61,14 @@ from flinkwin.triggers import (
     TriggerResult,
 )
 from flinkwin.types import Types
-from flinkwin.windows import GlobalWindow, TimeWindow, Window
+from flinkwin.windows import (
+    CountWindow,
+    CountWindowSerializer,
+    GlobalWindow,
+    TimeWindow,
+    TimeWindowSerializer,
+    Window,
+)
 
 __version__ = "0.1.0"
 
@@ -115,6 +127,16 @@ __all__ = [
     "ProcessingTimeTrigger",
     "PurgingTrigger",
     "Record",
+    "Row",
+    "RowKind",
+    "RuntimeContext",
+    "TimestampAssigner",
+    "CountSlidingWindowAssigner",
+    "CountTumblingWindowAssigner",
+    "CountWindow",
+    "CountWindowSerializer",
+    "TimeWindowSerializer",
+    "Function",
     "ReduceFunction",
     "ReducingStateDescriptor",
     "SessionWindowTimeGapExtractor",

@@ -13,23 +13,31 @@
     result.getSideOutput(late)    # late elements, with the input's columns
     result.start(main=..., side_outputs={late: ...}, checkpoint_location=...)
 
-Every builder has its Flink (camelCase) and PyFlink (snake_case) name. Builders never mutate:
-each returns a new stream. Nothing runs until ``toDF()``, ``getSideOutput()``, ``explain()`` or
-``start()``; the window stage compiles to one ``applyInPandasWithState`` (see
-:mod:`flinkwin.spark.compiler` and ``docs/spark-semantics.md``).
+Every builder has its Flink (camelCase) and PyFlink (snake_case) name. Stream builders
+(``keyBy``, ``window``, the window functions...) return a new stream; as in Flink, a windowed
+stream's options (``trigger``, ``evictor``, ``allowedLateness``, ``sideOutputLateData``) are set
+on that stream and return it, so ``ws.trigger(t); ws.reduce(f)`` keeps the trigger. Where Java and
+PyFlink differ, each name behaves as its own Flink does: ``countWindow(size, slide)`` is Java's
+(fires every ``slide`` elements), ``count_window(size, slide)`` PyFlink's (only full windows of
+a ``CountSlidingWindowAssigner``; see ``docs/semantics.md``).
+
+Nothing runs until ``toDF()``, ``getSideOutput()``, ``explain()`` or ``start()``; the window
+stage compiles to one ``applyInPandasWithState`` (see :mod:`flinkwin.spark.compiler` and
+``docs/spark-semantics.md``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
 from flinkwin.assigners.base import WindowAssigner
+from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
@@ -42,6 +50,9 @@ from flinkwin.spark.sinks import start_query
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
 from flinkwin.watermark import WatermarkStrategy
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 #: Default number of key groups (Flink's max parallelism): the unit of Spark state and work.
 DEFAULT_KEY_GROUPS = 16
@@ -116,14 +127,19 @@ class DataStream:
         return AllWindowedStream(_window_state(self, None, assigner))
 
     def countWindowAll(self, size: int, slide: int | None = None) -> AllWindowedStream:  # noqa: N802
-        """Flink's ``countWindowAll``: GlobalWindows with a purging CountTrigger of ``size``, or
-        with ``slide``: a CountEvictor of ``size`` and a CountTrigger of ``slide``."""
+        """Java's ``countWindowAll``: GlobalWindows with a purging CountTrigger of ``size``, or
+        with ``slide``: a CountEvictor of ``size`` and a CountTrigger of ``slide`` (fires every
+        ``slide`` elements from the first)."""
         return AllWindowedStream(_count_window_state(self, None, size, slide))
+
+    def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
+        """``count_window`` (PyFlink's count assigners) over the whole stream; PyFlink itself
+        has no ``count_window_all``."""
+        return AllWindowedStream(_pyflink_count_window_state(self, None, size, slide))
 
     assign_timestamps_and_watermarks = assignTimestampsAndWatermarks
     key_by = keyBy
     window_all = windowAll
-    count_window_all = countWindowAll
     to_df = toDF
 
 
@@ -139,10 +155,13 @@ class KeyedStream:
         return WindowedStream(_window_state(self._stream, self._keys, assigner))
 
     def countWindow(self, size: int, slide: int | None = None) -> WindowedStream:  # noqa: N802
-        """Flink's ``countWindow`` (see ``DataStream.countWindowAll``)."""
+        """Java's ``countWindow`` (see ``DataStream.countWindowAll``)."""
         return WindowedStream(_count_window_state(self._stream, self._keys, size, slide))
 
-    count_window = countWindow
+    def count_window(self, size: int, slide: int = 0) -> WindowedStream:
+        """PyFlink's ``count_window``: ``CountTumblingWindowAssigner(size)``, or with a
+        ``slide``: ``CountSlidingWindowAssigner(size, slide)``, which fires only full windows."""
+        return WindowedStream(_pyflink_count_window_state(self._stream, self._keys, size, slide))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,12 +192,22 @@ def _count_window_state(
     )
 
 
+def _pyflink_count_window_state(
+    stream: DataStream, keys: list[str] | None, size: int, slide: int
+) -> _WindowState:
+    if slide == 0:
+        return _WindowState(stream, keys, CountTumblingWindowAssigner(size))
+    return _WindowState(stream, keys, CountSlidingWindowAssigner(size, slide))
+
+
 class WindowedStream:
     """A keyed stream with a window assigner; finish it with a window function.
 
     Window functions take ``output_schema=`` (a DDL string, a StructType or PyFlink type
     information; PyFlink's ``output_type=`` is accepted as an alias). Reduce and the built-in
-    aggregations keep the input's schema; aggregate, process and apply must declare theirs.
+    aggregations keep the input's schema; without a declared type, aggregate, process and apply
+    (and reduce with a window function) output pickled Python values in one ``value binary``
+    column, as PyFlink outputs ``PICKLED_BYTE_ARRAY`` (``flinkwin.spark.schema.unpickle``).
     ``with_window=True`` adds ``window_start``/``window_end`` timestamp columns (null for the
     global window of count windows).
     """
@@ -188,23 +217,25 @@ class WindowedStream:
     def __init__(self, state: _WindowState) -> None:
         self._state = state
 
-    def _with(self, **changes: Any) -> Any:
-        return type(self)(dataclasses.replace(self._state, **changes))
+    def _with(self, **changes: Any) -> Self:
+        """Set options on this stream and return it (Flink's builders do the same)."""
+        self._state = dataclasses.replace(self._state, **changes)
+        return self
 
     # ------------------------------------------------------------- configuration
-    def trigger(self, trigger: Trigger) -> Any:
+    def trigger(self, trigger: Trigger) -> Self:
         """Replace the assigner's default trigger."""
         if not isinstance(trigger, Trigger):
             raise TypeError(f"trigger() takes a Trigger, got {type(trigger).__name__}")
         return self._with(trigger=trigger)
 
-    def evictor(self, evictor: Evictor) -> Any:
+    def evictor(self, evictor: Evictor) -> Self:
         """Evict elements before/after the window function (window state becomes a list)."""
         if not isinstance(evictor, Evictor):
             raise TypeError(f"evictor() takes an Evictor, got {type(evictor).__name__}")
         return self._with(evictor=evictor)
 
-    def allowedLateness(self, lateness: TimeLike) -> Any:  # noqa: N802
+    def allowedLateness(self, lateness: TimeLike) -> Self:  # noqa: N802
         """Keep windows (and re-fire them on late elements) until watermark passes
         ``window end + lateness``."""
         millis = to_millis(lateness, "allowed lateness")
@@ -212,7 +243,7 @@ class WindowedStream:
             raise ValueError("The allowed lateness cannot be negative.")
         return self._with(allowed_lateness_ms=millis)
 
-    def sideOutputLateData(self, output_tag: OutputTag) -> Any:  # noqa: N802
+    def sideOutputLateData(self, output_tag: OutputTag) -> Self:  # noqa: N802
         """Send elements that arrive too late for every window to ``output_tag``."""
         if not isinstance(output_tag, OutputTag):
             raise TypeError(f"sideOutputLateData takes an OutputTag, got {output_tag!r}")

@@ -1,70 +1,153 @@
-"""Records: the elements user functions see, shaped like ``pyspark.sql.Row``."""
+"""``Row``: the elements user functions see, shaped and printed like PyFlink's
+``pyflink.common.Row``.
+
+A row read from a DataFrame has the DataFrame's column names: ``row.user``, ``row["user"]``,
+``row[0]``, ``row.as_dict()``, and prints as ``Row(user='alice', clicks=3)``. ``Row(a=1, b=2)``
+sorts the names (as PyFlink does); ``Row(1, 2)`` has no names (prints ``<Row(1, 2)>``);
+``Person = Row("name", "age"); Person("Alice", 11)`` names the values.
+
+Where flinkwin differs from PyFlink (documented in ``docs/api-contract.md``):
+- a Row is an immutable tuple (rows are shared between windows and state): ``row[0] = x`` raises;
+  build a new one (``row.replace("clicks", 4)`` or ``Row(...)``);
+- a Row also equals the plain tuple of its values and the dict of its fields, so expectations can
+  be written either way (two Rows are equal only with the same field names, as in PyFlink);
+- every element is an insertion: ``get_row_kind()`` is ``RowKind.INSERT``.
+
+Rows of one schema share a generated subclass, so creating one costs a tuple.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from enum import Enum
 from typing import Any
 
 
-class Record(tuple):
-    """An immutable record with named fields (a tuple subclass, like ``pyspark.sql.Row``).
+class RowKind(Enum):
+    """The change a row describes (PyFlink's ``RowKind``); window streams only insert."""
 
-    Supports ``r.field``, ``r["field"]``, ``r[0]`` and ``r.asDict()``. A Record equals a tuple of
-    its values and a dict with the same fields, so expectations can be written either way.
-    Records of one schema share a generated subclass, so creating one costs a tuple.
-    """
+    INSERT = 0
+    UPDATE_BEFORE = 1
+    UPDATE_AFTER = 2
+    DELETE = 3
+
+
+class UnknownFieldError(KeyError, ValueError):
+    """A field name the row does not have (a ``KeyError`` as for a dict, and the ``ValueError``
+    PyFlink's ``Row`` raises)."""
+
+
+class Row(tuple):
+    """An immutable row with (optional) field names; see the module docstring."""
 
     __slots__ = ()
-    __fields__: tuple[str, ...] = ()
+    #: Field names (pyspark's attribute); None for a row without names.
+    __fields__: tuple[str, ...] | None = None
     _index: dict[str, int] = {}
 
-    def __new__(cls, fields: Sequence[str], values: Iterable[Any]) -> Record:
-        klass = record_class(tuple(fields))
-        rec = tuple.__new__(klass, values)
-        if len(rec) != len(klass.__fields__):
-            n = len(klass.__fields__)
-            raise ValueError(f"Record has {n} field names but {len(rec)} values")
-        return rec
+    def __new__(cls, *args: Any, **kwargs: Any) -> Row:
+        if cls is not Row:  # a named row class: its values, positionally
+            if kwargs:
+                raise TypeError("a named Row class takes its values positionally")
+            return _checked(cls, args)
+        if args and kwargs:
+            raise ValueError("Can not use both args and kwargs to create Row")
+        if kwargs:
+            names = sorted(kwargs)
+            return tuple.__new__(record_class(tuple(names)), [kwargs[n] for n in names])
+        return tuple.__new__(Row, args)
+
+    @staticmethod
+    def of(fields: Sequence[str], values: Iterable[Any]) -> Row:
+        """A row named ``fields`` holding ``values`` (in that order)."""
+        return _checked(record_class(tuple(fields)), tuple(values))
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Record:
+    def from_mapping(cls, data: Mapping[str, Any]) -> Row:
+        """A row with the mapping's keys as names, in the mapping's order."""
         return tuple.__new__(record_class(tuple(data.keys())), data.values())
 
+    def __call__(self, *args: Any) -> Row:
+        """``Row("name", "age")("Alice", 11)``: a row named by this row's values."""
+        if type(self).__fields__ is not None:
+            raise TypeError("only a Row without field names can name another row")
+        if len(args) != len(self):
+            raise ValueError(
+                f"Can not create Row with fields {self}, expected {len(self)} values "
+                f"but got {args}"
+            )
+        return Row.of(tuple(self), args)
+
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
         index = type(self)._index.get(name)
         if index is None:
-            raise AttributeError(f"Record has no field {name!r}")
+            raise AttributeError(f"Row has no field {name!r}")
         return tuple.__getitem__(self, index)
 
     def __getitem__(self, item: Any) -> Any:  # type: ignore[override]
         if isinstance(item, str):
             index = type(self)._index.get(item)
             if index is None:
-                raise KeyError(item)
+                raise UnknownFieldError(item)
             return tuple.__getitem__(self, index)
         return tuple.__getitem__(self, item)
 
-    def asDict(self) -> dict[str, Any]:  # noqa: N802 (pyspark's name)
-        return dict(zip(self.__fields__, self))
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(
+            "flinkwin Rows are immutable: build a new one (row.replace(field, value) or Row(...))"
+        )
 
-    as_dict = asDict
+    def __setattr__(self, key: str, value: Any) -> None:
+        self.__setitem__(key, value)
+
+    def as_dict(self, recursive: bool = False) -> dict[str, Any]:
+        """The row as a dict of its fields; ``recursive`` converts nested rows too."""
+        fields = type(self).__fields__
+        if fields is None:
+            raise TypeError("Cannot convert a Row class into dict")
+        if not recursive:
+            return dict(zip(fields, self))
+        return dict(zip(fields, (_as_plain(v) for v in self)))
+
+    asDict = as_dict  # noqa: N815 (pyspark's name)
+
+    def get_row_kind(self) -> RowKind:
+        return RowKind.INSERT
+
+    def set_row_kind(self, row_kind: RowKind) -> None:
+        if row_kind is not RowKind.INSERT:
+            raise TypeError(
+                f"flinkwin window streams are append-only: a Row cannot become {row_kind}"
+            )
+
+    def set_field_names(self, field_names: Sequence[str]) -> None:
+        """Name (or rename) this row's fields."""
+        names = tuple(field_names)
+        if len(names) != len(self):
+            raise ValueError(f"{len(names)} field names for a Row of {len(self)} values")
+        object.__setattr__(self, "__class__", record_class(names))
 
     def get(self, name: str, default: Any = None) -> Any:
         index = type(self)._index.get(name)
         return default if index is None else tuple.__getitem__(self, index)
 
-    def replace(self, field: str, value: Any) -> Record:
+    def replace(self, field: str, value: Any) -> Row:
         """A copy with ``field`` set to ``value``."""
+        index = type(self)._index.get(field)
+        if index is None:
+            raise UnknownFieldError(field)
         values = list(self)
-        values[type(self)._index[field]] = value
+        values[index] = value
         return tuple.__new__(type(self), values)
 
-    def __contains__(self, item: object) -> bool:
-        return item in type(self)._index
-
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, Row):
+            return type(self).__fields__ == type(other).__fields__ and tuple.__eq__(self, other)
         if isinstance(other, Mapping):
-            return self.asDict() == dict(other)
+            fields = type(self).__fields__
+            return fields is not None and dict(zip(fields, self)) == dict(other)
         return tuple.__eq__(self, other)  # type: ignore[arg-type]
 
     def __ne__(self, other: object) -> bool:
@@ -73,45 +156,108 @@ class Record(tuple):
     __hash__ = tuple.__hash__
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{k}={v!r}" for k, v in zip(self.__fields__, self))
-        return f"Record({inner})"
+        fields = type(self).__fields__
+        if fields is None:
+            values = ", ".join(repr(v) for v in self)
+            return f"<Row({values})>"
+        pairs = ", ".join(f"{k}={v!r}" for k, v in zip(fields, self))
+        return f"Row({pairs})"
+
+    __str__ = __repr__
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.__fields__, tuple(self)))
+        fields = type(self).__fields__
+        if fields is None:
+            return (Row, tuple(self))
+        return (_rebuild, (fields, tuple(self)))
 
 
-_RECORD_CLASSES: dict[tuple[str, ...], type[Record]] = {}
+#: The name flinkwin used before it followed PyFlink's ``Row``.
+Record = Row
+
+_RECORD_CLASSES: dict[tuple[str, ...], type[Row]] = {}
 
 
-def record_class(fields: tuple[str, ...]) -> type[Record]:
-    """The Record subclass for one schema (created once per field list)."""
+def _checked(klass: type[Row], values: Iterable[Any]) -> Row:
+    row = tuple.__new__(klass, values)
+    fields = klass.__fields__ or ()
+    if len(row) != len(fields):
+        raise ValueError(f"Row has {len(fields)} field names but {len(row)} values")
+    return row
+
+
+def _as_plain(value: Any) -> Any:
+    if isinstance(value, Row):
+        return value.as_dict(True) if type(value).__fields__ is not None else list(value)
+    if isinstance(value, list):
+        return [_as_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_plain(v) for k, v in value.items()}
+    return value
+
+
+def record_class(fields: tuple[str, ...]) -> type[Row]:
+    """The Row subclass for one schema (created once per field list)."""
     klass = _RECORD_CLASSES.get(fields)
     if klass is None:
         if len(set(fields)) != len(fields):
             raise ValueError(f"duplicate field names in {fields}")
-        namespace = {
+        namespace: dict[str, Any] = {
             "__slots__": (),
             "__fields__": fields,
+            "_fields": list(fields),
             "_index": {f: i for i, f in enumerate(fields)},
         }
-        klass = type("Record", (Record,), namespace)
+        # Field names win over tuple's and Row's methods (``row.count``, ``row.index``, as in
+        # PyFlink, whose Row is no tuple); flinkwin calls its own methods through ``Row``.
+        for i, name in enumerate(fields):
+            if name.isidentifier() and not name.startswith("_"):
+                namespace[name] = property(_field_getter(i))
+        klass = type("Row", (Row,), namespace)
         _RECORD_CLASSES[fields] = klass
     return klass
 
 
-def _rebuild(fields: tuple[str, ...], values: tuple[Any, ...]) -> Record:
+def _field_getter(index: int) -> Any:
+    def get(self: tuple[Any, ...]) -> Any:
+        return tuple.__getitem__(self, index)
+
+    return get
+
+
+def _rebuild(fields: tuple[str, ...], values: tuple[Any, ...]) -> Row:
     """Unpickling: no validation, the class is cached per schema."""
     klass = _RECORD_CLASSES.get(fields)
     return tuple.__new__(klass if klass is not None else record_class(fields), values)
 
 
 def to_record(value: Any) -> Any:
-    """Dicts and Row-like objects become Records; anything else is passed through unchanged."""
-    if isinstance(value, Record):
+    """Dicts and Row-like objects (``pyspark.sql.Row``) become Rows; anything else (tuples,
+    Rows, scalars) is passed through unchanged."""
+    if isinstance(value, Row):
         return value
     if isinstance(value, Mapping):
-        return Record.from_mapping(value)
+        return Row.from_mapping(value)
     fields = getattr(value, "__fields__", None)
     if isinstance(value, tuple) and fields is not None:
-        return Record(tuple(fields), tuple(value))
+        return Row.of(tuple(fields), tuple(value))
     return value
+
+
+def same_shape(result: Any, template: Any) -> Any:
+    """A reduce result in the shape of its input: a plain tuple with the values of a named
+    ``template`` row becomes a row of the template's class (Flink's ``ReduceFunction<T>``
+    returns a ``T``: a window function after ``reduce`` sees the same type whether the window
+    held one element or many). A dict becomes a Row; anything else is passed through."""
+    if type(result) is tuple and isinstance(template, Row):
+        klass = type(template)
+        fields = klass.__fields__
+        if fields is not None:
+            if len(result) != len(fields):
+                raise TypeError(
+                    f"the reduce function returned {result!r} ({len(result)} values) for "
+                    f"elements of {len(fields)} fields {list(fields)}: a ReduceFunction "
+                    "returns the type of its inputs"
+                )
+            return tuple.__new__(klass, result)
+    return to_record(result)

@@ -60,7 +60,7 @@ class WindowOperatorHarness:
             self._side.setdefault(tag, []).extend(self.operator.drain_side_output(tag))
 
     def process_element(self, record: Any, timestamp: int | None = None) -> None:
-        """Process one element (a dict, Row or Record) with event ``timestamp`` (None: the
+        """Process one element (a dict, tuple or Row) with event ``timestamp`` (None: the
         element carries no timestamp, e.g. with processing-time windows)."""
         self.operator.process_element(record, timestamp)
         self._collect()
@@ -108,6 +108,10 @@ class WindowOperatorHarness:
     @property
     def current_watermark(self) -> int:
         return self.operator.current_watermark
+
+    def close(self) -> None:
+        """End of input: close the user functions (``close()``)."""
+        self.operator.close()
 
     def snapshot(self) -> bytes:
         return self.operator.snapshot()

@@ -6,6 +6,7 @@ from flinkwin.assigners.base import (
     WindowAssigner,
     WindowAssignerContext,
 )
+from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.assigners.session import (
     DynamicEventTimeSessionWindows,
@@ -19,6 +20,8 @@ from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows, TumblingProcessingTimeWindows
 
 __all__ = [
+    "CountSlidingWindowAssigner",
+    "CountTumblingWindowAssigner",
     "DynamicEventTimeSessionWindows",
     "DynamicProcessingTimeSessionWindows",
     "EventTimeSessionWindows",

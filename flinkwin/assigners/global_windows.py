@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext
-from flinkwin.windows import GlobalWindow
+from flinkwin.windows import GlobalWindow, GlobalWindowSerializer
 
 
-class GlobalWindows(WindowAssigner[GlobalWindow]):
+class GlobalWindows(WindowAssigner[Any, GlobalWindow]):
     """All elements of a key share one window that never ends on its own.
 
     Default trigger: ``NeverTrigger`` (so a trigger must be set), or, with
@@ -39,6 +39,9 @@ class GlobalWindows(WindowAssigner[GlobalWindow]):
         from flinkwin.triggers.never import NeverTrigger
 
         return self._default_trigger if self._default_trigger is not None else NeverTrigger()
+
+    def get_window_serializer(self) -> GlobalWindowSerializer:
+        return GlobalWindowSerializer()
 
     def is_event_time(self) -> bool:
         return False

@@ -7,7 +7,7 @@ from typing import Any
 
 from flinkwin.assigners.base import MergeCallback, MergingWindowAssigner, WindowAssignerContext
 from flinkwin.time import TimeLike, to_millis
-from flinkwin.windows import TimeWindow
+from flinkwin.windows import TimeWindow, TimeWindowSerializer
 
 GapExtractor = Any  # a callable(element) -> gap, or an object with extract(element)
 
@@ -24,9 +24,12 @@ class SessionWindowTimeGapExtractor:
         raise NotImplementedError
 
 
-class _SessionWindowsBase(MergingWindowAssigner[TimeWindow]):
+class _SessionWindowsBase(MergingWindowAssigner[Any, TimeWindow]):
     def merge_windows(self, windows: Iterable[TimeWindow], callback: MergeCallback) -> None:
         TimeWindow.merge_windows(windows, callback)
+
+    def get_window_serializer(self) -> TimeWindowSerializer:
+        return TimeWindowSerializer()
 
 
 class EventTimeSessionWindows(_SessionWindowsBase):

@@ -7,7 +7,7 @@ from typing import Any
 from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext
 from flinkwin.assigners.tumbling import NO_TIMESTAMP_MESSAGE
 from flinkwin.time import MIN_LONG, TimeLike, to_millis
-from flinkwin.windows import TimeWindow
+from flinkwin.windows import TimeWindow, TimeWindowSerializer
 
 
 def sliding_windows(timestamp: int, size: int, slide: int, offset: int) -> list[TimeWindow]:
@@ -21,7 +21,7 @@ def sliding_windows(timestamp: int, size: int, slide: int, offset: int) -> list[
     return windows
 
 
-class SlidingEventTimeWindows(WindowAssigner[TimeWindow]):
+class SlidingEventTimeWindows(WindowAssigner[Any, TimeWindow]):
     """Each element goes to every window ``[start, start + size)`` with ``start`` on the slide grid
     that contains its timestamp. Default trigger: ``EventTimeTrigger``."""
 
@@ -52,6 +52,9 @@ class SlidingEventTimeWindows(WindowAssigner[TimeWindow]):
 
         return EventTimeTrigger.create()
 
+    def get_window_serializer(self) -> TimeWindowSerializer:
+        return TimeWindowSerializer()
+
     def is_event_time(self) -> bool:
         return True
 
@@ -59,7 +62,7 @@ class SlidingEventTimeWindows(WindowAssigner[TimeWindow]):
         return f"SlidingEventTimeWindows({self.size}, {self.slide})"
 
 
-class SlidingProcessingTimeWindows(WindowAssigner[TimeWindow]):
+class SlidingProcessingTimeWindows(WindowAssigner[Any, TimeWindow]):
     """Sliding windows over the operator's current processing time.
     Default trigger: ``ProcessingTimeTrigger``."""
 
@@ -89,6 +92,9 @@ class SlidingProcessingTimeWindows(WindowAssigner[TimeWindow]):
         from flinkwin.triggers.processing_time import ProcessingTimeTrigger
 
         return ProcessingTimeTrigger.create()
+
+    def get_window_serializer(self) -> TimeWindowSerializer:
+        return TimeWindowSerializer()
 
     def is_event_time(self) -> bool:
         return False

@@ -7,15 +7,15 @@ from typing import Any
 from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext
 from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.time import MIN_LONG, TimeLike, java_mod, to_millis
-from flinkwin.windows import TimeWindow
+from flinkwin.windows import TimeWindow, TimeWindowSerializer
 
 NO_TIMESTAMP_MESSAGE = (
-    "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Is the time characteristic set "
+    "Row has Long.MIN_VALUE timestamp (= no timestamp marker). Is the time characteristic set "
     "to 'ProcessingTime', or did you forget to call 'assignTimestampsAndWatermarks(...)'?"
 )
 
 
-class TumblingEventTimeWindows(WindowAssigner[TimeWindow]):
+class TumblingEventTimeWindows(WindowAssigner[Any, TimeWindow]):
     """Each element goes to the one window ``[start, start + size)`` containing its timestamp.
 
     Default trigger: ``EventTimeTrigger`` (fires once when the watermark passes the window end).
@@ -55,6 +55,9 @@ class TumblingEventTimeWindows(WindowAssigner[TimeWindow]):
 
         return EventTimeTrigger.create()
 
+    def get_window_serializer(self) -> TimeWindowSerializer:
+        return TimeWindowSerializer()
+
     def is_event_time(self) -> bool:
         return True
 
@@ -62,7 +65,7 @@ class TumblingEventTimeWindows(WindowAssigner[TimeWindow]):
         return f"TumblingEventTimeWindows({self.size})"
 
 
-class TumblingProcessingTimeWindows(WindowAssigner[TimeWindow]):
+class TumblingProcessingTimeWindows(WindowAssigner[Any, TimeWindow]):
     """Each element goes to the window containing the operator's current processing time.
 
     Default trigger: ``ProcessingTimeTrigger``.
@@ -100,6 +103,9 @@ class TumblingProcessingTimeWindows(WindowAssigner[TimeWindow]):
         from flinkwin.triggers.processing_time import ProcessingTimeTrigger
 
         return ProcessingTimeTrigger.create()
+
+    def get_window_serializer(self) -> TimeWindowSerializer:
+        return TimeWindowSerializer()
 
     def is_event_time(self) -> bool:
         return False

@@ -9,9 +9,12 @@ all its elements (list state), never an incremental aggregate.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from flinkwin.time import MIN_LONG
+
+T = TypeVar("T")
+W = TypeVar("W")
 
 
 class TimestampedValue:
@@ -68,36 +71,39 @@ class EvictorContext(ABC):
         return self.get_current_watermark()
 
 
-class Evictor(ABC):
-    """Base class of evictors, with PyFlink's method names."""
+class Evictor(ABC, Generic[T, W]):
+    """Base class of evictors, with PyFlink's method names (``Evictor[T, W]``: element type,
+    window type)."""
+
+    EvictorContext: TypeAlias = EvictorContext
 
     @abstractmethod
     def evict_before(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
+        self, elements: list[TimestampedValue], size: int, window: W, evictor_context: Any
     ) -> None:
         """Called before the window function with all the window's elements."""
 
     @abstractmethod
     def evict_after(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
+        self, elements: list[TimestampedValue], size: int, window: W, evictor_context: Any
     ) -> None:
         """Called after the window function with the elements left by ``evict_before``."""
 
 
-class BeforeOrAfterEvictor(Evictor):
+class BeforeOrAfterEvictor(Evictor[T, W]):
     """An evictor that applies one rule either before (default) or, with ``do_evict_after``,
     after the window function."""
 
     do_evict_after: bool = False
 
     def evict_before(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
+        self, elements: list[TimestampedValue], size: int, window: W, evictor_context: Any
     ) -> None:
         if not self.do_evict_after:
             self.evict(elements, size)
 
     def evict_after(
-        self, elements: list[TimestampedValue], size: int, window: Any, evictor_context: Any
+        self, elements: list[TimestampedValue], size: int, window: W, evictor_context: Any
     ) -> None:
         if self.do_evict_after:
             self.evict(elements, size)
@@ -106,6 +112,3 @@ class BeforeOrAfterEvictor(Evictor):
     def evict(self, elements: list[TimestampedValue], size: int) -> None:
         """Remove elements from ``elements`` in place."""
 
-
-# PyFlink spells it ``Evictor.EvictorContext``.
-setattr(Evictor, "EvictorContext", EvictorContext)  # noqa: B010

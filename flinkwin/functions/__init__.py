@@ -5,6 +5,7 @@ from flinkwin.functions.base import (
     AllWindowFunction,
     CallableKeySelector,
     FieldKeySelector,
+    Function,
     KeySelector,
     ProcessAllWindowFunction,
     ProcessWindowFunction,
@@ -13,6 +14,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
+from flinkwin.functions.runtime_context import RuntimeContext
 
 __all__ = [
     "AggregateFunction",
@@ -20,10 +22,12 @@ __all__ = [
     "BuiltinAggregation",
     "CallableKeySelector",
     "FieldKeySelector",
+    "Function",
     "KeySelector",
     "ProcessAllWindowFunction",
     "ProcessWindowFunction",
     "ReduceFunction",
+    "RuntimeContext",
     "WindowContext",
     "WindowFunction",
     "max_by",

@@ -1,4 +1,4 @@
-"""User window functions with PyFlink's Python signatures.
+"""User functions with PyFlink's Python signatures (and Java's type parameters).
 
 - ``ReduceFunction.reduce(a, b)``: incremental; the window keeps one reduced element.
 - ``AggregateFunction``: incremental; the window keeps one accumulator.
@@ -8,45 +8,84 @@
 - ``ProcessAllWindowFunction`` / ``AllWindowFunction``: the same for non-keyed ``windowAll``.
 Functions return (or yield) an iterable of outputs; each output is emitted with the window's
 ``max_timestamp()``.
+
+Every function is a :class:`Function` (rich): ``open(runtime_context)`` runs once before the
+first element, ``close()`` once at the end, and ``get_runtime_context()`` returns the context
+handed to ``open``. The base classes are ``Generic`` exactly as PyFlink declares them
+(``ProcessWindowFunction[IN, OUT, KEY, W]``...), plus Java's parameters where PyFlink has none
+(``ReduceFunction[T]``, ``AggregateFunction[IN, ACC, OUT]``, ``KeySelector[IN, KEY]``).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Generic, TypeAlias, TypeVar
+
+from flinkwin.functions.runtime_context import RuntimeContext
+
+T = TypeVar("T")
+W = TypeVar("W")
+IN = TypeVar("IN")
+OUT = TypeVar("OUT")
+ACC = TypeVar("ACC")
+KEY = TypeVar("KEY")
 
 
-class ReduceFunction(ABC):
-    """Combines two elements into one of the same shape."""
+class Function(ABC):  # noqa: B024 (PyFlink's Function has no abstract method either)
+    """The base class of all user functions (Flink's ``RichFunction``)."""
+
+    def open(self, runtime_context: RuntimeContext) -> None:
+        """Called once before the first element (or timer) reaches this function."""
+        return None
+
+    def close(self) -> None:
+        """Called once after the last call (at the end of a bounded job)."""
+        return None
+
+    def get_runtime_context(self) -> RuntimeContext:
+        """The context handed to ``open`` (Java's ``RichFunction.getRuntimeContext``)."""
+        context = self.__dict__.get("_flinkwin_runtime_context")
+        if context is None:
+            raise RuntimeError(
+                f"{type(self).__name__}: the runtime context is only available once the "
+                "function has been opened"
+            )
+        return context
+
+    getRuntimeContext = get_runtime_context  # noqa: N815
+
+
+class ReduceFunction(Function, Generic[T]):
+    """Combines two elements into one of the same type."""
 
     @abstractmethod
-    def reduce(self, value1: Any, value2: Any) -> Any: ...
+    def reduce(self, value1: T, value2: T) -> T: ...
 
 
-class AggregateFunction(ABC):
+class AggregateFunction(Function, Generic[IN, ACC, OUT]):
     """Incremental aggregation through an accumulator."""
 
     @abstractmethod
-    def create_accumulator(self) -> Any: ...
+    def create_accumulator(self) -> ACC: ...
 
     @abstractmethod
-    def add(self, value: Any, accumulator: Any) -> Any: ...
+    def add(self, value: IN, accumulator: ACC) -> ACC: ...
 
     @abstractmethod
-    def get_result(self, accumulator: Any) -> Any: ...
+    def get_result(self, accumulator: ACC) -> OUT: ...
 
-    def merge(self, acc_a: Any, acc_b: Any) -> Any:
+    def merge(self, acc_a: ACC, acc_b: ACC) -> ACC:
         raise NotImplementedError(
             f"{type(self).__name__}.merge is needed to merge session windows"
         )
 
 
-class WindowContext(ABC):
-    """The context a ``ProcessWindowFunction`` sees."""
+class WindowContext(ABC, Generic[W]):
+    """The context a ``ProcessWindowFunction`` (or ``ProcessAllWindowFunction``) sees."""
 
     @abstractmethod
-    def window(self) -> Any: ...
+    def window(self) -> W: ...
 
     @abstractmethod
     def current_processing_time(self) -> int: ...
@@ -67,51 +106,52 @@ class WindowContext(ABC):
         """Emit ``value`` to the side output ``output_tag``."""
 
 
-class ProcessWindowFunction(ABC):
+class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """Full-window function with context (keyed)."""
 
-    Context = WindowContext
+    Context: TypeAlias = WindowContext
 
     @abstractmethod
-    def process(self, key: Any, context: WindowContext, elements: Iterable[Any]) -> Iterable[Any]:
-        ...
+    def process(
+        self, key: KEY, context: WindowContext[W], elements: Iterable[IN]
+    ) -> Iterable[OUT]: ...
 
-    def clear(self, context: WindowContext) -> None:
+    def clear(self, context: WindowContext[W]) -> None:
         """Called when the window is purged at cleanup time."""
         return None
 
 
-class ProcessAllWindowFunction(ABC):
+class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
     """Full-window function with context (non-keyed ``windowAll``)."""
 
-    Context = WindowContext
+    Context: TypeAlias = WindowContext
 
     @abstractmethod
-    def process(self, context: WindowContext, elements: Iterable[Any]) -> Iterable[Any]: ...
+    def process(self, context: WindowContext[W], elements: Iterable[IN]) -> Iterable[OUT]: ...
 
-    def clear(self, context: WindowContext) -> None:
+    def clear(self, context: WindowContext[W]) -> None:
         return None
 
 
-class WindowFunction(ABC):
+class WindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """Full-window function without context (keyed)."""
 
     @abstractmethod
-    def apply(self, key: Any, window: Any, inputs: Iterable[Any]) -> Iterable[Any]: ...
+    def apply(self, key: KEY, window: W, inputs: Iterable[IN]) -> Iterable[OUT]: ...
 
 
-class AllWindowFunction(ABC):
+class AllWindowFunction(Function, Generic[IN, OUT, W]):
     """Full-window function without context (non-keyed)."""
 
     @abstractmethod
-    def apply(self, window: Any, inputs: Iterable[Any]) -> Iterable[Any]: ...
+    def apply(self, window: W, inputs: Iterable[IN]) -> Iterable[OUT]: ...
 
 
-class KeySelector(ABC):
+class KeySelector(Function, Generic[IN, KEY]):
     """Extracts the key of an element."""
 
     @abstractmethod
-    def get_key(self, value: Any) -> Any: ...
+    def get_key(self, value: IN) -> KEY: ...
 
 
 class FieldKeySelector(KeySelector):

@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from flinkwin.functions.base import ReduceFunction
-from flinkwin.record import Record
+from flinkwin.record import Row
 
 
 def _replace(record: Any, field: str, value: Any) -> Any:
-    if isinstance(record, Record):
-        return record.replace(field, value)
+    if isinstance(record, Row):
+        return Row.replace(record, field, value)
     if isinstance(record, dict):
         out = dict(record)
         out[field] = value

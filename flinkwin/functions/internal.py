@@ -27,7 +27,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation
-from flinkwin.record import Record, to_record
+from flinkwin.record import Row, same_shape
 
 REDUCING = "reducing"
 AGGREGATING = "aggregating"
@@ -83,10 +83,11 @@ class WindowFunctionSpec:
         return self.reduce_fn if isinstance(self.reduce_fn, BuiltinAggregation) else None
 
     def reduce(self, a: Any, b: Any) -> Any:
-        """Apply the reduce function; a dict result becomes a Record, so the next call sees a
-        Row-like element again (it still compares equal to the dict)."""
+        """Apply the reduce function; the result takes the shape of ``a`` (a tuple or dict of
+        a Row's values becomes that Row, see :func:`flinkwin.record.same_shape`), so every
+        reduced value and window function sees one element type."""
         fn = self.reduce_fn
-        return to_record(fn.reduce(a, b) if hasattr(fn, "reduce") else fn(a, b))
+        return same_shape(fn.reduce(a, b) if hasattr(fn, "reduce") else fn(a, b), a)
 
     def describe(self) -> str:
         parts = []
@@ -149,7 +150,7 @@ def iterate_outputs(result: Any, where: str) -> Iterable[Any]:
     """The outputs of a user window function: an iterable (list, generator...) or None."""
     if result is None:
         return ()
-    if isinstance(result, (str, bytes, Mapping, Record)) or not isinstance(result, Iterable):
+    if isinstance(result, (str, bytes, Mapping, Row)) or not isinstance(result, Iterable):
         raise TypeError(
             f"{where} must return an iterable of outputs (a list, or use yield), "
             f"got {type(result).__name__}: {result!r}"

@@ -9,6 +9,7 @@ from flinkwin.assigners.base import WindowAssignerContext
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.evictors.base import EvictorContext
 from flinkwin.functions.base import WindowContext
+from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.state.backend import VOID_NAMESPACE, KeyedStateStore
 from flinkwin.state.descriptors import StateDescriptor
 from flinkwin.triggers.base import OnMergeContext
@@ -23,6 +24,9 @@ class OperatorAssignerContext(WindowAssignerContext):
 
     def get_current_processing_time(self) -> int:
         return self._op.current_processing_time
+
+    def get_runtime_context(self) -> RuntimeContext:
+        return self._op.runtime_context
 
 
 class OperatorTriggerContext(OnMergeContext):

@@ -32,7 +32,7 @@ from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
 from flinkwin.operator.columnar import assign_event_windows
-from flinkwin.record import Record, record_class
+from flinkwin.record import Row, record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger
 from flinkwin.triggers.count import CountTrigger
@@ -78,7 +78,7 @@ def column_values(column: pd.Series) -> list[Any]:
     return column.tolist()
 
 
-def _records(frame: pd.DataFrame) -> list[Record]:
+def _records(frame: pd.DataFrame) -> list[Row]:
     columns = tuple(frame.columns)
     klass = record_class(columns)
     data = [column_values(frame[c]) for c in columns]
@@ -106,9 +106,9 @@ class _Batch:
         self.op = op
         self.frame = frame
         self.ts = timestamps
-        self._records: list[Record] | None = None
+        self._records: list[Row] | None = None
 
-    def records(self) -> list[Record]:
+    def records(self) -> list[Row]:
         if self._records is None:
             self._records = _records(self.frame)
         return self._records
@@ -305,6 +305,7 @@ class _Batch:
         bounds_list = bounds.tolist()
         for p in quiet.tolist():
             slot = (pane_key[p], pane_window[p])
+            op.current_key = pane_key[p]
             members = [records[i] for i in elem_list[bounds_list[p] : bounds_list[p + 1]]]
             if spec.state_kind == LIST:
                 contents.setdefault(slot, []).extend(members)
@@ -351,7 +352,7 @@ class _Batch:
         records = self._records_at([first_elems[j] for j in new_panes])
         field, kind = agg.field, agg.kind
         for j, rec in zip(new_panes, records):
-            contents[slots[j]] = rec.replace(field, reduced[j])
+            contents[slots[j]] = Row.replace(rec, field, reduced[j])
         for j, old_rec in enumerate(existing):
             if old_rec is None:
                 continue
@@ -362,10 +363,10 @@ class _Batch:
                 new = value if value < old else old
             else:
                 new = value if value > old else old
-            contents[slots[j]] = old_rec.replace(field, new)
+            contents[slots[j]] = Row.replace(old_rec, field, new)
         return True
 
-    def _records_at(self, elems: list[int]) -> list[Record]:
+    def _records_at(self, elems: list[int]) -> list[Row]:
         if not elems:
             return []
         if self._records is not None:

@@ -22,12 +22,13 @@ path.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
+from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner, default_trigger
 from flinkwin.errors import IllegalStateError, UnsupportedOperationError
 from flinkwin.evictors.base import Evictor, TimestampedValue
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
@@ -46,6 +47,7 @@ from flinkwin.operator.contexts import (
     ProcessContext,
 )
 from flinkwin.operator.merging_window_set import MergingWindowSet
+from flinkwin.operator.runtime_context import OperatorRuntimeContext, TaskInfo
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.output_tag import OutputTag
@@ -80,13 +82,14 @@ class WindowOperator:
         evictor: Evictor | None = None,
         allowed_lateness: TimeLike = 0,
         late_output_tag: OutputTag | None = None,
+        task_info: TaskInfo | None = None,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
                 f"window assigner must be a WindowAssigner, got {type(assigner).__name__}"
             )
         if trigger is None:
-            trigger = assigner.get_default_trigger(None)
+            trigger = default_trigger(assigner)
         if not isinstance(trigger, Trigger):
             raise TypeError(f"trigger must be a Trigger, got {type(trigger).__name__}")
         if isinstance(assigner, MergingWindowAssigner) and not trigger.can_merge():
@@ -114,6 +117,10 @@ class WindowOperator:
 
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
+        #: The key being processed: keyed state of the runtime context refers to it.
+        self.current_key: Any = None
+        self.runtime_context = OperatorRuntimeContext(self, task_info or TaskInfo())
+        self._opened = False
         self.num_late_records_dropped = 0
 
         # Keyed state: window contents per (key, state window); trigger and function state.
@@ -133,12 +140,42 @@ class WindowOperator:
 
     # ------------------------------------------------------------------ inputs
 
+    # --------------------------------------------------------------- lifecycle
+
+    def user_functions(self) -> list[Any]:
+        """The rich functions this operator runs (reduce/aggregate, window function)."""
+        spec = self.spec
+        return [f for f in (spec.reduce_fn, spec.agg_fn, spec.window_fn) if f is not None]
+
+    def open(self) -> None:
+        """Open every user function once, before its first call (``open(runtime_context)``);
+        called by the first element, watermark or processing-time advance."""
+        if self._opened:
+            return
+        self._opened = True
+        for fn in self.user_functions():
+            open_function(fn, self.runtime_context)
+
+    def close(self) -> None:
+        """Close the user functions (at the end of a bounded input)."""
+        if not self._opened:
+            return
+        self._opened = False
+        for fn in self.user_functions():
+            close = getattr(fn, "close", None)
+            if callable(close):
+                close()
+
+    # ------------------------------------------------------------------ inputs
+
     def key_of(self, record: Any) -> Any:
         return None if self.key_selector is None else self.key_selector.get_key(record)
 
     def process_element(self, value: Any, timestamp: int | None) -> None:
         """Process one element with event ``timestamp`` (see module docstring); ``None`` means
         the element has no timestamp (``MIN_LONG``, as in Flink)."""
+        if not self._opened:
+            self.open()
         record = to_record(value)
         ts = MIN_LONG if timestamp is None else int(timestamp)
         self._process(record, ts, self.key_of(record))
@@ -151,6 +188,8 @@ class WindowOperator:
         """
         from flinkwin.operator.vectorized import process_frame
 
+        if not self._opened:
+            self.open()
         process_frame(self, frame, np.asarray(timestamps, dtype=np.int64))
 
     def advance_watermark(self, watermark: int) -> None:
@@ -159,6 +198,8 @@ class WindowOperator:
         watermark = int(watermark)
         if watermark <= self.current_watermark:
             return
+        if not self._opened:
+            self.open()
         self.current_watermark = watermark
         if self._bulk_firing:
             fire_event_timers_in_bulk(self, watermark)
@@ -169,6 +210,8 @@ class WindowOperator:
     def advance_processing_time(self, time: int) -> None:
         """Set the processing-time clock; fire every processing-time timer ``<= time``."""
         self.current_processing_time = int(time)
+        if not self._opened:
+            self.open()
         while (timer := self.processing_timers.pop_due(self.current_processing_time)) is not None:
             self._on_timer(*timer, event_time=False)
 
@@ -208,6 +251,7 @@ class WindowOperator:
         return self.is_event_time and timestamp + self.allowed_lateness <= self.current_watermark
 
     def _process(self, record: Any, timestamp: int, key: Any) -> None:
+        self.current_key = key
         windows = self.assigner.assign_windows(record, timestamp, self._assigner_ctx)
         skipped = True
         if self.is_merging:
@@ -322,6 +366,7 @@ class WindowOperator:
                 contents[tslot] = self.spec.agg_fn.merge(contents[tslot], value)
 
     def _on_timer(self, timestamp: int, key: Any, window: Any, *, event_time: bool) -> None:
+        self.current_key = key
         ctx = self._trigger_ctx
         ctx.key, ctx.window = key, window
         merging: MergingWindowSet | None = None
@@ -352,6 +397,7 @@ class WindowOperator:
     def _clear_all_state(
         self, key: Any, window: Any, slot: tuple[Any, Any], merging: MergingWindowSet | None
     ) -> None:
+        self.current_key = key
         self.window_contents.pop(slot, None)
         ctx = self._trigger_ctx
         ctx.key, ctx.window = key, window
@@ -397,6 +443,7 @@ class WindowOperator:
         self, key: Any, window: Any, slot: tuple[Any, Any], contents: Any
     ) -> None:
         spec = self.spec
+        self.current_key = key
         if self.evictor is not None:
             self._emit_evicting(key, window, slot, contents)
         elif spec.state_kind == REDUCING:
@@ -486,4 +533,15 @@ class WindowOperator:
         }
 
 
-__all__ = ["TriggerResult", "WindowOperator", "make_key_selector"]
+def open_function(fn: Any, runtime_context: Any) -> None:
+    """``fn.open(runtime_context)`` if ``fn`` has it; ``fn.get_runtime_context()`` returns the
+    context from then on."""
+    open_ = getattr(fn, "open", None)
+    if not callable(open_):
+        return
+    with contextlib.suppress(AttributeError):  # no instance dict: no get_runtime_context
+        fn.__dict__["_flinkwin_runtime_context"] = runtime_context
+    open_(runtime_context)
+
+
+__all__ = ["TriggerResult", "WindowOperator", "make_key_selector", "open_function"]

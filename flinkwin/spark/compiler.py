@@ -48,7 +48,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from flinkwin.assigners.base import WindowAssigner
+from flinkwin.assigners.base import WindowAssigner, default_trigger
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.operator.columnar import supports as columnar_supported
@@ -81,7 +81,7 @@ from .runtime import (
     stream_function,
     with_window_tagging,
 )
-from .schema import UTC_ZONES, RowEncoder, parse_schema
+from .schema import UTC_ZONES, RowEncoder, parse_schema, pickled_schema
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
@@ -127,7 +127,7 @@ class WindowPipeline:
 
     @property
     def effective_trigger(self) -> Trigger:
-        return self.trigger if self.trigger is not None else self.assigner.get_default_trigger()
+        return self.trigger if self.trigger is not None else default_trigger(self.assigner)
 
 
 @dataclass
@@ -156,8 +156,12 @@ class CompiledStage:
 
 
 def _project(df: DataFrame, tag: int, columns: list[tuple[str, str]]) -> DataFrame:
+    schema = df.schema
     return df.where(F.col(TAG_COLUMN) == tag).select(
-        *[F.col(internal).alias(public) for internal, public in columns]
+        *[
+            F.col(internal).alias(public, metadata=schema[internal].metadata)
+            for internal, public in columns
+        ]
     )
 
 
@@ -249,18 +253,16 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
 
 # ---------------------------------------------------------------------------- schemas
 def main_schema(pipeline: WindowPipeline) -> StructType:
-    """The declared output schema, or the input schema for reduce and built-in aggregations."""
+    """The declared output schema; else the input schema for reduce and the built-in
+    aggregations, and pickled values (one ``value binary`` column) for the other functions."""
     if pipeline.output_schema is not None:
         schema = pipeline.output_schema
     else:
         spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
         if spec.reduce_fn is None or spec.window_fn is not None:
-            raise PipelineError(
-                f"{pipeline.function_name} needs output_schema=... (a DDL string like "
-                "'user string, total bigint' or a StructType): only reduce and the built-in "
-                "aggregations keep the input schema"
-            )
-        schema = pipeline.df.schema
+            schema = pickled_schema()  # PyFlink: no output type means pickled Python objects
+        else:
+            schema = pipeline.df.schema
     if pipeline.with_window:
         clash = [c for c in WINDOW_COLUMNS if c in schema.fieldNames()]
         if clash:
@@ -282,7 +284,8 @@ def side_schema(pipeline: WindowPipeline, tag: OutputTag) -> StructType:
 
 def _nullable(schema: StructType, prefix: str) -> tuple[StructType, list[tuple[str, str]]]:
     fields = [
-        StructField(f"{prefix}{i}", f.dataType, True) for i, f in enumerate(schema.fields)
+        StructField(f"{prefix}{i}", f.dataType, True, f.metadata)
+        for i, f in enumerate(schema.fields)
     ]
     return StructType(fields), [(f"{prefix}{i}", f.name) for i, f in enumerate(schema.fields)]
 
@@ -372,6 +375,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             evictor=pipeline.evictor,
             allowed_lateness_ms=pipeline.allowed_lateness_ms,
             late_tag=pipeline.late_tag,
+            key_groups=pipeline.key_groups,
+            task_name=f"Window({pipeline.function_name})",
         ),
         input_schema=input_schema,
         event_time=event_time,

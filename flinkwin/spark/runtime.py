@@ -32,6 +32,7 @@ all rows in event-time order, then the end-of-input watermark ``MAX_LONG`` and p
 
 from __future__ import annotations
 
+import copy
 import uuid
 import warnings
 from collections import OrderedDict
@@ -54,13 +55,18 @@ from flinkwin.functions.internal import iterate_outputs, resolve_window_function
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
 from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format
+from flinkwin.operator.runtime_context import TaskInfo
+from flinkwin.operator.window_operator import open_function
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
+from .key_groups import key_group_labels
 from .schema import RowEncoder, arrow_to_pandas, local_timestamps, normalize_input
 
 TAG_COLUMN = "_fw_tag"
+#: The grouping column holding each key group's label (see :mod:`flinkwin.spark.key_groups`).
+KEY_GROUP_COLUMN = "_fw_kg"
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
@@ -89,7 +95,22 @@ def _tag(outputs: Iterable[Any], window: Any) -> Iterator[Any]:
             yield Windowed(out, window)
 
 
-class _TagProcess(ProcessWindowFunction):
+class _Forwarding:
+    """Opens and closes the wrapped user function."""
+
+    fn: Any
+
+    def open(self, runtime_context: Any) -> None:
+        if self.fn is not None:
+            open_function(self.fn, runtime_context)
+
+    def close(self) -> None:
+        close = getattr(self.fn, "close", None)
+        if callable(close):
+            close()
+
+
+class _TagProcess(_Forwarding, ProcessWindowFunction):
     def __init__(self, fn: Any) -> None:
         self.fn = fn
 
@@ -105,7 +126,7 @@ class _TagProcess(ProcessWindowFunction):
             self.fn.clear(context)
 
 
-class _TagProcessAll(ProcessAllWindowFunction):
+class _TagProcessAll(_Forwarding, ProcessAllWindowFunction):
     def __init__(self, fn: Any) -> None:
         self.fn = fn
 
@@ -121,7 +142,7 @@ class _TagProcessAll(ProcessAllWindowFunction):
             self.fn.clear(context)
 
 
-class _TagApply(WindowFunction):
+class _TagApply(_Forwarding, WindowFunction):
     def __init__(self, fn: Any) -> None:
         self.fn = fn
 
@@ -130,7 +151,7 @@ class _TagApply(WindowFunction):
         return _tag(iterate_outputs(result, f"{type(self.fn).__name__}.apply"), window)
 
 
-class _TagApplyAll(AllWindowFunction):
+class _TagApplyAll(_Forwarding, AllWindowFunction):
     def __init__(self, fn: Any) -> None:
         self.fn = fn
 
@@ -203,17 +224,34 @@ class OperatorSpec:
     evictor: Any
     allowed_lateness_ms: int
     late_tag: OutputTag | None
+    key_groups: int = 1
+    task_name: str = "Window"
 
-    def build(self) -> WindowOperator:
+    def build(self, key_group: int = 0) -> WindowOperator:
+        """The operator of one key group, with its own copy of the user functions (as each
+        Flink subtask deserializes its own), so state handles kept in ``open`` stay its own."""
         return WindowOperator(
             self.assigner,
-            self.function,
+            _own_copy(self.function),
             key_selector=self.key_fields,
             trigger=self.trigger,
             evictor=self.evictor,
             allowed_lateness=self.allowed_lateness_ms,
             late_output_tag=self.late_tag,
+            task_info=TaskInfo(
+                task_name=self.task_name,
+                index_of_this_subtask=key_group,
+                number_of_parallel_subtasks=self.key_groups,
+                max_number_of_parallel_subtasks=self.key_groups,
+            ),
         )
+
+
+def _own_copy(function: Any) -> Any:
+    try:
+        return copy.deepcopy(function)
+    except Exception:  # an uncopyable object (a lock, a client): share it, as before
+        return function
 
 
 @dataclass
@@ -342,11 +380,11 @@ class KeyGroupRuntime:
                 )
             op = _CACHE.take(self.stage_id, group, version)
             if op is None:
-                op = self._restore(bytes(snapshot))
+                op = self._restore(bytes(snapshot), group)
         else:
             _CACHE.take(self.stage_id, group, None)
         if op is None:
-            op = self._new_operator()
+            op = self._new_operator(group)
 
         rows = None if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
@@ -379,18 +417,23 @@ class KeyGroupRuntime:
         if out is not None:
             yield out
 
-    def _new_operator(self) -> Any:
+    def _subtask(self, label: int) -> int:
+        """The key group number of a grouping label (the runtime context's subtask index)."""
+        labels = key_group_labels(self.key_groups)
+        return labels.index(label) if label in labels else 0
+
+    def _new_operator(self, group: int) -> Any:
         """A fresh key-group state: columnar when the configuration allows it."""
         if self.columnar:
             return ColumnarAggregation(self.operator.build(), self.operator.build)
-        return self.operator.build()
+        return self.operator.build(self._subtask(group))
 
-    def _restore(self, snapshot: bytes) -> Any:
+    def _restore(self, snapshot: bytes, group: int) -> Any:
         if snapshot_format(snapshot) == COLUMNAR_FORMAT:
             columnar = ColumnarAggregation(self.operator.build(), self.operator.build)
             columnar.restore(snapshot)
             return columnar
-        op = self.operator.build()
+        op = self.operator.build(self._subtask(group))
         op.restore(snapshot)
         return op
 
@@ -407,13 +450,15 @@ class KeyGroupRuntime:
     # ----------------------------------------------------------------- static
     def process_static(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The ``applyInPandas`` function for static input (see module docstring)."""
-        op = self.operator.build()
+        group = int(frame[KEY_GROUP_COLUMN].iloc[0]) if KEY_GROUP_COLUMN in frame else 0
+        op = self.operator.build(self._subtask(group))
         op.advance_processing_time(self.static_processing_time)
         rows = self._rows([frame])
         if rows is not None:
             op.process_batch(*rows)
         op.advance_watermark(MAX_LONG)
         op.advance_processing_time(MAX_LONG)
+        op.close()
         out = self._output_frame(op)
         return out if out is not None else self._empty_frame()
 

@@ -3,10 +3,13 @@
 A window function's outputs are Python values; Spark needs columns of a declared type. Each
 output value becomes one row:
 
-- a ``Record``, ``pyspark.sql.Row`` or ``dict`` is matched to the schema by field name (every
+- a ``Row``, ``pyspark.sql.Row`` or ``dict`` is matched to the schema by field name (every
   schema field must be present, no extra fields);
 - a plain ``tuple``/``list`` is matched by position (same length as the schema);
-- any other value (a scalar, or a list for a single array field) fills a one-field schema.
+- any other value (a scalar, or a list for a single array field) fills a one-field schema;
+- under the *pickled* schema (PyFlink's ``Types.PICKLED_BYTE_ARRAY()``, and what a window
+  function without a declared output type gets, as in PyFlink), every value is pickled whole
+  into one ``value binary`` column (:func:`is_pickled`, :func:`unpickle`).
 
 Values are converted with Arrow's checked conversion plus a check that no float with a
 fractional part lands in an integer column; anything else raises :class:`SchemaMismatchError`
@@ -23,14 +26,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from pyspark import cloudpickle
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import (
     ArrayType,
+    BinaryType,
     BooleanType,
     ByteType,
     IntegerType,
     LongType,
     ShortType,
+    StructField,
     StructType,
     TimestampNTZType,
     TimestampType,
@@ -63,6 +69,26 @@ _TYPE_INFO_DDL = {
 }
 
 
+#: The column metadata marking a column of pickled Python values.
+PICKLED_METADATA = {"flinkwin.pickled": True}
+
+
+def pickled_schema() -> StructType:
+    """One ``value binary`` column holding each output pickled (PyFlink's
+    ``PICKLED_BYTE_ARRAY``): read it back with :func:`unpickle`."""
+    return StructType([StructField("value", BinaryType(), True, dict(PICKLED_METADATA))])
+
+
+def is_pickled(schema: StructType) -> bool:
+    """True if ``schema`` is the pickled-values schema (see :func:`pickled_schema`)."""
+    return len(schema.fields) == 1 and bool(schema.fields[0].metadata.get("flinkwin.pickled"))
+
+
+def unpickle(data: bytes | bytearray | None) -> Any:
+    """The Python value a pickled output column holds."""
+    return None if data is None else cloudpickle.loads(bytes(data))
+
+
 def _type_info_ddl(info: TypeInformation) -> str:
     name, args = info.name, info.args
     if name in _TYPE_INFO_DDL:
@@ -92,6 +118,8 @@ def parse_schema(value: Any, what: str = "output_schema") -> StructType:
     if isinstance(value, StructType):
         return value
     if isinstance(value, TypeInformation):
+        if value.name == "PICKLED_BYTE_ARRAY":
+            return pickled_schema()
         try:
             if value.name in ("ROW", "TUPLE", "ROW_NAMED"):
                 return parse_schema(_type_info_fields(value), what)
@@ -129,6 +157,7 @@ class RowEncoder:
             to_arrow_type(f.dataType, timezone="UTC") for f in schema.fields
         ]
         self._single_scalar = len(schema.fields) == 1
+        self._pickled = is_pickled(schema)
         self._index_cache: dict[type, tuple[int, ...] | None] = {}
 
     # ----------------------------------------------------------------- rows
@@ -167,6 +196,8 @@ class RowEncoder:
 
     def to_row(self, value: Any) -> tuple[Any, ...]:
         """One output value as a tuple in schema order."""
+        if self._pickled:
+            return (cloudpickle.dumps(value),)
         if isinstance(value, tuple) and getattr(value, "__fields__", None) is not None:
             return self._named_row(value)
         if isinstance(value, Mapping):

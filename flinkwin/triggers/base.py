@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from enum import Enum
-from typing import Any
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from flinkwin.state.descriptors import StateDescriptor
+
+T = TypeVar("T")
+W = TypeVar("W")
 
 
 class TriggerResult(Enum):
@@ -103,36 +106,36 @@ class OnMergeContext(TriggerContext):
         self.merge_partitioned_state(state_descriptor)
 
 
-class Trigger(ABC):
-    """Base class of all triggers, with PyFlink's method names and signatures."""
+class Trigger(ABC, Generic[T, W]):
+    """Base class of all triggers, with PyFlink's method names and signatures
+    (``Trigger[T, W]``: element type, window type)."""
+
+    TriggerContext: TypeAlias = TriggerContext
+    OnMergeContext: TypeAlias = OnMergeContext
 
     @abstractmethod
     def on_element(
-        self, element: Any, timestamp: int, window: Any, ctx: TriggerContext
+        self, element: T, timestamp: int, window: W, ctx: TriggerContext
     ) -> TriggerResult:
         """Called for every element added to a pane."""
 
     @abstractmethod
-    def on_processing_time(self, time: int, window: Any, ctx: TriggerContext) -> TriggerResult:
+    def on_processing_time(self, time: int, window: W, ctx: TriggerContext) -> TriggerResult:
         """Called when a processing-time timer registered by this trigger fires."""
 
     @abstractmethod
-    def on_event_time(self, time: int, window: Any, ctx: TriggerContext) -> TriggerResult:
+    def on_event_time(self, time: int, window: W, ctx: TriggerContext) -> TriggerResult:
         """Called when an event-time timer registered by this trigger fires."""
 
     def can_merge(self) -> bool:
         """True if the trigger supports merging windows (then ``on_merge`` must be implemented)."""
         return False
 
-    def on_merge(self, window: Any, ctx: OnMergeContext) -> None:
+    def on_merge(self, window: W, ctx: OnMergeContext) -> None:
         """Called when windows merged into ``window``; re-register timers, merge state."""
         raise NotImplementedError("This trigger does not support merging.")
 
-    def clear(self, window: Any, ctx: TriggerContext) -> None:
+    def clear(self, window: W, ctx: TriggerContext) -> None:
         """Remove all timers and state this trigger holds for ``window`` (called at cleanup)."""
         return None
 
-
-# PyFlink spells the contexts ``Trigger.TriggerContext`` / ``Trigger.OnMergeContext``.
-setattr(Trigger, "TriggerContext", TriggerContext)  # noqa: B010
-setattr(Trigger, "OnMergeContext", OnMergeContext)  # noqa: B010

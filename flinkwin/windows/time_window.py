@@ -99,7 +99,7 @@ class TimeWindow(tuple, Window):
     mergeWindows = merge_windows  # noqa: N815
 
     def __repr__(self) -> str:
-        return f"TimeWindow{{start={self[0]}, end={self[1]}}}"
+        return f"TimeWindow(start={self[0]}, end={self[1]})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (TimeWindow, (self[0], self[1]))

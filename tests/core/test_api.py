@@ -203,46 +203,12 @@ def test_event_time_assigner_rejects_elements_without_timestamp():
 # ---------------------------------------------------------------------------------------------
 
 
-def test_record_attribute_key_and_index_access():
-    r = Record(("user", "clicks"), ("alice", 3))
-    assert r.user == "alice"
-    assert r["clicks"] == 3
-    assert r[0] == "alice"
-    assert r[-1] == 3
-    assert r.asDict() == {"user": "alice", "clicks": 3}
-    assert r.as_dict() == {"user": "alice", "clicks": 3}
-    assert "user" in r and "nope" not in r
-
-
-def test_record_missing_fields_raise_attribute_and_key_errors():
-    r = Record(("user",), ("alice",))
-    with pytest.raises(AttributeError, match="nope"):
-        _ = r.nope
-    with pytest.raises(KeyError):
-        _ = r["nope"]
-
-
-def test_record_equals_tuple_of_values_and_dict_with_same_fields():
-    r = Record(("user", "clicks"), ("alice", 3))
-    assert r == ("alice", 3)
-    assert r == {"user": "alice", "clicks": 3}
-    assert r != {"user": "alice", "clicks": 4}
-    assert r != {"user": "alice"}
-    assert r != ("alice", 4)
-    assert hash(r) == hash(("alice", 3))
-
-
-def test_record_field_count_must_match_values():
-    with pytest.raises(ValueError, match="2 field names but 1 values"):
-        Record(("a", "b"), (1,))
-
-
 def test_harness_hands_records_to_user_functions():
     seen = []
 
     def reduce(a, b):
         seen.append((isinstance(a, Record), isinstance(b, Record), a.v, b["v"], b[1]))
-        return Record(("k", "v"), (a.k, a.v + b.v))
+        return Record.of(("k", "v"), (a.k, a.v + b.v))
 
     h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), reduce, key_field="k")
     h.process_element({"k": "x", "v": 1}, 1)

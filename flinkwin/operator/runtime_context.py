@@ -1,0 +1,120 @@
+"""The window operator's ``RuntimeContext``: task information and keyed state of the key being
+processed, as rich functions (``open(runtime_context)``) and assigners
+(``context.get_runtime_context()``) see it.
+
+Keyed state is the operator's per-key state (the same store as a ``ProcessWindowFunction``'s
+``context.global_state()``), snapshotted with the operator. A state handle obtained once (in
+``open``, as PyFlink programs do) always refers to the key currently being processed.
+
+On Spark, a "subtask" is a key group: ``get_index_of_this_subtask()`` is the key group's number
+and the parallelism and max parallelism are the number of key groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from flinkwin.functions.runtime_context import RuntimeContext
+from flinkwin.state.backend import VOID_NAMESPACE
+from flinkwin.state.descriptors import (
+    AggregatingStateDescriptor,
+    ListStateDescriptor,
+    MapStateDescriptor,
+    ReducingStateDescriptor,
+    StateDescriptor,
+    ValueStateDescriptor,
+)
+
+if TYPE_CHECKING:
+    from flinkwin.operator.window_operator import WindowOperator
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """What the runtime context reports about the task."""
+
+    task_name: str = "Window"
+    index_of_this_subtask: int = 0
+    number_of_parallel_subtasks: int = 1
+    max_number_of_parallel_subtasks: int = 1
+    attempt_number: int = 0
+    job_parameters: dict[str, str] = field(default_factory=dict)
+
+
+class CurrentKeyState:
+    """A keyed state handle that follows the operator's current key: every call is made on the
+    state of the key being processed at that moment."""
+
+    __slots__ = ("_op", "_descriptor")
+
+    def __init__(self, op: WindowOperator, descriptor: StateDescriptor) -> None:
+        self._op = op
+        self._descriptor = descriptor
+
+    def __getattr__(self, name: str) -> Any:
+        op = self._op
+        handle = op.function_state.handle(self._descriptor, op.current_key, VOID_NAMESPACE)
+        return getattr(handle, name)
+
+    def __repr__(self) -> str:
+        return f"CurrentKeyState({self._descriptor!r})"
+
+
+class OperatorRuntimeContext(RuntimeContext):
+    """The runtime context of one window operator (see module docstring)."""
+
+    def __init__(self, op: WindowOperator, info: TaskInfo) -> None:
+        self._op = op
+        self._info = info
+
+    def get_task_name(self) -> str:
+        return self._info.task_name
+
+    def get_number_of_parallel_subtasks(self) -> int:
+        return self._info.number_of_parallel_subtasks
+
+    def get_max_number_of_parallel_subtasks(self) -> int:
+        return self._info.max_number_of_parallel_subtasks
+
+    def get_index_of_this_subtask(self) -> int:
+        return self._info.index_of_this_subtask
+
+    def get_attempt_number(self) -> int:
+        return self._info.attempt_number
+
+    def get_task_name_with_subtasks(self) -> str:
+        info = self._info
+        return (
+            f"{info.task_name} ({info.index_of_this_subtask + 1}/"
+            f"{info.number_of_parallel_subtasks})"
+        )
+
+    def get_job_parameter(self, key: str, default_value: str) -> str:
+        return self._info.job_parameters.get(key, default_value)
+
+    def get_metrics_group(self) -> Any:
+        """flinkwin has no metric system: returns None."""
+        return None
+
+    def _state(self, descriptor: Any, expected: type[StateDescriptor]) -> Any:
+        if not isinstance(descriptor, expected):
+            raise TypeError(
+                f"expected a {expected.__name__}, got {type(descriptor).__name__}"
+            )
+        return CurrentKeyState(self._op, descriptor)
+
+    def get_state(self, state_descriptor: Any) -> Any:
+        return self._state(state_descriptor, ValueStateDescriptor)
+
+    def get_list_state(self, state_descriptor: Any) -> Any:
+        return self._state(state_descriptor, ListStateDescriptor)
+
+    def get_map_state(self, state_descriptor: Any) -> Any:
+        return self._state(state_descriptor, MapStateDescriptor)
+
+    def get_reducing_state(self, state_descriptor: Any) -> Any:
+        return self._state(state_descriptor, ReducingStateDescriptor)
+
+    def get_aggregating_state(self, state_descriptor: Any) -> Any:
+        return self._state(state_descriptor, AggregatingStateDescriptor)

@@ -1,0 +1,142 @@
+"""``Row``: elements behave and print as PyFlink's ``pyflink.common.Row`` (the doctests of
+``pyflink/common/types.py`` ported), plus flinkwin's documented differences."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import flinkwin
+from flinkwin import Record, Row, RowKind, TumblingEventTimeWindows
+from flinkwin.common import Row as CommonRow
+from flinkwin.testing import WindowOperatorHarness
+
+
+def test_row_from_kwargs_sorts_names_and_prints_like_pyflink():
+    row = Row(name="Alice", age=11)
+    assert repr(row) == "Row(age=11, name='Alice')"
+    assert str(row) == "Row(age=11, name='Alice')"
+    assert (row["name"], row["age"]) == ("Alice", 11)
+    assert (row.name, row.age) == ("Alice", 11)
+    assert row[0] == 11 and row[-1] == "Alice"
+
+
+def test_row_class_names_values():
+    person = Row("name", "age")
+    assert repr(person) == "<Row('name', 'age')>"
+    alice = person("Alice", 11)
+    assert repr(alice) == "Row(name='Alice', age=11)"
+    with pytest.raises(ValueError, match="expected 2 values"):
+        person("Alice")
+
+
+def test_row_as_dict_and_recursive_as_dict():
+    row = Row(key=1, value=Row(name="a", age=2))
+    assert row.as_dict() == {"key": 1, "value": Row(age=2, name="a")}
+    assert row.as_dict(True) == {"key": 1, "value": {"name": "a", "age": 2}}
+    assert row.asDict() == row.as_dict()
+    with pytest.raises(TypeError, match="Cannot convert a Row class into dict"):
+        Row(1, 2).as_dict()
+
+
+def test_row_contains_checks_values_as_pyflink_does():
+    row = Row.of(("user", "clicks"), ("alice", 3))
+    assert "alice" in row and 3 in row
+    assert "user" not in row
+
+
+def test_row_unknown_field_raises_key_value_and_attribute_errors():
+    row = Row.of(("user",), ("alice",))
+    with pytest.raises(AttributeError, match="nope"):
+        _ = row.nope
+    with pytest.raises(KeyError):
+        _ = row["nope"]
+    with pytest.raises(ValueError):  # PyFlink's Row raises ValueError here
+        _ = row["nope"]
+
+
+def test_field_names_win_over_tuple_methods():
+    row = Row.of(("word", "count", "index"), ("a", 3, 7))
+    assert row.count == 3 and row.index == 7
+    assert Row.replace(row, "count", 4) == ("a", 4, 7)
+
+
+def test_row_equality_pyflink_and_flinkwin_leniency():
+    row = Row.of(("user", "clicks"), ("alice", 3))
+    assert row == Row.of(("user", "clicks"), ("alice", 3))
+    assert row != Row.of(("name", "clicks"), ("alice", 3))  # other names: not equal (PyFlink)
+    assert row != Row("alice", 3)  # named vs unnamed (PyFlink)
+    assert row == ("alice", 3)  # flinkwin: equals the tuple of its values
+    assert row == {"user": "alice", "clicks": 3}  # ... and the dict of its fields
+    assert row != {"user": "alice"}
+    assert row != ("alice", 4)
+    assert hash(row) == hash(("alice", 3))
+
+
+def test_row_is_immutable_and_insert_only():
+    row = Row.of(("user", "clicks"), ("alice", 3))
+    with pytest.raises(TypeError, match="immutable"):
+        row[0] = "bob"
+    with pytest.raises(TypeError, match="immutable"):
+        row.user = "bob"
+    assert row.replace("clicks", 4) == Row.of(("user", "clicks"), ("alice", 4))
+    assert row.get_row_kind() is RowKind.INSERT
+    row.set_row_kind(RowKind.INSERT)
+    with pytest.raises(TypeError, match="append-only"):
+        row.set_row_kind(RowKind.DELETE)
+
+
+def test_set_field_names_names_an_unnamed_row():
+    row = Row("alice", 3)
+    row.set_field_names(["user", "clicks"])
+    assert row.user == "alice" and repr(row) == "Row(user='alice', clicks=3)"
+    with pytest.raises(ValueError, match="1 field names"):
+        row.set_field_names(["user"])
+
+
+def test_row_field_count_must_match_values():
+    with pytest.raises(ValueError, match="2 field names but 1 values"):
+        Row.of(("a", "b"), (1,))
+
+
+def test_row_pickles_with_its_names():
+    for row in (Row.of(("a", "b"), (1, "x")), Row(1, "x")):
+        back = pickle.loads(pickle.dumps(row))
+        assert back == row and repr(back) == repr(row)
+
+
+def test_row_is_exported_as_pyflink_common_does():
+    assert CommonRow is Row is flinkwin.Row
+    assert Record is Row  # the former name
+
+
+def test_reduce_result_tuple_takes_the_shape_of_the_input_rows():
+    """A window function after ``reduce`` sees a Row whether the window held one element or
+    several (the reduce returns plain tuples)."""
+    seen = []
+
+    class Collect(flinkwin.ProcessWindowFunction):
+        def process(self, key, context, elements):
+            seen.extend((type(e).__name__, repr(e)) for e in elements)
+            return []
+
+    h = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(10),
+        (lambda a, b: (a[0], a[1] + b[1]), Collect()),
+        key_field="k",
+    )
+    h.process_element({"k": "x", "v": 1}, 1)
+    h.process_element({"k": "x", "v": 2}, 2)
+    h.process_element({"k": "y", "v": 5}, 3)
+    h.process_watermark(9)
+    assert sorted(seen) == [("Row", "Row(k='x', v=3)"), ("Row", "Row(k='y', v=5)")]
+
+
+def test_reduce_returning_another_arity_fails_clearly():
+    h = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(10), lambda a, b: (a[0],), key_field="k"
+    )
+    h.process_element({"k": "x", "v": 1}, 1)
+    with pytest.raises(TypeError, match="returns the type of its inputs"):
+        h.process_element({"k": "x", "v": 2}, 2)
