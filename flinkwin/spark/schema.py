@@ -4,7 +4,9 @@ A window function's outputs are Python values; Spark needs columns of a declared
 output value becomes one row:
 
 - a ``Row``, ``pyspark.sql.Row`` or ``dict`` is matched to the schema by field name (every
-  schema field must be present, no extra fields);
+  schema field must be present, no extra fields); under Flink's tuple field names ``f0, f1, ...``
+  (``Types.ROW([...])``/``Types.TUPLE([...])``) a row of the same arity is matched by position,
+  as PyFlink does;
 - a plain ``tuple``/``list`` is matched by position (same length as the schema);
 - any other value (a scalar, or a list for a single array field) fills a one-field schema;
 - under the *pickled* schema (PyFlink's ``Types.PICKLED_BYTE_ARRAY()``, and what a window
@@ -158,6 +160,9 @@ class RowEncoder:
         ]
         self._single_scalar = len(schema.fields) == 1
         self._pickled = is_pickled(schema)
+        # Flink's tuple field names (Types.ROW/TUPLE): rows are matched by position, as PyFlink
+        # encodes them whatever their field names
+        self._positional = self.names == tuple(f"f{i}" for i in range(len(self.names)))
         self._index_cache: dict[type, tuple[int, ...] | None] = {}
 
     # ----------------------------------------------------------------- rows
@@ -184,7 +189,7 @@ class RowEncoder:
             index = self._index_cache[klass]
         except KeyError:
             fields = tuple(value.__fields__)  # type: ignore[attr-defined]
-            if fields == self.names:
+            if fields == self.names or (self._positional and len(fields) == len(self.names)):
                 index = None
             else:
                 self._mapping_row(dict(zip(fields, value)))  # raises with the field names

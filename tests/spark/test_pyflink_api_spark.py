@@ -152,3 +152,20 @@ def test_pyflink_style_assigner_without_trigger_compiles_and_runs(five_a: DataSt
     )
     # CountTrigger(2): [0, 4) fires at its 2nd element (1 + 2), [4, 8) at 4 + 5
     assert sorted(r.v for r in result.toDF().collect()) == [3, 9]
+
+
+def test_named_rows_fill_flinks_tuple_fields_by_position(spark: Any) -> None:
+    """``Types.ROW([...])`` names its fields ``f0, f1...``; PyFlink encodes a Row into it by
+    position whatever the Row's names (DDL parsing needs the session)."""
+    from flinkwin import Row
+    from flinkwin.spark.schema import RowEncoder, SchemaMismatchError, parse_schema
+
+    encoder = RowEncoder(parse_schema(Types.ROW([Types.STRING(), Types.LONG()])), "UTC", "out")
+    assert encoder.to_row(Row.of(("word", "count"), ("a", 1))) == ("a", 1)
+    named = RowEncoder(parse_schema("word string, n bigint"), "UTC", "out")
+    with pytest.raises(SchemaMismatchError, match="missing field"):
+        named.to_row(Row.of(("word", "count"), ("a", 1)))
+    assert is_pickled(parse_schema(Types.PICKLED_BYTE_ARRAY()))
+    assert not is_pickled(parse_schema("value binary"))
+    pickled = RowEncoder(parse_schema(Types.PICKLED_BYTE_ARRAY()), "UTC", "out")
+    assert unpickle(pickled.to_row(Row(x=1))[0]) == Row(x=1)

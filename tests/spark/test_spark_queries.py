@@ -14,6 +14,7 @@ from test_spark_streaming import LATE, SCHEMA, TUMBLING_BATCHES, ev
 
 from flinkwin import (
     CountEvictor,
+    CountSlidingWindowAssigner,
     CountTrigger,
     GlobalWindows,
     Time,
@@ -126,6 +127,24 @@ def test_count_windows_without_event_time(spark: Any, tmp_path: Path) -> None:
         trigger=CountTrigger.of(2), evictor=CountEvictor.of(3),
     )
     assert_matches_harness(run, COUNT_BATCHES, harness, ts=None, delay_ms=None)
+
+
+def test_pyflink_count_window_keeps_its_counts_across_micro_batches(
+    spark: Any, tmp_path: Path
+) -> None:
+    """PyFlink's ``count_window(3, 2)``: the assigner's per-key count (keyed state of the
+    runtime context) is snapshotted between batches; only full windows fire."""
+    write_batches(tmp_path / "in", COUNT_BATCHES)
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA,
+        lambda s: s.key_by("k").count_window(3, 2).sum("v"),
+    )
+    harness = WindowOperatorHarness(
+        CountSlidingWindowAssigner.of(3, 2), sum_of("v"), key_field="k"
+    )
+    assert_matches_harness(run, COUNT_BATCHES, harness, ts=None, delay_ms=None)
+    fired = sorted((r["k"], r["v"]) for rows in run.main.values() for r in rows)
+    assert fired == [("a", 8), ("a", 19), ("b", 14)]  # a: 1+3+4, 4+6+9; b: 2+5+7
 
 
 def test_processing_time_windows_fire_on_idle_keys(spark: Any, tmp_path: Path) -> None:
