@@ -364,3 +364,51 @@ def test_assigner_context_gives_the_runtime_context():
     assert [w for w in h.operator.window_contents] == [
         ("a", TimeWindow(1, 2)), ("a", TimeWindow(2, 3)), ("b", TimeWindow(1, 2))
     ]
+
+
+def test_runtime_context_offers_every_keyed_state_kind():
+    from flinkwin import (
+        AggregatingStateDescriptor,
+        ListStateDescriptor,
+        MapStateDescriptor,
+        ReducingStateDescriptor,
+    )
+
+    class Count(AggregateFunction[int, int, int]):
+        def create_accumulator(self) -> int:
+            return 0
+
+        def add(self, value: int, accumulator: int) -> int:
+            return accumulator + 1
+
+        def get_result(self, accumulator: int) -> int:
+            return accumulator
+
+    class States(WindowFunction[tuple, tuple, str, TimeWindow]):
+        def open(self, runtime_context: RuntimeContext) -> None:
+            self.seen = runtime_context.get_list_state(ListStateDescriptor("seen"))
+            self.last = runtime_context.get_map_state(MapStateDescriptor("last"))
+            self.total = runtime_context.get_reducing_state(
+                ReducingStateDescriptor("total", lambda a, b: a + b)
+            )
+            self.windows = runtime_context.get_aggregating_state(
+                AggregatingStateDescriptor("windows", Count())
+            )
+
+        def apply(self, key, window, inputs):
+            for e in inputs:
+                self.seen.add(e.v)
+                self.total.add(e.v)
+            self.last.put("start", window.start)
+            self.windows.add(1)
+            yield key, self.seen.get(), self.last.get("start"), self.total.get(), self.windows.get()
+
+    h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), States(), key_field="k")
+    for k, v, ts in [("a", 1, 1), ("b", 7, 2), ("a", 2, 12)]:
+        h.process_element({"k": k, "v": v}, ts)
+    h.process_watermark(100)
+    assert sorted(h.output()) == [
+        ("a", [1], 0, 1, 1), ("a", [1, 2], 10, 3, 2), ("b", [7], 0, 7, 1)
+    ]
+    with pytest.raises(TypeError, match="expected a ValueStateDescriptor"):
+        h.operator.runtime_context.get_state(ListStateDescriptor("x"))
