@@ -412,3 +412,38 @@ def test_runtime_context_offers_every_keyed_state_kind():
     ]
     with pytest.raises(TypeError, match="expected a ValueStateDescriptor"):
         h.operator.runtime_context.get_state(ListStateDescriptor("x"))
+
+
+class PyFlinkSumWindowFunction(WindowFunction[tuple, tuple, str, CountWindow]):
+    """``SumWindowFunction`` of PyFlink's ``test_window.py``, verbatim."""
+
+    def apply(self, key: str, window: CountWindow, inputs: Iterable[tuple]):
+        result = 0
+        for i in inputs:
+            result += i[0]
+        return [(key, result)]
+
+
+def _pyflink_count_run(assigner: WindowAssigner, data: list[tuple]) -> list[tuple]:
+    h = WindowOperatorHarness(assigner, PyFlinkSumWindowFunction(), key_field=lambda x: x[1])
+    for element in data:
+        h.process_element(element)
+    h.process_watermark(2**63 - 1)
+    return sorted(h.output())
+
+
+def test_count_tumbling_window():
+    """PyFlink ``test_window.py::test_count_tumbling_window`` (``count_window(3)``)."""
+    data = [(1, "hi"), (2, "hello"), (3, "hi"), (4, "hello"), (5, "hi"), (6, "hello"),
+            (6, "hello")]
+    assert _pyflink_count_run(CountTumblingWindowAssigner(3), data) == sorted(
+        [("hi", 9), ("hello", 12)]
+    )
+
+
+def test_count_sliding_window():
+    """PyFlink ``test_window.py::test_count_sliding_window``."""
+    data = [(1, "hi"), (2, "hello"), (3, "hi"), (4, "hello"), (5, "hi"), (6, "hello")]
+    assert _pyflink_count_run(CountSlidingWindowAssigner(2, 1), data) == sorted(
+        [("hello", 6), ("hi", 8), ("hi", 4), ("hello", 10)]
+    )
