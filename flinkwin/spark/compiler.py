@@ -49,6 +49,7 @@ from pyspark.sql.types import (
 )
 
 from flinkwin.assigners.base import WindowAssigner, default_trigger
+from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.operator.columnar import supports as columnar_supported
@@ -172,16 +173,20 @@ def _base_trigger(trigger: Trigger) -> Trigger:
     return trigger
 
 
+_ENDLESS_WINDOW_ASSIGNERS = (GlobalWindows, CountTumblingWindowAssigner, CountSlidingWindowAssigner)
+
+
 def timer_domain(pipeline: WindowPipeline) -> str:
     """The one timer domain the stage needs: event time, processing time or none.
 
     Built-in triggers are classified exactly; a user-defined trigger is assumed to use the
-    assigner's domain (for ``GlobalWindows``: event time when a watermark strategy is set).
+    assigner's domain (for ``GlobalWindows`` and the count assigners, whose windows never end
+    and so need no cleanup timer: event time when a watermark strategy is set).
     """
     assigner = pipeline.assigner
     if assigner.is_event_time():
         assigner_domain = EVENT_TIME
-    elif isinstance(assigner, GlobalWindows):
+    elif isinstance(assigner, _ENDLESS_WINDOW_ASSIGNERS):
         assigner_domain = NO_TIMERS
     else:
         assigner_domain = PROCESSING_TIME
