@@ -11,7 +11,9 @@ output value becomes one row:
 - any other value (a scalar, or a list for a single array field) fills a one-field schema;
 - under the *pickled* schema (PyFlink's ``Types.PICKLED_BYTE_ARRAY()``, and what a window
   function without a declared output type gets, as in PyFlink), every value is pickled whole
-  into one ``value binary`` column (:func:`is_pickled`, :func:`unpickle`).
+  into one ``value binary`` column (:func:`is_pickled`, :func:`unpickle`); a
+  ``PICKLED_BYTE_ARRAY`` field of a row type (``Types.TUPLE([Types.LONG(),
+  Types.PICKLED_BYTE_ARRAY()])``) is a ``binary`` column holding that field's value pickled.
 
 Values are converted with Arrow's checked conversion plus a check that no float with a
 fractional part lands in an integer column; anything else raises :class:`SchemaMismatchError`
@@ -83,7 +85,21 @@ def pickled_schema() -> StructType:
 
 def is_pickled(schema: StructType) -> bool:
     """True if ``schema`` is the pickled-values schema (see :func:`pickled_schema`)."""
-    return len(schema.fields) == 1 and bool(schema.fields[0].metadata.get("flinkwin.pickled"))
+    return len(schema.fields) == 1 and is_pickled_field(schema.fields[0])
+
+
+def is_pickled_field(field: StructField) -> bool:
+    """True if ``field`` holds pickled Python values."""
+    return bool(field.metadata.get("flinkwin.pickled"))
+
+
+def _mark_pickled(schema: StructType, infos: list[TypeInformation]) -> StructType:
+    """``schema`` with the fields whose type information is ``PICKLED_BYTE_ARRAY`` marked."""
+    return StructType([
+        StructField(f.name, f.dataType, f.nullable, dict(PICKLED_METADATA))
+        if info.name == "PICKLED_BYTE_ARRAY" else f
+        for f, info in zip(schema.fields, infos)
+    ])
 
 
 def unpickle(data: bytes | bytearray | None) -> Any:
@@ -102,6 +118,10 @@ def _type_info_ddl(info: TypeInformation) -> str:
     if name in ("ROW", "TUPLE", "ROW_NAMED"):
         return f"struct<{_type_info_fields(info)}>"
     raise ValueError(f"no Spark type for {info!r}")
+
+
+def _field_types(info: TypeInformation) -> list[TypeInformation]:
+    return list(info.args[1] if info.name == "ROW_NAMED" else info.args[0])
 
 
 def _type_info_fields(info: TypeInformation) -> str:
@@ -124,7 +144,8 @@ def parse_schema(value: Any, what: str = "output_schema") -> StructType:
             return pickled_schema()
         try:
             if value.name in ("ROW", "TUPLE", "ROW_NAMED"):
-                return parse_schema(_type_info_fields(value), what)
+                fields = parse_schema(_type_info_fields(value), what)
+                return _mark_pickled(fields, _field_types(value))
             return parse_schema(f"value {_type_info_ddl(value)}", what)
         except (ValueError, TypeError, IndexError) as exc:
             raise ValueError(f"{what}: cannot map {value!r} to a Spark schema ({exc})") from None
@@ -160,6 +181,9 @@ class RowEncoder:
         ]
         self._single_scalar = len(schema.fields) == 1
         self._pickled = is_pickled(schema)
+        self._pickled_columns = {
+            i for i, f in enumerate(schema.fields) if is_pickled_field(f)
+        }
         # Flink's tuple field names (Types.ROW/TUPLE): rows are matched by position, as PyFlink
         # encodes them whatever their field names
         self._positional = self.names == tuple(f"f{i}" for i in range(len(self.names)))
@@ -202,7 +226,7 @@ class RowEncoder:
     def to_row(self, value: Any) -> tuple[Any, ...]:
         """One output value as a tuple in schema order."""
         if self._pickled:
-            return (cloudpickle.dumps(value),)
+            return (value,)
         if isinstance(value, tuple) and getattr(value, "__fields__", None) is not None:
             return self._named_row(value)
         if isinstance(value, Mapping):
@@ -263,6 +287,8 @@ class RowEncoder:
     def _convert(self, i: int, column: Sequence[Any]) -> pa.Array:
         field = self.schema.fields[i]
         arrow_type = self.arrow_types[i]
+        if i in self._pickled_columns:
+            column = [None if v is None else cloudpickle.dumps(v) for v in column]
         if isinstance(field.dataType, (TimestampType, TimestampNTZType)):
             return pa.Array.from_pandas(self._timestamps(column), type=arrow_type, safe=False)
         if isinstance(field.dataType, _INTEGRAL):

@@ -168,4 +168,27 @@ def test_named_rows_fill_flinks_tuple_fields_by_position(spark: Any) -> None:
     assert is_pickled(parse_schema(Types.PICKLED_BYTE_ARRAY()))
     assert not is_pickled(parse_schema("value binary"))
     pickled = RowEncoder(parse_schema(Types.PICKLED_BYTE_ARRAY()), "UTC", "out")
-    assert unpickle(pickled.to_row(Row(x=1))[0]) == Row(x=1)
+    assert unpickle(pickled.arrays([Row(x=1)])[0][0].as_py()) == Row(x=1)
+
+
+class MinReading(ProcessWindowFunction[Any, tuple, str, TimeWindow]):
+    """Flink documentation, "ProcessWindowFunction with Incremental Aggregation" (Python)."""
+
+    def process(self, key: str, context: Any, min_readings: Any) -> Any:
+        min_reading = next(iter(min_readings))
+        yield context.window().start, min_reading
+
+
+def test_pickled_field_in_a_tuple_output_type(five_a: DataStream) -> None:
+    result = (
+        five_a.assign_timestamps_and_watermarks(watermark(0)).key_by("k")
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(3)))
+        .reduce(
+            lambda r1, r2: r2 if r1.v > r2.v else r1,
+            window_function=MinReading(),
+            output_type=Types.TUPLE([Types.LONG(), Types.PICKLED_BYTE_ARRAY()]),
+        )
+    )
+    rows = sorted((r.f0, unpickle(r.f1)) for r in result.toDF().collect())
+    assert rows == [(0, ("a", 1, 1)), (3, ("a", 3, 3)), (9, ("b", 10, 100))]
+    assert repr(rows[0][1]) == "Row(k='a', ts=1, v=1)"
