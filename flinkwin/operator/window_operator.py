@@ -138,8 +138,6 @@ class WindowOperator:
         self._assigner_ctx = OperatorAssignerContext(self)
         self._evictor_ctx = OperatorEvictorContext(self)
 
-    # ------------------------------------------------------------------ inputs
-
     # --------------------------------------------------------------- lifecycle
 
     def user_functions(self) -> list[Any]:

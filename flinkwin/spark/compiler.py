@@ -71,6 +71,7 @@ from flinkwin.watermark import WatermarkStrategy
 from .key_groups import key_group_labels
 from .runtime import (
     EVENT_TIME,
+    KEY_GROUP_COLUMN,
     NO_TIMERS,
     PROCESSING_TIME,
     STATE_SCHEMA,
@@ -87,7 +88,7 @@ from .schema import UTC_ZONES, RowEncoder, parse_schema, pickled_schema
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
 WINDOW_COLUMNS = ("window_start", "window_end")
-_TS, _WM, _KG = "_fw_ts", "_fw_wm", "_fw_kg"
+_TS, _WM, _KG = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN
 
 #: Input column types whose values round-trip through a columnar (Arrow) snapshot unchanged.
 _COLUMNAR_TYPES = (
