@@ -60,7 +60,7 @@ class WindowAssigner(ABC, Generic[T, W]):
         """The windows ``element`` (with event ``timestamp``) belongs to."""
 
     @abstractmethod
-    def get_default_trigger(self, env: Any = None) -> Trigger[T, W]:
+    def get_default_trigger(self, env: Any) -> Trigger[T, W]:
         """The trigger used when the pipeline sets none (``env`` is PyFlink's execution
         environment argument; flinkwin passes None)."""
 

@@ -140,6 +140,48 @@ def test_mypy_understands_the_generic_bases(tmp_path):
 
         def watermark(ctx: Trigger.TriggerContext) -> int:
             return ctx.get_current_watermark()
+
+        from typing import Any, Collection, Tuple
+        from flinkwin import (AggregateFunction, Evictor, KeySelector, TimestampAssigner,
+                              WindowAssigner, MergingWindowAssigner)
+
+        class Average(AggregateFunction[Tuple[str, int], Tuple[int, int], float]):
+            def create_accumulator(self) -> Tuple[int, int]:
+                return 0, 0
+            def add(self, value: Tuple[str, int], accumulator: Tuple[int, int]) -> Tuple[int, int]:
+                return accumulator[0] + value[1], accumulator[1] + 1
+            def get_result(self, accumulator: Tuple[int, int]) -> float:
+                return accumulator[0] / accumulator[1]
+
+        class First(KeySelector[tuple, str]):
+            def get_key(self, value: tuple) -> str:
+                return str(value[0])
+
+        class Second(TimestampAssigner[tuple]):
+            def extract_timestamp(self, value: tuple, record_timestamp: int) -> int:
+                return int(value[1])
+
+        class Tens(WindowAssigner[tuple, TimeWindow]):
+            def assign_windows(self, element: tuple, timestamp: int,
+                               context: WindowAssigner.WindowAssignerContext
+                               ) -> Collection[TimeWindow]:
+                start = timestamp - timestamp % 10
+                return [TimeWindow(start, start + 10)]
+            def get_default_trigger(self, env: Any) -> Trigger[tuple, TimeWindow]:
+                raise NotImplementedError
+            def is_event_time(self) -> bool:
+                return True
+
+        def merge(cb: MergingWindowAssigner.MergeCallback[TimeWindow], w: TimeWindow) -> None:
+            cb.merge([w], w)
+
+        class KeepAll(Evictor[tuple, TimeWindow]):
+            def evict_before(self, elements: Any, size: int, window: TimeWindow,
+                             evictor_context: Evictor.EvictorContext) -> None:
+                return None
+            def evict_after(self, elements: Any, size: int, window: TimeWindow,
+                            evictor_context: Evictor.EvictorContext) -> None:
+                return None
     '''))
     out, err, status = api.run([str(source), "--no-error-summary", "--follow-imports=silent"])
     errors = [line for line in out.splitlines() if "error:" in line]
