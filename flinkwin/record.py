@@ -79,8 +79,8 @@ class Row(tuple):
         return Row.of(tuple(self), args)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
+        """Fields the class has no property for (names starting with ``_``, e.g. Spark's CSV
+        columns ``_c0``...)."""
         index = type(self)._index.get(name)
         if index is None:
             raise AttributeError(f"Row has no field {name!r}")

@@ -62,6 +62,13 @@ def test_field_names_win_over_tuple_methods():
     assert Row.replace(row, "count", 4) == ("a", 4, 7)
 
 
+def test_underscore_field_names_are_attributes_too():
+    row = Row.of(("_c0", "_c1"), ("a", 1))  # Spark's CSV column names
+    assert (row._c0, row._c1) == ("a", 1)
+    with pytest.raises(AttributeError):
+        _ = row._c2
+
+
 def test_row_equality_pyflink_and_flinkwin_leniency():
     row = Row.of(("user", "clicks"), ("alice", 3))
     assert row == Row.of(("user", "clicks"), ("alice", 3))
