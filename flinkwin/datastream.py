@@ -36,14 +36,20 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
-from flinkwin.assigners.base import WindowAssigner
+from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
+from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
-from flinkwin.functions.internal import resolve_window_function
+from flinkwin.functions.internal import function_kind, resolve_window_function
 from flinkwin.output_tag import OutputTag
-from flinkwin.spark.compiler import CompiledStage, WindowPipeline, compile_pipeline
+from flinkwin.spark.compiler import (
+    CompiledStage,
+    WindowPipeline,
+    compile_pipeline,
+    null_timestamp_tag,
+)
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import parse_schema
 from flinkwin.spark.sinks import start_query
@@ -227,6 +233,8 @@ class WindowedStream:
         """Replace the assigner's default trigger."""
         if not isinstance(trigger, Trigger):
             raise TypeError(f"trigger() takes a Trigger, got {type(trigger).__name__}")
+        if isinstance(self._state.assigner, MergingWindowAssigner) and not trigger.can_merge():
+            raise UnsupportedOperationError(MERGING_TRIGGER_MESSAGE)
         return self._with(trigger=trigger)
 
     def evictor(self, evictor: Evictor) -> Self:
@@ -261,6 +269,7 @@ class WindowedStream:
     ) -> WindowResultStream:
         """Incremental reduce (``ReduceFunction`` or ``fn(a, b)``); with ``window_function``
         that function sees the single reduced value (then declare ``output_schema``)."""
+        self._check_kinds("reduce", reduce_function, window_function)
         function = reduce_function if window_function is None else (
             reduce_function, window_function
         )
@@ -277,6 +286,7 @@ class WindowedStream:
         with_window: bool = False,
     ) -> WindowResultStream:
         """Incremental ``AggregateFunction``; optionally followed by ``window_function``."""
+        self._check_kinds("aggregate", aggregate_function, window_function)
         function = aggregate_function if window_function is None else (
             aggregate_function, window_function
         )
@@ -291,6 +301,7 @@ class WindowedStream:
         with_window: bool = False,
     ) -> WindowResultStream:
         """Full-window ``ProcessWindowFunction`` (``ProcessAllWindowFunction`` for windowAll)."""
+        self._check_kinds("process", process_function, None)
         return self._finish(process_function, "process", output_schema, output_type, with_window)
 
     def apply(
@@ -302,6 +313,7 @@ class WindowedStream:
         with_window: bool = False,
     ) -> WindowResultStream:
         """Full-window ``WindowFunction`` (``AllWindowFunction`` for windowAll)."""
+        self._check_kinds("apply", window_function, None)
         return self._finish(window_function, "apply", output_schema, output_type, with_window)
 
     # ------------------------------------------------------ built-in aggregations
@@ -331,6 +343,36 @@ class WindowedStream:
     max_by = maxBy
 
     # ------------------------------------------------------------------ helpers
+    def _check_kinds(self, method: str, function: Any, window_function: Any) -> None:
+        """Each window method takes one kind of function, as Flink's typed signatures demand
+        (a ``process()`` given a ``ReduceFunction`` does not compile in Java): anything else
+        raises a ``TypeError`` naming what was passed and the method that takes it."""
+        keyed = self._keyed
+        suffix = "" if keyed else "_all"
+        expected = {
+            "reduce": {"reduce"},
+            "aggregate": {"aggregate"},
+            "process": {"process" + suffix},
+            "apply": {"apply" + suffix},
+        }[method]
+        kind = function_kind(function)
+        if kind not in expected:
+            raise TypeError(
+                f"{type(self).__name__}.{method}() takes {_KIND_NAMES[next(iter(expected))]}, "
+                f"got {_describe_function(function, kind)}"
+            )
+        if window_function is not None:
+            window_kind = function_kind(window_function)
+            if window_kind not in ("process" + suffix, "apply" + suffix):
+                wanted = (
+                    "a ProcessWindowFunction or WindowFunction" if keyed
+                    else "a ProcessAllWindowFunction or AllWindowFunction"
+                )
+                raise TypeError(
+                    f"{type(self).__name__}.{method}(): the window function must be {wanted}, "
+                    f"got {_describe_function(window_function, window_kind)}"
+                )
+
     def _builtin(
         self, factory: Any, name: str, field: str | int, with_window: bool
     ) -> WindowResultStream:
@@ -349,18 +391,7 @@ class WindowedStream:
         if output_schema is not None and output_type is not None:
             raise ValueError("pass output_schema or output_type, not both")
         declared = output_schema if output_schema is not None else output_type
-        spec = resolve_window_function(function, self._state.evictor is not None)
-        if spec.window_kind is not None:
-            keyed_kind = spec.window_kind in ("process", "apply")
-            if keyed_kind != self._keyed:
-                expected = (
-                    "ProcessWindowFunction or WindowFunction" if self._keyed
-                    else "ProcessAllWindowFunction or AllWindowFunction"
-                )
-                raise TypeError(
-                    f"{type(self).__name__}.{name} needs a {expected}, got "
-                    f"{type(spec.window_fn).__name__}"
-                )
+        resolve_window_function(function, self._state.evictor is not None)
         state = self._state
         pipeline = WindowPipeline(
             df=state.stream.toDF(),
@@ -378,6 +409,31 @@ class WindowedStream:
             key_groups=state.stream._key_groups,
         )
         return WindowResultStream(pipeline)  # compiles: errors surface where it is built
+
+
+_KIND_NAMES = {
+    "reduce": "a ReduceFunction (or a callable(a, b))",
+    "aggregate": "an AggregateFunction",
+    "process": "a ProcessWindowFunction",
+    "process_all": "a ProcessAllWindowFunction",
+    "apply": "a WindowFunction",
+    "apply_all": "an AllWindowFunction",
+}
+_KIND_METHODS = {
+    "reduce": "reduce()",
+    "aggregate": "aggregate()",
+    "process": "process() on a keyed stream",
+    "process_all": "process() after windowAll",
+    "apply": "apply() on a keyed stream",
+    "apply_all": "apply() after windowAll",
+}
+
+
+def _describe_function(function: Any, kind: str | None) -> str:
+    name = type(function).__name__
+    if kind is None:
+        return f"{name} {function!r}, which is no window function"
+    return f"{name}, {_KIND_NAMES[kind]} (that goes to {_KIND_METHODS[kind]})"
 
 
 class AllWindowedStream(WindowedStream):
@@ -422,7 +478,8 @@ class WindowResultStream(DataStream):
     def explain(self, mode: str | None = None) -> None:
         """Print flinkwin's choices for the window stage, then Spark's plan
         (``mode`` as in ``DataFrame.explain``)."""
-        tags = [self._pipeline.late_tag] if self._pipeline.late_tag is not None else []
+        routed = (self._pipeline.late_tag, null_timestamp_tag(self._pipeline))
+        tags = list(dict.fromkeys(t for t in routed if t is not None))
         stage = self._stage(tags)
         print("== flinkwin window stage ==")
         width = max(len(k) for k in stage.summary)

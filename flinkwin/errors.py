@@ -1,4 +1,11 @@
-"""Exceptions named after the Java ones Flink throws in the same situations."""
+"""Exceptions named after the Java ones Flink throws in the same situations, and the error a
+failing user function is reported with."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Any
 
 
 class IllegalStateError(RuntimeError):
@@ -7,3 +14,50 @@ class IllegalStateError(RuntimeError):
 
 class UnsupportedOperationError(RuntimeError):
     """Flink's ``UnsupportedOperationException``."""
+
+
+class UserFunctionError(RuntimeError):
+    """User code (window function, reduce/aggregate function, trigger, evictor, gap extractor)
+    raised while the operator worked on ``key`` and ``window``. The user's exception, with its
+    traceback, is ``__cause__`` (printed with this error)."""
+
+    def __init__(self, message: str, key: Any = None, window: Any = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.window = window
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.args[0], self.key, self.window))
+
+
+#: Flink's ``WindowOperatorBuilder.trigger`` message, word for word.
+MERGING_TRIGGER_MESSAGE = (
+    "A merging window assigner cannot be used with a trigger that does not support merging."
+)
+
+#: flinkwin's own errors raised inside the operator: passed on as they are, never wrapped.
+OPERATOR_ERRORS = (UserFunctionError, IllegalStateError, UnsupportedOperationError)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_function_error(exc: BaseException, key: Any, window: Any) -> UserFunctionError:
+    """The error to raise (``from exc``) when user code failed on ``key`` and ``window``
+    (None: before a window was known, e.g. while assigning windows). The message carries the
+    user's own stack frames too: a Python worker's error reaches the Spark driver as text that
+    shows only the last exception of a chain."""
+    where = f"key {key!r}" + ("" if window is None else f", window {window!r}")
+    frames = [
+        frame for frame in traceback.extract_tb(exc.__traceback__)
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR)
+    ]
+    user_traceback = (
+        "\nUser traceback (most recent call last):\n"
+        + "".join(traceback.format_list(frames)).rstrip("\n") if frames else ""
+    )
+    return UserFunctionError(
+        f"user function failed on {where}: {type(exc).__name__}: {exc}{user_traceback}",
+        key,
+        window,
+    )

@@ -13,6 +13,7 @@ column of epoch milliseconds (see ``docs/spark-semantics.md``).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from flinkwin.time import TimeLike, to_millis
@@ -26,6 +27,8 @@ class WatermarkStrategy:
             raise ValueError("the out-of-orderness bound cannot be negative")
         self.out_of_orderness_ms = int(out_of_orderness_ms)
         self.timestamp_column = timestamp_column
+        #: Where rows with a null timestamp go (None: the query fails); see withNullTimestamps.
+        self.null_timestamp_tag: Any = None
 
     @staticmethod
     def forBoundedOutOfOrderness(max_out_of_orderness: TimeLike) -> WatermarkStrategy:  # noqa: N802
@@ -52,7 +55,24 @@ class WatermarkStrategy:
                 "withTimestampAssigner takes a column name or a pyspark Column, got "
                 f"{type(column).__name__}{hint}"
             )
-        return WatermarkStrategy(self.out_of_orderness_ms, column)
+        strategy = copy.copy(self)
+        strategy.timestamp_column = column
+        return strategy
+
+    def withNullTimestamps(self, policy: Any) -> WatermarkStrategy:  # noqa: N802
+        """What happens to a row whose timestamp column is null (flinkwin's addition; Flink
+        records always carry a timestamp). ``"fail"`` (the default): the query fails with an
+        error showing the row. An ``OutputTag``: such rows leave the window stage unchanged
+        on that side output (``getSideOutput(tag)``, input columns), and reach no window."""
+        from flinkwin.output_tag import OutputTag
+
+        if policy != "fail" and not isinstance(policy, OutputTag):
+            raise TypeError(
+                f"withNullTimestamps takes \"fail\" or an OutputTag, got {policy!r}"
+            )
+        strategy = copy.copy(self)
+        strategy.null_timestamp_tag = None if policy == "fail" else policy
+        return strategy
 
     def withIdleness(self, timeout: TimeLike) -> WatermarkStrategy:  # noqa: N802
         """Accepted for Flink compatibility; has no effect. Spark's watermark follows the
@@ -64,12 +84,14 @@ class WatermarkStrategy:
     for_monotonous_timestamps = forMonotonousTimestamps
     with_timestamp_assigner = withTimestampAssigner
     with_idleness = withIdleness
+    with_null_timestamps = withNullTimestamps
 
     def __repr__(self) -> str:
         column = self.timestamp_column
+        nulls = "" if self.null_timestamp_tag is None else f", nulls to {self.null_timestamp_tag!r}"
         return (
             f"WatermarkStrategy(out_of_orderness={self.out_of_orderness_ms} ms, "
-            f"timestamp_column={column!r})"
+            f"timestamp_column={column!r}{nulls})"
         )
 
 

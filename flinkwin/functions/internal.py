@@ -156,3 +156,15 @@ def iterate_outputs(result: Any, where: str) -> Iterable[Any]:
             f"got {type(result).__name__}: {result!r}"
         )
     return result
+
+
+def function_kind(fn: Any) -> str | None:
+    """What ``fn`` is, judged as ``resolve_window_function`` judges a single function:
+    ``"aggregate"``, ``"reduce"``, a window kind (``"process"``, ``"process_all"``,
+    ``"apply"``, ``"apply_all"``) or None (none of these)."""
+    if _is_aggregate(fn):
+        return "aggregate"
+    kind = _window_kind(fn)
+    if kind is not None:
+        return kind
+    return "reduce" if _is_reduce(fn) else None

@@ -28,6 +28,7 @@ from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.assigners.sliding import SlidingEventTimeWindows, SlidingProcessingTimeWindows
 from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows, TumblingProcessingTimeWindows
+from flinkwin.errors import user_function_error
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
@@ -309,21 +310,24 @@ class _Batch:
             members = [records[i] for i in elem_list[bounds_list[p] : bounds_list[p + 1]]]
             if spec.state_kind == LIST:
                 contents.setdefault(slot, []).extend(members)
-            elif spec.state_kind == REDUCING:
-                if slot in contents:
-                    acc = contents[slot]
+                continue
+            try:
+                if spec.state_kind == REDUCING:
+                    if slot in contents:
+                        acc = contents[slot]
+                    else:
+                        acc, members = members[0], members[1:]
+                    for r in members:
+                        acc = spec.reduce(acc, r)
                 else:
-                    acc, members = members[0], members[1:]
-                for r in members:
-                    acc = spec.reduce(acc, r)
-                contents[slot] = acc
-            else:
-                assert spec.state_kind == AGGREGATING
-                agg = spec.agg_fn
-                acc = contents[slot] if slot in contents else agg.create_accumulator()
-                for r in members:
-                    acc = agg.add(r, acc)
-                contents[slot] = acc
+                    assert spec.state_kind == AGGREGATING
+                    agg = spec.agg_fn
+                    acc = contents[slot] if slot in contents else agg.create_accumulator()
+                    for r in members:
+                        acc = agg.add(r, acc)
+            except Exception as exc:
+                raise user_function_error(exc, slot[0], slot[1]) from exc
+            contents[slot] = acc
 
     def _fold_builtin(
         self, agg: BuiltinAggregation, quiet: np.ndarray, bounds: np.ndarray,
@@ -436,4 +440,7 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
                 contents.pop(slot, None)
                 timers.delete(max_ts, key, window)
                 if has_clear:
-                    op._clear_all_state(key, window, slot, None)
+                    try:
+                        op._clear_all_state(key, window, slot, None)
+                    except Exception as exc:
+                        raise user_function_error(exc, key, window) from exc

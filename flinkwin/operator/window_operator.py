@@ -29,7 +29,13 @@ from typing import Any
 import numpy as np
 
 from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner, default_trigger
-from flinkwin.errors import IllegalStateError, UnsupportedOperationError
+from flinkwin.errors import (
+    MERGING_TRIGGER_MESSAGE,
+    OPERATOR_ERRORS,
+    IllegalStateError,
+    UnsupportedOperationError,
+    user_function_error,
+)
 from flinkwin.evictors.base import Evictor, TimestampedValue
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
 from flinkwin.functions.internal import (
@@ -93,10 +99,7 @@ class WindowOperator:
         if not isinstance(trigger, Trigger):
             raise TypeError(f"trigger must be a Trigger, got {type(trigger).__name__}")
         if isinstance(assigner, MergingWindowAssigner) and not trigger.can_merge():
-            raise UnsupportedOperationError(
-                "A merging window assigner cannot be used with a trigger that does not support "
-                f"merging: {trigger!r}"
-            )
+            raise UnsupportedOperationError(MERGING_TRIGGER_MESSAGE)
         if evictor is not None and not isinstance(evictor, Evictor):
             raise TypeError(f"evictor must be an Evictor, got {type(evictor).__name__}")
         lateness = to_millis(allowed_lateness, "allowed lateness")
@@ -250,7 +253,12 @@ class WindowOperator:
 
     def _process(self, record: Any, timestamp: int, key: Any) -> None:
         self.current_key = key
-        windows = self.assigner.assign_windows(record, timestamp, self._assigner_ctx)
+        try:
+            windows = self.assigner.assign_windows(record, timestamp, self._assigner_ctx)
+        except OPERATOR_ERRORS:
+            raise
+        except Exception as exc:
+            raise user_function_error(exc, key, None) from exc
         skipped = True
         if self.is_merging:
             merging = self._merging_window_set(key)
@@ -280,19 +288,24 @@ class WindowOperator:
     def _on_element_in_window(
         self, record: Any, timestamp: int, key: Any, window: Any, state_window: Any
     ) -> None:
-        slot = (key, state_window)
-        self._add_to_contents(slot, record, timestamp)
-        ctx = self._trigger_ctx
-        ctx.key, ctx.window = key, window
-        result = self.trigger.on_element(record, timestamp, window, ctx)
-        if result.is_fire():
-            contents = self.window_contents.get(slot)
-            if contents is None:
-                return
-            self._emit_window_contents(key, window, slot, contents)
-        if result.is_purge():
-            self.window_contents.pop(slot, None)
-        self._register_cleanup_timer(key, window)
+        try:
+            slot = (key, state_window)
+            self._add_to_contents(slot, record, timestamp)
+            ctx = self._trigger_ctx
+            ctx.key, ctx.window = key, window
+            result = self.trigger.on_element(record, timestamp, window, ctx)
+            if result.is_fire():
+                contents = self.window_contents.get(slot)
+                if contents is None:
+                    return
+                self._emit_window_contents(key, window, slot, contents)
+            if result.is_purge():
+                self.window_contents.pop(slot, None)
+            self._register_cleanup_timer(key, window)
+        except OPERATOR_ERRORS:
+            raise
+        except Exception as exc:
+            raise user_function_error(exc, key, window) from exc
 
     def _add_to_contents(self, slot: tuple[Any, Any], record: Any, timestamp: int) -> None:
         contents = self.window_contents
@@ -336,13 +349,18 @@ class WindowOperator:
             ctx = self._trigger_ctx
             ctx.key, ctx.window = key, merge_result
             ctx.merged_windows = merged_windows
-            self.trigger.on_merge(merge_result, ctx)
-            ctx.merged_windows = None
-            for m in merged_windows:
-                ctx.window = m
-                self.trigger.clear(m, ctx)
-                self._delete_cleanup_timer(key, m)
-            self._merge_contents(key, state_window_result, merged_state_windows)
+            try:
+                self.trigger.on_merge(merge_result, ctx)
+                ctx.merged_windows = None
+                for m in merged_windows:
+                    ctx.window = m
+                    self.trigger.clear(m, ctx)
+                    self._delete_cleanup_timer(key, m)
+                self._merge_contents(key, state_window_result, merged_state_windows)
+            except OPERATOR_ERRORS:
+                raise
+            except Exception as exc:
+                raise user_function_error(exc, key, merge_result) from exc
 
         return merge
 
@@ -365,32 +383,37 @@ class WindowOperator:
 
     def _on_timer(self, timestamp: int, key: Any, window: Any, *, event_time: bool) -> None:
         self.current_key = key
-        ctx = self._trigger_ctx
-        ctx.key, ctx.window = key, window
-        merging: MergingWindowSet | None = None
-        if self.is_merging:
-            merging = self._merging_window_set(key)
-            state_window = merging.get_state_window(window)
-            if state_window is None:
-                # A timer for a window that no longer exists (its trigger did not clean up).
-                return
-        else:
-            state_window = window
-        slot = (key, state_window)
-        if event_time:
-            result = self.trigger.on_event_time(timestamp, window, ctx)
-        else:
-            result = self.trigger.on_processing_time(timestamp, window, ctx)
-        if result.is_fire():
-            contents = self.window_contents.get(slot)
-            if contents is not None:
-                self._emit_window_contents(key, window, slot, contents)
-        if result.is_purge():
-            self.window_contents.pop(slot, None)
-        if event_time == self.is_event_time and timestamp == self.cleanup_time(window):
-            self._clear_all_state(key, window, slot, merging)
-        if merging is not None:
-            self._persist(key, merging)
+        try:
+            ctx = self._trigger_ctx
+            ctx.key, ctx.window = key, window
+            merging: MergingWindowSet | None = None
+            if self.is_merging:
+                merging = self._merging_window_set(key)
+                state_window = merging.get_state_window(window)
+                if state_window is None:
+                    # A timer for a window that no longer exists (its trigger did not clean up).
+                    return
+            else:
+                state_window = window
+            slot = (key, state_window)
+            if event_time:
+                result = self.trigger.on_event_time(timestamp, window, ctx)
+            else:
+                result = self.trigger.on_processing_time(timestamp, window, ctx)
+            if result.is_fire():
+                contents = self.window_contents.get(slot)
+                if contents is not None:
+                    self._emit_window_contents(key, window, slot, contents)
+            if result.is_purge():
+                self.window_contents.pop(slot, None)
+            if event_time == self.is_event_time and timestamp == self.cleanup_time(window):
+                self._clear_all_state(key, window, slot, merging)
+            if merging is not None:
+                self._persist(key, merging)
+        except OPERATOR_ERRORS:
+            raise
+        except Exception as exc:
+            raise user_function_error(exc, key, window) from exc
 
     def _clear_all_state(
         self, key: Any, window: Any, slot: tuple[Any, Any], merging: MergingWindowSet | None
@@ -440,16 +463,21 @@ class WindowOperator:
     def _emit_window_contents(
         self, key: Any, window: Any, slot: tuple[Any, Any], contents: Any
     ) -> None:
-        spec = self.spec
-        self.current_key = key
-        if self.evictor is not None:
-            self._emit_evicting(key, window, slot, contents)
-        elif spec.state_kind == REDUCING:
-            self.emit_window_values(key, window, [contents])
-        elif spec.state_kind == AGGREGATING:
-            self.emit_window_values(key, window, [spec.agg_fn.get_result(contents)])
-        else:
-            self.emit_window_values(key, window, list(contents))
+        try:
+            spec = self.spec
+            self.current_key = key
+            if self.evictor is not None:
+                self._emit_evicting(key, window, slot, contents)
+            elif spec.state_kind == REDUCING:
+                self.emit_window_values(key, window, [contents])
+            elif spec.state_kind == AGGREGATING:
+                self.emit_window_values(key, window, [spec.agg_fn.get_result(contents)])
+            else:
+                self.emit_window_values(key, window, list(contents))
+        except OPERATOR_ERRORS:
+            raise
+        except Exception as exc:
+            raise user_function_error(exc, key, window) from exc
 
     def _emit_evicting(
         self, key: Any, window: Any, slot: tuple[Any, Any], contents: list[tuple[Any, int]]

@@ -25,7 +25,7 @@ side output), the main columns ``_fw_m<i>`` and each side output's columns ``_fw
 from __future__ import annotations
 
 import dataclasses
-import time
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -220,7 +220,22 @@ def key_group_column(pipeline: WindowPipeline) -> Column:
         return F.lit(key_group_labels(1)[0])
     labels = F.array(*[F.lit(label) for label in key_group_labels(pipeline.key_groups)])
     group = F.pmod(F.hash(*[F.col(c) for c in pipeline.key_columns]), F.lit(pipeline.key_groups))
-    return F.element_at(labels, group + 1)
+    label = F.element_at(labels, group + 1)
+    # Flink rejects a null key ("Assigned key must not be null!"); Spark would group it
+    null_key = functools.reduce(
+        lambda a, b: a | b, [F.col(c).isNull() for c in pipeline.key_columns]
+    )
+    message = F.concat(
+        F.lit(f"keyBy column(s) {pipeline.key_columns}: null key in row "),
+        F.to_json(
+            F.struct(*[F.col(c) for c in pipeline.df.columns]), {"ignoreNullFields": "false"}
+        ),
+        F.lit(
+            "; Flink rejects null keys (Assigned key must not be null!): filter such rows "
+            "out or replace the null (e.g. with coalesce) before keyBy"
+        ),
+    )
+    return F.when(null_key, F.raise_error(message)).otherwise(label)
 
 
 # ------------------------------------------------------------------------- timestamps
@@ -276,9 +291,30 @@ def main_schema(pipeline: WindowPipeline) -> StructType:
     return schema
 
 
+def check_unique_names(names: Sequence[str], what: str, case_sensitive: bool) -> None:
+    """Raise if two columns of ``what`` share a name (ignoring case unless Spark's
+    ``spark.sql.caseSensitive`` is set): outputs are built from names, so one of them would
+    be lost or unreachable."""
+    seen: dict[str, str] = {}
+    duplicates = []
+    for name in names:
+        folded = name if case_sensitive else name.lower()
+        if folded in seen:
+            duplicates.append((seen[folded], name))
+        seen.setdefault(folded, name)
+    if duplicates:
+        shown = ", ".join(a if a == b else f"{a}/{b}" for a, b in duplicates)
+        case = "" if case_sensitive else " (Spark compares names ignoring case)"
+        raise PipelineError(
+            f"{what} has duplicate column names: {shown}{case}; rename them (e.g. with "
+            "withColumnRenamed) so every column has its own name"
+        )
+
+
 def side_schema(pipeline: WindowPipeline, tag: OutputTag) -> StructType:
-    """Late data keeps the input schema; other side outputs declare theirs on the tag."""
-    if tag == pipeline.late_tag:
+    """Late data and rows without a timestamp keep the input schema; other side outputs
+    declare theirs on the tag."""
+    if tag in (pipeline.late_tag, null_timestamp_tag(pipeline)):
         return pipeline.df.schema
     if isinstance(tag.type_info, (str, StructType)):
         return parse_schema(tag.type_info, f"schema of {tag!r}")
@@ -286,6 +322,13 @@ def side_schema(pipeline: WindowPipeline, tag: OutputTag) -> StructType:
         f"side output {tag!r} needs a schema to become a DataFrame: declare it on the tag, "
         f"e.g. OutputTag({tag.tag_id!r}, 'name string, value bigint')"
     )
+
+
+def null_timestamp_tag(pipeline: WindowPipeline) -> OutputTag | None:
+    """The side output for rows whose timestamp is null, if the watermark strategy routes
+    them (``WatermarkStrategy.withNullTimestamps``)."""
+    strategy = pipeline.watermark
+    return None if strategy is None else strategy.null_timestamp_tag
 
 
 def _nullable(schema: StructType, prefix: str) -> tuple[StructType, list[tuple[str, str]]]:
@@ -303,6 +346,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     reserved = [c for c in df.columns if c.startswith("_fw_")]
     if reserved:
         raise PipelineError(f"column names starting with '_fw_' are reserved: {reserved}")
+    case_sensitive = str(
+        df.sparkSession.conf.get("spark.sql.caseSensitive") or "false"
+    ).lower() == "true"
+    check_unique_names(df.columns, "the input", case_sensitive)
     if pipeline.key_columns is not None:
         missing = [c for c in pipeline.key_columns if c not in df.columns]
         if missing:
@@ -321,7 +368,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
 
     input_schema = df.schema
-    staged = df
+    staged = df.withColumn(_KG, key_group_column(pipeline))
     session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     event_time: EventTime | None = None
     if strategy is not None:
@@ -346,7 +393,6 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             ).withWatermark(_WM, f"{shift + strategy.out_of_orderness_ms} milliseconds")
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
-    staged = staged.withColumn(_KG, key_group_column(pipeline))
 
     main = main_schema(pipeline)
     if pipeline.with_window:
@@ -356,12 +402,16 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
     else:
         main_out = main
+    check_unique_names(
+        main_out.fieldNames(), f"the {pipeline.function_name} output", case_sensitive
+    )
     out_main, main_columns = _nullable(main_out, "_fw_m")
     out_fields = [StructField(TAG_COLUMN, ByteType(), False), *out_main.fields]
     side_columns: dict[OutputTag, list[tuple[str, str]]] = {}
     side_schemas = []
     for j, tag in enumerate(side_tags, start=1):
         schema = side_schema(pipeline, tag)
+        check_unique_names(schema.fieldNames(), f"side output {tag.tag_id!r}", case_sensitive)
         side_schemas.append(schema)
         out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_")
         out_fields.extend(out_side.fields)
@@ -385,6 +435,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             task_name=f"Window({pipeline.function_name})",
         ),
         input_schema=input_schema,
+        null_timestamp_tag=null_timestamp_tag(pipeline),
         event_time=event_time,
         time_zone=session_tz,
         has_watermark=strategy is not None,
@@ -398,7 +449,6 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             for t, s in zip(side_tags, side_schemas)
         ],
         output_schema=output_schema,
-        static_processing_time=int(time.time() * 1000),
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration
     runtime.columnar = (

@@ -26,13 +26,14 @@ watermark's next increase, as in Flink). Processing-time timeouts fire when the 
 is greater than ``batch time + duration``; the duration is ``t - 1 - batch time`` (at least 1).
 
 ``process_static`` is the ``applyInPandas`` function for static DataFrames (Flink's batch mode):
-all rows in event-time order, then the end-of-input watermark ``MAX_LONG`` and processing time
-``MAX_LONG``.
+processing time is the worker's clock when the key group runs; all rows in event-time order,
+then the end-of-input watermark ``MAX_LONG`` and processing time ``MAX_LONG``.
 """
 
 from __future__ import annotations
 
 import copy
+import time
 import uuid
 import warnings
 from collections import OrderedDict
@@ -45,6 +46,7 @@ import pandas as pd
 import pyarrow as pa
 from pyspark.sql.types import StructType
 
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.base import (
     AllWindowFunction,
     ProcessAllWindowFunction,
@@ -270,35 +272,47 @@ class KeyGroupRuntime:
     side_tags: list[OutputTag]
     side_encoders: list[RowEncoder]
     output_schema: StructType
-    static_processing_time: int = MIN_LONG
+    null_timestamp_tag: OutputTag | None = None
     columnar: bool = False
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
-    def _rows(self, frames: Iterable[pd.DataFrame]) -> tuple[pd.DataFrame, np.ndarray] | None:
-        """The batch's user columns in stable event-time order, and their timestamps.
+    def _rows(
+        self, frames: Iterable[pd.DataFrame]
+    ) -> tuple[tuple[pd.DataFrame, np.ndarray] | None, pd.DataFrame | None]:
+        """The batch's user columns in stable event-time order with their timestamps, and the
+        rows whose timestamp is null when they go to a side output (else such a row fails).
 
         Spark hands the rows over in chunks; each needed column is concatenated and put in
         order with numpy (one pass per column, helper columns are left out)."""
         parts = [f for f in frames if len(f)]
         if not parts:
-            return None
+            return None, None
         names = self.input_schema.fieldNames()
         event_time = self.event_time
         order: np.ndarray | None = None
         shipped: dict[str, np.ndarray] = {}
+        nulls: pd.DataFrame | None = None
         if event_time is None:
             timestamps = np.full(sum(len(p) for p in parts), MIN_LONG, dtype=np.int64)
         else:
             raw = shipped[event_time.column] = _column(parts, event_time.column)
-            if pd.isna(raw).any():
-                self._null_timestamp(parts, event_time.column)
+            missing = pd.isna(raw)
+            if missing.any():
+                if self.null_timestamp_tag is None:
+                    self._null_timestamp(parts, event_time.column)
+                nulls = self._null_rows(parts, shipped, np.flatnonzero(missing))
+                order = np.flatnonzero(~missing)
+                raw = raw[order]
             values = raw.astype(np.int64, copy=False)
             timestamps = event_time.millis(values)
             if (timestamps[1:] < timestamps[:-1]).any():
-                order = np.argsort(timestamps, kind="stable")
-                timestamps = timestamps[order]
-                values = values[order]
+                sort = np.argsort(timestamps, kind="stable")
+                timestamps = timestamps[sort]
+                values = values[sort]
+                order = sort if order is None else order[sort]
+            if not len(timestamps):
+                return None, nulls
         columns: dict[str, Any] = {}
         for name in names:
             if event_time is not None and name == event_time.rebuilt:
@@ -307,7 +321,21 @@ class KeyGroupRuntime:
                 column = shipped[name] if name in shipped else _column(parts, name)
                 columns[name] = column if order is None else column[order]
         frame = pd.DataFrame(columns, copy=False)
-        return normalize_input(frame, self.input_schema), timestamps
+        return (normalize_input(frame, self.input_schema), timestamps), nulls
+
+    def _null_rows(
+        self, parts: list[pd.DataFrame], shipped: dict[str, np.ndarray], index: np.ndarray
+    ) -> pd.DataFrame:
+        """The user columns of the rows at ``index`` (those without a timestamp)."""
+        assert self.event_time is not None
+        columns: dict[str, Any] = {}
+        for name in self.input_schema.fieldNames():
+            if name == self.event_time.rebuilt:
+                columns[name] = np.full(len(index), np.datetime64("NaT"), "datetime64[ns]")
+            else:
+                column = shipped[name] if name in shipped else _column(parts, name)
+                columns[name] = column[index]
+        return normalize_input(pd.DataFrame(columns, copy=False), self.input_schema)
 
     def _null_timestamp(self, parts: list[pd.DataFrame], column: str) -> NoReturn:
         frame = pd.concat(parts, ignore_index=True)
@@ -315,13 +343,15 @@ class KeyGroupRuntime:
         bad = {c: row[c] if c in frame.columns else None for c in self.input_schema.fieldNames()}
         raise ValueError(
             f"event timestamp is null for row {bad}; every element needs a timestamp "
-            "(filter such rows out before the window)"
+            "(filter such rows out before the window, or route them to a side output with "
+            "WatermarkStrategy.withNullTimestamps(OutputTag(...)))"
         )
 
     # ----------------------------------------------------------------- output
-    def _output_frame(self, op: Any) -> pd.DataFrame | None:
+    def _output_frame(self, op: Any, nulls: pd.DataFrame | None = None) -> pd.DataFrame | None:
         """Main and side outputs as one frame: the tag column, then each output's columns
-        (null outside its own rows)."""
+        (null outside its own rows). ``nulls`` (rows without a timestamp) join their side
+        output."""
         groups: list[tuple[int, list[pa.Array]]] = []
         if isinstance(op, ColumnarAggregation):
             groups.append(_frame_group(self.main_encoder, op.drain_main()))
@@ -340,6 +370,14 @@ class KeyGroupRuntime:
             for side_tag, encoder in zip(self.side_tags, self.side_encoders):
                 side = [v for v, _ in op.drain_side_output(side_tag)]
                 groups.append((len(side), encoder.arrays(side)))
+        if nulls is not None and self.null_timestamp_tag in self.side_tags:
+            j = self.side_tags.index(self.null_timestamp_tag)
+            extra = _frame_group(self.side_encoders[j], nulls)
+            count, routed = groups[j + 1]
+            groups[j + 1] = (
+                count + extra[0],
+                [pa.concat_arrays([a, b]) for a, b in zip(routed, extra[1])],
+            )
         counts = [count for count, _ in groups]
         total = sum(counts)
         if total == 0:
@@ -386,7 +424,7 @@ class KeyGroupRuntime:
         if op is None:
             op = self._new_operator(group)
 
-        rows = None if state.hasTimedOut else self._rows(frames)
+        rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
         if isinstance(op, ColumnarAggregation) and rows is not None:
             watermark = op.current_watermark
@@ -401,7 +439,8 @@ class KeyGroupRuntime:
             op.advance_processing_time(batch_time)
         if rows is not None:
             op.process_batch(*rows)
-        out = self._output_frame(op)
+        self._check_timers(op)
+        out = self._output_frame(op, nulls)
         if self.columnar and isinstance(op, WindowOperator):
             # back to columnar panes after a batch that fired windows on arrival
             names = self.input_schema.fieldNames()
@@ -421,6 +460,35 @@ class KeyGroupRuntime:
         """The key group number of a grouping label (the runtime context's subtask index)."""
         labels = key_group_labels(self.key_groups)
         return labels.index(label) if label in labels else 0
+
+    def _check_timers(self, op: Any) -> None:
+        """Fail on a pending timer of a time domain this stage cannot wake keys for (a user
+        trigger's timers are assumed to be in the assigner's domain when the stage is built):
+        such a timer would fire late or never, silently."""
+        if isinstance(op, ColumnarAggregation):
+            return
+        domains = (
+            (EVENT_TIME, op.event_timers, "registerEventTimeTimer"),
+            (PROCESSING_TIME, op.processing_timers, "registerProcessingTimeTimer"),
+        )
+        for domain, timers, register in domains:
+            if domain == self.timer_domain:
+                continue
+            due = timers.peek_timestamp()
+            if due is None or due >= MAX_LONG:
+                continue
+            timestamp, key, window = next(iter(timers))
+            runs = (
+                "no timers at all" if self.timer_domain == NO_TIMERS
+                else f"only {self.timer_domain} timers"
+            )
+            raise UnsupportedOperationError(
+                f"trigger {op.trigger!r} called {register}({timestamp}) for key {key!r}, window "
+                f"{window!r}, but this streaming stage runs {runs} (from its assigner and "
+                f"trigger): Spark could not wake the key for a {domain} timer, which would "
+                "fire late or never. Use a trigger in the assigner's time domain, or run on a "
+                "static DataFrame, where both domains work"
+            )
 
     def _new_operator(self, group: int) -> Any:
         """A fresh key-group state: columnar when the configuration allows it."""
@@ -452,14 +520,16 @@ class KeyGroupRuntime:
         """The ``applyInPandas`` function for static input (see module docstring)."""
         group = int(frame[KEY_GROUP_COLUMN].iloc[0]) if KEY_GROUP_COLUMN in frame else 0
         op = self.operator.build(self._subtask(group))
-        op.advance_processing_time(self.static_processing_time)
-        rows = self._rows([frame])
+        # processing time is the clock when this key group runs, read here in the worker (a
+        # pipeline built now and run later sees the later time, as each Flink task reads its own)
+        op.advance_processing_time(time.time_ns() // 1_000_000)
+        rows, nulls = self._rows([frame])
         if rows is not None:
             op.process_batch(*rows)
         op.advance_watermark(MAX_LONG)
         op.advance_processing_time(MAX_LONG)
         op.close()
-        out = self._output_frame(op)
+        out = self._output_frame(op, nulls)
         return out if out is not None else self._empty_frame()
 
 

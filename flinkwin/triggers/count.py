@@ -11,12 +11,11 @@ from flinkwin.triggers.base import OnMergeContext, Trigger, TriggerContext, Trig
 
 class CountTrigger(Trigger):
     """Counts elements per pane in the ``count`` state; at ``max_count`` it resets the count
-    and FIREs (without purging: wrap in ``PurgingTrigger`` for tumbling count windows)."""
+    and FIREs (without purging: wrap in ``PurgingTrigger`` for tumbling count windows).
+    As in Flink, any count is accepted: one of 1 or less fires on every element."""
 
     def __init__(self, max_count: int) -> None:
-        if max_count <= 0:
-            raise ValueError("CountTrigger count must be positive")
-        self.max_count = max_count
+        self.max_count = int(max_count)
         self.state_desc = ReducingStateDescriptor("count", operator.add)
 
     @staticmethod

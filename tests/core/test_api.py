@@ -45,7 +45,7 @@ from flinkwin import (
     WindowAssigner,
     WindowFunction,
 )
-from flinkwin.errors import UnsupportedOperationError
+from flinkwin.errors import UnsupportedOperationError, UserFunctionError
 from flinkwin.functions.builtin import sum_of
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MAX_LONG, MIN_LONG, to_millis
@@ -554,7 +554,7 @@ def test_non_iterable_process_result_is_a_type_error(result):
 
     h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), Bad(), key_field="k")
     h.process_element({"k": "a"}, 1)
-    with pytest.raises(TypeError, match="Bad.process must return an iterable"):
+    with pytest.raises(UserFunctionError, match="TypeError: Bad.process must return an iterable"):
         h.process_watermark(9)
 
 
