@@ -12,7 +12,9 @@ from flinkwin import (
     AggregateFunction,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
+    CountEvictor,
     CountTrigger,
+    DeltaTrigger,
     EventTimeSessionWindows,
     ProcessingTimeSessionWindows,
     ProcessWindowFunction,
@@ -208,3 +210,24 @@ def test_a_merging_assigner_rejects_a_trigger_that_cannot_merge_with_flinks_mess
     assert str(info.value) == (
         "A merging window assigner cannot be used with a trigger that does not support merging."
     )
+
+
+def test_count_evictor_accepts_any_count_like_flink() -> None:
+    # Flink's CountEvictor.of(long) checks nothing: a count of 0 (or less) evicts everything
+    h = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(100), _Counting(), key_field="k", evictor=CountEvictor.of(0)
+    )
+    h.process_element({"k": "a", "v": 1}, 1)
+    h.process_watermark(99)
+    assert h.output() == [("a", 0)]
+
+
+def test_a_delta_trigger_without_a_delta_function_fails_when_built() -> None:
+    # Flink accepts null and fails with a NullPointerException at the first element
+    with pytest.raises(TypeError, match="delta_function must be callable"):
+        DeltaTrigger.of(1.0, None)
+
+
+class _Counting(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        return [(key, len(list(elements)))]
