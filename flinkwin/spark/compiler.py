@@ -514,6 +514,11 @@ def _summary(
         ),
         "allowed lateness": f"{pipeline.allowed_lateness_ms} ms",
         "late data": repr(pipeline.late_tag) if pipeline.late_tag is not None else "dropped",
+        "null timestamps": (
+            "n/a (no watermark strategy)" if strategy is None
+            else "fail the batch" if strategy.null_timestamp_tag is None
+            else repr(strategy.null_timestamp_tag)
+        ),
         "side outputs": ", ".join(repr(t) for t in side_tags) or "none",
         "window columns": "window_start, window_end" if pipeline.with_window else "no",
     }

@@ -280,7 +280,7 @@ def test_build_time_errors(events: DataStream) -> None:
         events.keyBy(lambda r: r["k"])
     with pytest.raises(ValueError, match="no such column"):
         _windowed(events).sum("nope")
-    with pytest.raises(TypeError, match="ProcessWindowFunction or WindowFunction"):
+    with pytest.raises(TypeError, match=r"process\(\) takes a ProcessWindowFunction, got All"):
 
         class All(ProcessAllWindowFunction):
             def process(self, context: Any, elements: Any) -> Any:
