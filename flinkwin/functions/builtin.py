@@ -41,6 +41,11 @@ class BuiltinAggregation(ReduceFunction):
 
     def reduce(self, value1: Any, value2: Any) -> Any:
         a, b = value1[self.field], value2[self.field]
+        if a is None or b is None:
+            raise ValueError(
+                f"{self!r}: field {self.field!r} is null in {value1 if a is None else value2!r}"
+                " (Flink's field aggregations fail on a null field too)"
+            )
         kind = self.kind
         if kind == "sum":
             return _replace(value1, self.field, a + b)

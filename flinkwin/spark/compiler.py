@@ -238,6 +238,25 @@ def key_group_column(pipeline: WindowPipeline) -> Column:
     return F.when(null_key, F.raise_error(message)).otherwise(label)
 
 
+def _refuse_null_floats(pipeline: WindowPipeline, column: Column) -> Column:
+    """``column``, failing on a row whose built-in aggregation field is a null float: pandas
+    would hand it over as NaN, which aggregates silently where Flink fails on the null."""
+    spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
+    builtin = spec.builtin
+    if builtin is None or builtin.field not in pipeline.df.columns:
+        return column
+    if not isinstance(pipeline.df.schema[builtin.field].dataType, (FloatType, DoubleType)):
+        return column
+    message = F.concat(
+        F.lit(f"{builtin!r}: field {builtin.field!r} is null in row "),
+        F.to_json(
+            F.struct(*[F.col(c) for c in pipeline.df.columns]), {"ignoreNullFields": "false"}
+        ),
+        F.lit(" (Flink's field aggregations fail on a null field too)"),
+    )
+    return F.when(F.col(builtin.field).isNull(), F.raise_error(message)).otherwise(column)
+
+
 # ------------------------------------------------------------------------- timestamps
 def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, Column | None]:
     """How event time is shipped, and the helper column's expression (None: a user column of
@@ -368,7 +387,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
 
     input_schema = df.schema
-    staged = df.withColumn(_KG, key_group_column(pipeline))
+    staged = df.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
     session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     event_time: EventTime | None = None
     if strategy is not None:

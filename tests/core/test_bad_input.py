@@ -27,7 +27,7 @@ from flinkwin import (
     TumblingProcessingTimeWindows,
 )
 from flinkwin.errors import UnsupportedOperationError, UserFunctionError
-from flinkwin.functions.builtin import sum_of
+from flinkwin.functions.builtin import max_of, min_by, sum_of
 from flinkwin.testing import WindowOperatorHarness
 
 
@@ -231,3 +231,19 @@ def test_a_delta_trigger_without_a_delta_function_fails_when_built() -> None:
 class _Counting(ProcessWindowFunction):
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         return [(key, len(list(elements)))]
+
+
+@pytest.mark.parametrize("aggregation", [sum_of("v"), max_of("v"), min_by("v")])
+def test_a_null_value_in_a_builtin_aggregation_fails_naming_key_window_and_row(
+    aggregation: Any,
+) -> None:
+    import pandas as pd
+
+    h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), aggregation, key_field="k")
+    frame = pd.DataFrame({"k": ["a", "a"], "v": pd.Series([1, None], dtype=object)})
+    with pytest.raises(
+        UserFunctionError,
+        match=r"key 'a', window TimeWindow\{start=0, end=10\}: ValueError: .*field 'v' is null "
+        r"in Record\(k='a', v=None\)",
+    ):
+        h.operator.process_batch(frame, [1, 2])

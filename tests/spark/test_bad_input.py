@@ -117,6 +117,22 @@ def test_null_timestamps_routed_in_a_streaming_query(spark: Any, tmp_path: Path)
     assert routed == [("a", 6), ("b", 5)]
 
 
+# ------------------------------------------------------ null values in an aggregated field
+def test_a_null_in_an_aggregated_field_fails_naming_the_row(spark: Any) -> None:
+    rows = [("a", 1000, 1, 1.5), ("a", 2000, None, None), ("a", 3000, 2, float("nan"))]
+    df = spark.createDataFrame(rows, "k string, ts long, n long, x double")
+    with pytest.raises(Exception, match=r"field 'n' is null in Record\(k='a', ts=2000"):
+        _windowed(DataStream(df)).sum("n").toDF().collect()
+    # a null double would reach pandas as NaN: refused in Spark, before it can aggregate
+    with pytest.raises(Exception, match=r"max\('x'\): field 'x' is null in row .*\"ts\":2000"):
+        _windowed(DataStream(df)).max("x").toDF().collect()
+    # without the null row both aggregate
+    valid = df.where(F.col("n").isNotNull() & (F.col("ts") < 3000))
+    assert [tuple(r) for r in _windowed(DataStream(valid)).sum("x").toDF().collect()] == [
+        ("a", 1000, 1, 1.5)
+    ]
+
+
 # ------------------------------------------------------------- columns: types and names
 def test_a_timestamp_column_of_a_wrong_type_fails_at_build(spark: Any) -> None:
     df = spark.createDataFrame([("a", "2024-05-01", 1)], "k string, ts string, v long")
