@@ -46,7 +46,7 @@ def test_a_failing_reduce_names_the_key_and_window_and_keeps_the_traceback() -> 
     error = info.value
     first, *user_traceback = str(error).splitlines()
     assert first == (
-        "user function failed on key 'a', window TimeWindow{start=0, end=10}: "
+        "user function failed on key 'a', window TimeWindow(start=0, end=10): "
         "ZeroDivisionError: poisoned element"
     )
     # the message itself carries the user's frames (Spark shows only the last exception)
@@ -65,7 +65,7 @@ def test_a_failing_reduce_in_a_vectorized_batch_names_the_key_and_window() -> No
 
     h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), _poisoned_reduce, key_field="k")
     frame = pd.DataFrame({"k": ["a", "b", "b"], "v": [1, 2, 13]})
-    with pytest.raises(UserFunctionError, match=r"key 'b', window TimeWindow\{start=10, end=20\}"):
+    with pytest.raises(UserFunctionError, match=r"key 'b', window TimeWindow\(start=10, end=20\)"):
         h.operator.process_batch(frame, [1, 11, 12])
 
 
@@ -243,7 +243,7 @@ def test_a_null_value_in_a_builtin_aggregation_fails_naming_key_window_and_row(
     frame = pd.DataFrame({"k": ["a", "a"], "v": pd.Series([1, None], dtype=object)})
     with pytest.raises(
         UserFunctionError,
-        match=r"key 'a', window TimeWindow\{start=0, end=10\}: ValueError: .*field 'v' is null "
-        r"in Record\(k='a', v=None\)",
+        match=r"key 'a', window TimeWindow\(start=0, end=10\): ValueError: .*field 'v' is null "
+        r"in Row\(k='a', v=None\)",
     ):
         h.operator.process_batch(frame, [1, 2])

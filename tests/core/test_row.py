@@ -10,6 +10,7 @@ import pytest
 import flinkwin
 from flinkwin import Record, Row, RowKind, TumblingEventTimeWindows
 from flinkwin.common import Row as CommonRow
+from flinkwin.errors import UserFunctionError
 from flinkwin.testing import WindowOperatorHarness
 
 
@@ -145,5 +146,5 @@ def test_reduce_returning_another_arity_fails_clearly():
         TumblingEventTimeWindows.of(10), lambda a, b: (a[0],), key_field="k"
     )
     h.process_element({"k": "x", "v": 1}, 1)
-    with pytest.raises(TypeError, match="returns the type of its inputs"):
+    with pytest.raises(UserFunctionError, match="TypeError: .*returns the type of its inputs"):
         h.process_element({"k": "x", "v": 2}, 2)

@@ -121,7 +121,7 @@ def test_null_timestamps_routed_in_a_streaming_query(spark: Any, tmp_path: Path)
 def test_a_null_in_an_aggregated_field_fails_naming_the_row(spark: Any) -> None:
     rows = [("a", 1000, 1, 1.5), ("a", 2000, None, None), ("a", 3000, 2, float("nan"))]
     df = spark.createDataFrame(rows, "k string, ts long, n long, x double")
-    with pytest.raises(Exception, match=r"field 'n' is null in Record\(k='a', ts=2000"):
+    with pytest.raises(Exception, match=r"field 'n' is null in Row\(k='a', ts=2000"):
         _windowed(DataStream(df)).sum("n").toDF().collect()
     # a null double would reach pandas as NaN: refused in Spark, before it can aggregate
     with pytest.raises(Exception, match=r"max\('x'\): field 'x' is null in row .*\"ts\":2000"):
@@ -304,7 +304,7 @@ def test_a_failing_function_names_key_and_window_and_a_fixed_restart_loses_nothi
     with pytest.raises(StreamingQueryException) as info:
         run_stream(spark, tmp_path / "in", tmp_path / "ck", SCHEMA, _summed(PoisonedSum()))
     message = str(info.value)
-    assert "user function failed on key 'a', window TimeWindow{start=0, end=10000}" in message
+    assert "user function failed on key 'a', window TimeWindow(start=0, end=10000)" in message
     assert "ZeroDivisionError: poisoned element 13" in message
     assert "User traceback (most recent call last):" in message
     assert 'raise ZeroDivisionError("poisoned element 13")' in message  # the user's own line
@@ -330,7 +330,7 @@ def test_a_trigger_timer_outside_the_stages_time_domain_fails_clearly(
         )
     message = str(info.value)
     assert "called registerProcessingTimeTimer(" in message
-    assert "for key 'a', window TimeWindow{start=0, end=10000}" in message
+    assert "for key 'a', window TimeWindow(start=0, end=10000)" in message
     assert "this streaming stage runs only event time timers" in message
 
 
