@@ -1,5 +1,5 @@
-"""Window functions for ``test_bad_input.py``, in a module of their own so the Python workers
-import them by reference (as a user's own modules are)."""
+"""Window functions for ``test_bad_input_spark.py``, in a module of their own so the Python
+workers import them by reference (as a user's own modules are)."""
 
 from __future__ import annotations
 
