@@ -32,7 +32,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Row
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
@@ -41,20 +41,27 @@ from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWi
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
+from flinkwin.functions.base import KeySelector
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
 from flinkwin.functions.internal import function_kind, resolve_window_function
+from flinkwin.functions.transform import as_callable
 from flinkwin.output_tag import OutputTag
+from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.spark.compiler import (
     CompiledStage,
     WindowPipeline,
     compile_pipeline,
     null_timestamp_tag,
 )
+from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN
+from flinkwin.spark.printing import flink_string, python_value
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import parse_schema
 from flinkwin.spark.sinks import start_query
+from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
+from flinkwin.types import TypeInformation
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
@@ -70,6 +77,10 @@ class DataStream:
     ``key_groups`` is the number of groups keys are hashed into (Flink's max parallelism): each
     key group is one Spark state entry processed with one vectorized call per micro-batch. It is
     recorded in the checkpoint and cannot change on restart.
+
+    ``runtime_mode`` is Flink's :class:`~flinkwin.runtime_mode.RuntimeExecutionMode` for a
+    static DataFrame: ``STREAMING`` (the default, as PyFlink's) hands each key's elements to
+    the window in the DataFrame's row order, ``BATCH`` in event-time order.
     """
 
     def __init__(
@@ -78,25 +89,134 @@ class DataStream:
         *,
         key_groups: int = DEFAULT_KEY_GROUPS,
         watermark_strategy: WatermarkStrategy | None = None,
+        runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING,
+        type_info: TypeInformation | None = None,
     ) -> None:
         if not isinstance(df, DataFrame):
             raise TypeError(f"DataStream wraps a pyspark DataFrame, got {type(df).__name__}")
         if not isinstance(key_groups, int) or key_groups < 1:
             raise ValueError(f"key_groups must be a positive int, got {key_groups!r}")
+        if not isinstance(runtime_mode, RuntimeExecutionMode):
+            raise TypeError(f"runtime_mode must be a RuntimeExecutionMode, got {runtime_mode!r}")
         self._df = df
         self._key_groups = key_groups
         self._watermark = watermark_strategy
+        self._runtime_mode = runtime_mode
+        self._type_info = type_info
+
+    def _derive(self, df: DataFrame, **changes: Any) -> DataStream:
+        """A stream over ``df`` with this stream's settings (``changes`` override them)."""
+        settings: dict[str, Any] = {
+            "key_groups": self._key_groups,
+            "watermark_strategy": self._watermark,
+            "runtime_mode": self._runtime_mode,
+            "type_info": self._type_info,
+        }
+        settings.update(changes)
+        return DataStream(df, **settings)
 
     def toDF(self) -> DataFrame:  # noqa: N802
         """The underlying Spark DataFrame."""
+        if RECORD_TIMESTAMP_COLUMN in self._df.columns:
+            return self._df.drop(RECORD_TIMESTAMP_COLUMN)
         return self._df
+
+    def _elements_df(self) -> DataFrame:
+        """The DataFrame a downstream operator reads: the public columns plus, downstream of a
+        window, the hidden ``_fw_rts`` column with the timestamps the elements carry."""
+        return self._df
+
+    def get_type(self) -> TypeInformation | None:
+        """The declared PyFlink type of the elements (None: Rows of the DataFrame's columns)."""
+        return self._type_info
 
     def __getattr__(self, name: str) -> Any:
         """Anything else is the DataFrame's: a stream can be used where a DataFrame is expected
         (``result.getSideOutput(late).writeStream...``, ``.collect()``, ``.columns``)."""
         if name.startswith("_"):
             raise AttributeError(name)
-        return getattr(self._df, name)
+        return getattr(self.toDF(), name)
+
+    # ------------------------------------------------------------ stream plumbing
+    def map(self, func: Any, output_type: Any = None) -> DataStream:
+        """One output per element: ``func(value)`` or a ``MapFunction``; ``output_type`` (PyFlink
+        type information, a DDL string or a StructType) is required on Spark."""
+        return self._transform(MAP, as_callable(func, "map", "map"), output_type)
+
+    def flat_map(self, func: Any, output_type: Any = None) -> DataStream:
+        """Any number of outputs per element: ``func(value)`` returns or yields them (or a
+        ``FlatMapFunction``); ``output_type`` as for ``map``."""
+        return self._transform(FLAT_MAP, as_callable(func, "flat_map", "flat_map"), output_type)
+
+    def filter(self, func: Any) -> DataStream:
+        """The elements for which ``func(value)`` (or a ``FilterFunction``) is true."""
+        return self._transform(FILTER, as_callable(func, "filter", "filter"), None)
+
+    def _transform(self, kind: str, function: Any, output_type: Any) -> DataStream:
+        if kind == FILTER:
+            out_schema = None
+            type_info = self._type_info
+        else:
+            if output_type is None:
+                raise TypeError(
+                    f"{kind} needs output_type=... on Spark (e.g. Types.TUPLE([Types.STRING(), "
+                    "Types.INT()]) or a DDL string): outputs become typed Spark columns"
+                )
+            out_schema = parse_schema(output_type, f"{kind} output_type")
+            type_info = output_type if isinstance(output_type, TypeInformation) else None
+        schema = self.toDF().schema
+        df = apply_transform(self._elements_df(), kind, function, schema, out_schema, kind)
+        return self._derive(df, type_info=type_info)
+
+    def execute_and_collect(self, job_execution_name: str | None = None,
+                            limit: int | None = None) -> list[Any]:
+        """All elements of a static stream, shaped as PyFlink returns them (tuples for
+        ``Types.TUPLE``, the value for a basic type, Rows otherwise)."""
+        df = self._static_df("execute_and_collect")
+        rows = df.collect() if limit is None else df.limit(limit).collect()
+        return [python_value(row, self._type_info) for row in rows]
+
+    def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
+        """Flink's print sink: one line per element in Flink's format (``(a,1)`` for a tuple,
+        ``+I[a, 1]`` for a Row), prefixed ``"<sink_identifier>> "`` when given. Runs now: a
+        static stream prints from the driver and returns None; a streaming one starts a query
+        printing each micro-batch and returns it."""
+        prefix = "" if sink_identifier is None else f"{sink_identifier}> "
+
+        def emit(value: Any, _context: Any) -> None:
+            print(prefix + flink_string(value))
+
+        return self._run_sink(emit)
+
+    def add_sink(self, sink_function: Any) -> StreamingQuery | None:  # noqa: N802
+        """Call ``sink_function.invoke(value, context)`` (a ``SinkFunction``) for each element,
+        shaped as for ``execute_and_collect``; runs now, as ``print()``."""
+        invoke = as_callable(sink_function, "invoke", "add_sink")
+        return self._run_sink(invoke)
+
+    def _run_sink(self, invoke: Any) -> StreamingQuery | None:
+        """Deliver every element to ``invoke(value, context)`` in the driver (see ``print``)."""
+        type_info = self._type_info
+        df = self._elements_df()
+        carried = RECORD_TIMESTAMP_COLUMN in df.columns
+
+        def deliver(rows: list[Any]) -> None:
+            for row in rows:
+                stamp = row[RECORD_TIMESTAMP_COLUMN] if carried else None
+                public = Row(**{k: v for k, v in row.asDict().items()
+                                if k != RECORD_TIMESTAMP_COLUMN})
+                invoke(python_value(public, type_info), SinkContext(stamp))
+
+        if not df.isStreaming:
+            deliver(df.collect())
+            return None
+        return df.writeStream.foreachBatch(lambda batch, _id: deliver(batch.collect())).start()
+
+    def _static_df(self, what: str) -> DataFrame:
+        df = self.toDF()
+        if df.isStreaming:
+            raise ValueError(f"{what} needs a static DataFrame; start a query on a streaming one")
+        return df
 
     def assignTimestampsAndWatermarks(  # noqa: N802
         self, watermark_strategy: WatermarkStrategy
@@ -107,22 +227,30 @@ class DataStream:
                 "assignTimestampsAndWatermarks takes a WatermarkStrategy, got "
                 f"{type(watermark_strategy).__name__}"
             )
-        return DataStream(
-            self._df, key_groups=self._key_groups, watermark_strategy=watermark_strategy
-        )
+        return self._derive(self._elements_df(), watermark_strategy=watermark_strategy)
 
-    def keyBy(self, *keys: Any) -> KeyedStream:  # noqa: N802
-        """Partition by one or more columns: ``keyBy("user")``, ``keyBy("user", "page")`` or
-        ``keyBy(["user", "page"])``. The key is the column's value (a tuple for several)."""
+    def keyBy(self, *keys: Any, key_type: Any = None) -> KeyedStream:  # noqa: N802
+        """Partition by key: column names (``keyBy("user")``, ``keyBy("user", "page")``,
+        ``keyBy(["user", "page"])``; the key is the column's value, a tuple for several: the
+        fast path, computed by Spark), or PyFlink's key selector: a function of the element
+        (``key_by(lambda r: r[0], key_type=Types.STRING())``) or a ``KeySelector``, called once
+        per element before the shuffle (a tuple-returning selector gives tuple keys).
+        ``key_type`` is checked against every key a selector returns."""
+        if len(keys) == 1 and (isinstance(keys[0], KeySelector) or (
+            callable(keys[0]) and not isinstance(keys[0], (str, type))
+        )):
+            if key_type is not None and not isinstance(key_type, TypeInformation):
+                raise TypeError(f"key_type must be PyFlink type information, got {key_type!r}")
+            return KeyedStream(self, None, keys[0], key_type)
+        if key_type is not None:
+            raise TypeError("key_type is for a key selector; column keys take the column's type")
         if len(keys) == 1 and isinstance(keys[0], (list, tuple)):
             keys = tuple(keys[0])
         if not keys or not all(isinstance(k, str) for k in keys):
-            hint = (
-                " (a key selector function cannot run in Spark's shuffle: add the key as a "
-                "column with withColumn and key by its name)"
-                if any(callable(k) for k in keys) else ""
+            raise TypeError(
+                "keyBy takes column names, or one key selector (a function or KeySelector), "
+                f"got {keys!r}"
             )
-            raise TypeError(f"keyBy takes column names, got {keys!r}{hint}")
         missing = [k for k in keys if k not in self._df.columns]
         if missing:
             raise ValueError(f"keyBy column(s) {missing} not in the input ({self._df.columns})")
@@ -143,31 +271,68 @@ class DataStream:
         has no ``count_window_all``."""
         return AllWindowedStream(_pyflink_count_window_state(self, None, size, slide))
 
+    addSink = add_sink
+    flatMap = flat_map
+    executeAndCollect = execute_and_collect
+    getType = get_type
     assign_timestamps_and_watermarks = assignTimestampsAndWatermarks
     key_by = keyBy
     window_all = windowAll
     to_df = toDF
 
 
-class KeyedStream:
-    """A stream partitioned by key columns."""
+class SinkContext:
+    """The context a sink function gets: the element's timestamp (None when it has none)."""
 
-    def __init__(self, stream: DataStream, keys: list[str]) -> None:
+    __slots__ = ("_timestamp",)
+
+    def __init__(self, timestamp: int | None) -> None:
+        self._timestamp = timestamp
+
+    def timestamp(self) -> int | None:
+        return self._timestamp
+
+
+class KeyedStream:
+    """A stream partitioned by key columns or by a key selector."""
+
+    def __init__(
+        self,
+        stream: DataStream,
+        keys: list[str] | None,
+        key_selector: Any = None,
+        key_type: TypeInformation | None = None,
+    ) -> None:
         self._stream = stream
         self._keys = keys
+        self._key_selector = key_selector
+        self._key_type = key_type
+
+    def _keyed(self, state: _WindowState) -> _WindowState:
+        """``state`` keyed by this stream's key selector (if it has one)."""
+        return dataclasses.replace(
+            state, key_selector=self._key_selector, key_type=self._key_type
+        )
+
+    def _state(self, assigner: Any) -> _WindowState:
+        return self._keyed(_window_state(self._stream, self._keys, assigner))
 
     def window(self, assigner: WindowAssigner) -> WindowedStream:
         """Windows per key, assigned by ``assigner``."""
-        return WindowedStream(_window_state(self._stream, self._keys, assigner))
+        return WindowedStream(self._state(assigner))
 
     def countWindow(self, size: int, slide: int | None = None) -> WindowedStream:  # noqa: N802
         """Java's ``countWindow`` (see ``DataStream.countWindowAll``)."""
-        return WindowedStream(_count_window_state(self._stream, self._keys, size, slide))
+        return WindowedStream(
+            self._keyed(_count_window_state(self._stream, self._keys, size, slide))
+        )
 
     def count_window(self, size: int, slide: int = 0) -> WindowedStream:
         """PyFlink's ``count_window``: ``CountTumblingWindowAssigner(size)``, or with a
         ``slide``: ``CountSlidingWindowAssigner(size, slide)``, which fires only full windows."""
-        return WindowedStream(_pyflink_count_window_state(self._stream, self._keys, size, slide))
+        return WindowedStream(
+            self._keyed(_pyflink_count_window_state(self._stream, self._keys, size, slide))
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,6 +344,8 @@ class _WindowState:
     evictor: Evictor | None = None
     allowed_lateness_ms: int = 0
     late_tag: OutputTag | None = None
+    key_selector: Any = None
+    key_type: TypeInformation | None = None
 
 
 def _window_state(stream: DataStream, keys: list[str] | None, assigner: Any) -> _WindowState:
@@ -394,7 +561,7 @@ class WindowedStream:
         resolve_window_function(function, self._state.evictor is not None)
         state = self._state
         pipeline = WindowPipeline(
-            df=state.stream.toDF(),
+            df=state.stream._elements_df(),
             watermark=state.stream._watermark,
             key_columns=state.keys,
             assigner=state.assigner,
@@ -407,8 +574,16 @@ class WindowedStream:
             output_schema=None if declared is None else parse_schema(declared),
             with_window=bool(with_window),
             key_groups=state.stream._key_groups,
+            key_selector=state.key_selector,
+            key_type=state.key_type,
+            runtime_mode=state.stream._runtime_mode,
         )
-        return WindowResultStream(pipeline)  # compiles: errors surface where it is built
+        if isinstance(declared, TypeInformation):
+            type_info: TypeInformation | None = declared
+        else:
+            type_info = state.stream._type_info if declared is None else None
+        # compiles: errors surface where it is built
+        return WindowResultStream(pipeline, type_info)
 
 
 _KIND_NAMES = {
@@ -445,10 +620,15 @@ class AllWindowedStream(WindowedStream):
 class WindowResultStream(DataStream):
     """The output of a window function (Flink's ``SingleOutputStreamOperator``)."""
 
-    def __init__(self, pipeline: WindowPipeline) -> None:
+    def __init__(self, pipeline: WindowPipeline, type_info: TypeInformation | None = None) -> None:
         self._pipeline = pipeline
         self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
-        super().__init__(self._stage([]).main(), key_groups=pipeline.key_groups)
+        super().__init__(
+            self._stage([]).main_timed(),
+            key_groups=pipeline.key_groups,
+            runtime_mode=pipeline.runtime_mode,
+            type_info=type_info,
+        )
 
     def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
         key = tuple(side_tags)
@@ -465,14 +645,20 @@ class WindowResultStream(DataStream):
         if not isinstance(output_tag, OutputTag):
             raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
         stage = self._stage([output_tag])
-        return DataStream(stage.side(output_tag), key_groups=self._pipeline.key_groups)
+        tag_type = output_tag.type_info
+        return DataStream(
+            stage.side(output_tag),
+            key_groups=self._pipeline.key_groups,
+            runtime_mode=self._pipeline.runtime_mode,
+            type_info=tag_type if isinstance(tag_type, TypeInformation) else None,
+        )
 
     def setMaxParallelism(self, max_parallelism: int) -> WindowResultStream:  # noqa: N802
         """Use ``max_parallelism`` key groups for this window stage (Flink's max parallelism)."""
         if not isinstance(max_parallelism, int) or max_parallelism < 1:
             raise ValueError(f"max parallelism must be a positive int, got {max_parallelism!r}")
         return WindowResultStream(
-            dataclasses.replace(self._pipeline, key_groups=max_parallelism)
+            dataclasses.replace(self._pipeline, key_groups=max_parallelism), self._type_info
         )
 
     def explain(self, mode: str | None = None) -> None:

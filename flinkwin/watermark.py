@@ -8,7 +8,9 @@ micro-batch from the data of the previous batches:
 Spark's value is used as is (Flink's bounded-out-of-orderness generator subtracts one more
 millisecond). ``forMonotonousTimestamps()`` is an out-of-orderness of zero. The timestamp comes
 from a column of the input DataFrame: a Spark ``TIMESTAMP``/``TIMESTAMP_NTZ`` or an integral
-column of epoch milliseconds (see ``docs/spark-semantics.md``).
+column of epoch milliseconds (see ``docs/spark-semantics.md``), or from a
+:class:`TimestampAssigner` (PyFlink's form), which flinkwin calls once per element in a
+vectorized stage before the window's shuffle (see :mod:`flinkwin.spark.elements`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,20 @@ import copy
 from typing import Any
 
 from flinkwin.time import TimeLike, to_millis
+from flinkwin.timestamps import TimestampAssigner
+
+
+class _CallableTimestampAssigner(TimestampAssigner):
+    """A plain function ``fn(value, record_timestamp)`` as a TimestampAssigner."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return self.fn(value, record_timestamp)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"TimestampAssigner({getattr(self.fn, '__name__', self.fn)!r})"
 
 
 class WatermarkStrategy:
@@ -40,23 +56,27 @@ class WatermarkStrategy:
         """Timestamps never decrease: watermark = max event timestamp."""
         return WatermarkStrategy(0)
 
-    def withTimestampAssigner(self, column: Any) -> WatermarkStrategy:  # noqa: N802
-        """Take event timestamps from ``column``: a column name or a ``pyspark.sql.Column``
-        (a Spark timestamp, or integral epoch milliseconds). Python callables are not accepted:
-        timestamps are computed by Spark, before the data reaches Python."""
-        from pyspark.sql import Column
+    def withTimestampAssigner(self, assigner: Any) -> WatermarkStrategy:  # noqa: N802
+        """Where event timestamps come from: a column name or a ``pyspark.sql.Column`` (a Spark
+        timestamp, or integral epoch milliseconds; computed by Spark, the fast path), or
+        PyFlink's :class:`TimestampAssigner` (or a function ``fn(value, record_timestamp)``)
+        returning epoch milliseconds, called once per element before the window."""
+        if isinstance(assigner, (TimestampAssigner, str)):
+            resolved: Any = assigner
+        else:
+            from pyspark.sql import Column
 
-        if not isinstance(column, (str, Column)):
-            hint = (
-                " (flinkwin computes timestamps in Spark: pass the column holding them, e.g. "
-                "withTimestampAssigner(\"ts\"))" if callable(column) else ""
-            )
-            raise TypeError(
-                "withTimestampAssigner takes a column name or a pyspark Column, got "
-                f"{type(column).__name__}{hint}"
-            )
+            if isinstance(assigner, Column):
+                resolved = assigner
+            elif callable(assigner) and not isinstance(assigner, type):
+                resolved = _CallableTimestampAssigner(assigner)
+            else:
+                raise TypeError(
+                    "withTimestampAssigner takes a column name, a pyspark Column or a "
+                    f"TimestampAssigner, got {type(assigner).__name__}"
+                )
         strategy = copy.copy(self)
-        strategy.timestamp_column = column
+        strategy.timestamp_column = resolved
         return strategy
 
     def withNullTimestamps(self, policy: Any) -> WatermarkStrategy:  # noqa: N802
@@ -95,4 +115,4 @@ class WatermarkStrategy:
         )
 
 
-__all__ = ["WatermarkStrategy"]
+__all__ = ["TimestampAssigner", "WatermarkStrategy"]

@@ -15,6 +15,12 @@ from flinkwin.functions.base import (
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
 from flinkwin.functions.runtime_context import RuntimeContext
+from flinkwin.functions.transform import (
+    FilterFunction,
+    FlatMapFunction,
+    MapFunction,
+    SinkFunction,
+)
 
 __all__ = [
     "AggregateFunction",
@@ -23,11 +29,15 @@ __all__ = [
     "CallableKeySelector",
     "FieldKeySelector",
     "Function",
+    "FilterFunction",
+    "FlatMapFunction",
     "KeySelector",
+    "MapFunction",
     "ProcessAllWindowFunction",
     "ProcessWindowFunction",
     "ReduceFunction",
     "RuntimeContext",
+    "SinkFunction",
     "WindowContext",
     "WindowFunction",
     "max_by",

@@ -234,6 +234,14 @@ class ColumnarAggregation:
         """The fired panes' rows (input columns, aggregate in place) since the last call."""
         return self._drain(self._main, drop=_PANE_COLUMNS)
 
+    def drain_main_timed(self) -> tuple[pd.DataFrame | None, np.ndarray]:
+        """``drain_main`` and each row's timestamp: its window's ``max_timestamp()``."""
+        frame = self._drain(self._main, drop=(_START, _SEQ, _FIRED))
+        if frame is None:
+            return None, np.empty(0, dtype=np.int64)
+        timestamps = frame.pop(_END).to_numpy(dtype=np.int64) - 1
+        return frame, timestamps
+
     def drain_late(self) -> pd.DataFrame | None:
         """The late elements sent to the late-data side output since the last call."""
         return self._drain(self._late, drop=())

@@ -41,6 +41,7 @@ from pyspark.sql.types import (
     DoubleType,
     FloatType,
     IntegralType,
+    LongType,
     StringType,
     StructField,
     StructType,
@@ -54,6 +55,8 @@ from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.operator.columnar import supports as columnar_supported
 from flinkwin.output_tag import OutputTag
+from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
+from flinkwin.timestamps import TimestampAssigner
 from flinkwin.triggers import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -68,6 +71,12 @@ from flinkwin.triggers import (
 )
 from flinkwin.watermark import WatermarkStrategy
 
+from .elements import (
+    KEY_COLUMN,
+    RECORD_TIMESTAMP_COLUMN,
+    TIMESTAMP_COLUMN,
+    apply_element_stage,
+)
 from .key_groups import key_group_labels
 from .runtime import (
     EVENT_TIME,
@@ -88,7 +97,7 @@ from .schema import UTC_ZONES, RowEncoder, parse_schema, pickled_schema
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
 WINDOW_COLUMNS = ("window_start", "window_end")
-_TS, _WM, _KG = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN
+_TS, _WM, _KG, _SEQ = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN, "_fw_seq"
 
 #: Input column types whose values round-trip through a columnar (Arrow) snapshot unchanged.
 _COLUMNAR_TYPES = (
@@ -126,6 +135,30 @@ class WindowPipeline:
     output_schema: StructType | None
     with_window: bool
     key_groups: int
+    key_selector: Any = None
+    key_type: Any = None
+    runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
+
+    @property
+    def keyed(self) -> bool:
+        return self.key_columns is not None or self.key_selector is not None
+
+    @property
+    def input_schema(self) -> StructType:
+        """The elements' schema: the input's columns without the hidden record timestamps."""
+        return StructType(
+            [f for f in self.df.schema.fields if f.name != RECORD_TIMESTAMP_COLUMN]
+        )
+
+    @property
+    def timestamp_assigner(self) -> TimestampAssigner | None:
+        spec = None if self.watermark is None else self.watermark.timestamp_column
+        return spec if isinstance(spec, TimestampAssigner) else None
+
+    @property
+    def carried_timestamps(self) -> bool:
+        """Event time comes from the timestamps the elements carry (an upstream window's)."""
+        return self.watermark is None and RECORD_TIMESTAMP_COLUMN in self.df.columns
 
     @property
     def effective_trigger(self) -> Trigger:
@@ -147,6 +180,12 @@ class CompiledStage:
         """The main output rows of ``combined`` (default: the whole stage)."""
         df = self.combined if combined is None else combined
         return _project(df, 0, self.main_columns)
+
+    def main_timed(self) -> DataFrame:
+        """The main output plus the hidden ``_fw_rts`` column: the timestamp each result
+        carries downstream (its window's ``max_timestamp()``, as in Flink)."""
+        columns = [*self.main_columns, (RECORD_TIMESTAMP_COLUMN, RECORD_TIMESTAMP_COLUMN)]
+        return _project(self.combined, 0, columns)
 
     def side(self, tag: OutputTag, combined: DataFrame | None = None) -> DataFrame:
         """The rows of side output ``tag``."""
@@ -215,10 +254,16 @@ def timer_domain(pipeline: WindowPipeline) -> str:
 
 def key_group_column(pipeline: WindowPipeline) -> Column:
     """The key group's label (see :mod:`flinkwin.spark.key_groups`): group
-    ``pmod(hash(keys), key_groups)``, or group 0 for a non-keyed stream."""
-    if pipeline.key_columns is None:
+    ``pmod(hash(keys), key_groups)`` (for a key selector: the hash of the pickled key), or
+    group 0 for a non-keyed stream."""
+    if not pipeline.keyed:
         return F.lit(key_group_labels(1)[0])
     labels = F.array(*[F.lit(label) for label in key_group_labels(pipeline.key_groups)])
+    if pipeline.key_selector is not None:
+        # the selector's keys travel pickled; a null key fails in the element stage
+        group = F.pmod(F.hash(F.col(KEY_COLUMN)), F.lit(pipeline.key_groups))
+        return F.element_at(labels, group + 1)
+    assert pipeline.key_columns is not None
     group = F.pmod(F.hash(*[F.col(c) for c in pipeline.key_columns]), F.lit(pipeline.key_groups))
     label = F.element_at(labels, group + 1)
     # Flink rejects a null key ("Assigned key must not be null!"); Spark would group it
@@ -262,6 +307,8 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
     """How event time is shipped, and the helper column's expression (None: a user column of
     epoch milliseconds is used as it is)."""
     spec = strategy.timestamp_column
+    if isinstance(spec, TimestampAssigner):
+        return EventTime(TIMESTAMP_COLUMN, "ms"), None
     if spec is None:
         raise PipelineError(
             "the WatermarkStrategy has no timestamp column: use "
@@ -302,7 +349,7 @@ def main_schema(pipeline: WindowPipeline) -> StructType:
         if spec.reduce_fn is None or spec.window_fn is not None:
             schema = pickled_schema()  # PyFlink: no output type means pickled Python objects
         else:
-            schema = pipeline.df.schema
+            schema = pipeline.input_schema
     if pipeline.with_window:
         clash = [c for c in WINDOW_COLUMNS if c in schema.fieldNames()]
         if clash:
@@ -334,7 +381,7 @@ def side_schema(pipeline: WindowPipeline, tag: OutputTag) -> StructType:
     """Late data and rows without a timestamp keep the input schema; other side outputs
     declare theirs on the tag."""
     if tag in (pipeline.late_tag, null_timestamp_tag(pipeline)):
-        return pipeline.df.schema
+        return pipeline.input_schema
     if isinstance(tag.type_info, (str, StructType)):
         return parse_schema(tag.type_info, f"schema of {tag!r}")
     raise PipelineError(
@@ -362,7 +409,9 @@ def _nullable(schema: StructType, prefix: str) -> tuple[StructType, list[tuple[s
 def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -> CompiledStage:
     """Build the stateful stage producing the main output and ``side_tags``."""
     df = pipeline.df
-    reserved = [c for c in df.columns if c.startswith("_fw_")]
+    reserved = [
+        c for c in df.columns if c.startswith("_fw_") and c != RECORD_TIMESTAMP_COLUMN
+    ]
     if reserved:
         raise PipelineError(f"column names starting with '_fw_' are reserved: {reserved}")
     case_sensitive = str(
@@ -376,9 +425,17 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     if pipeline.key_groups < 1:
         raise PipelineError("key_groups must be at least 1")
     streaming = df.isStreaming
+    mode = effective_mode(pipeline.runtime_mode, streaming)
     domain = timer_domain(pipeline) if streaming else NO_TIMERS
     uses_event_time = pipeline.assigner.is_event_time() or domain == EVENT_TIME
     strategy = pipeline.watermark
+    if strategy is None and pipeline.carried_timestamps:
+        if streaming:
+            raise PipelineError(
+                "a window over a streaming window's results needs "
+                "assignTimestampsAndWatermarks(...) on Spark (see docs/porting.md)"
+            )
+        strategy = WatermarkStrategy(0, RECORD_TIMESTAMP_COLUMN)
     if uses_event_time and strategy is None:
         raise PipelineError(
             f"{pipeline.assigner!r} works on event time: call "
@@ -386,12 +443,24 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             ".withTimestampAssigner(\"<column>\")) before keyBy/window"
         )
 
-    input_schema = df.schema
-    staged = df.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
+    input_schema = pipeline.input_schema
+    staged = df
+    if not streaming and mode is RuntimeExecutionMode.STREAMING:
+        # the DataFrame's row order, taken before any shuffle (see flinkwin.runtime_mode)
+        staged = staged.withColumn(_SEQ, F.monotonically_increasing_id())
     session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
+    assigner = strategy.timestamp_column if strategy is not None else None
+    ts_assigner = assigner if isinstance(assigner, TimestampAssigner) else None
+    if pipeline.key_selector is not None or ts_assigner is not None:
+        staged = apply_element_stage(
+            staged, input_schema, pipeline.key_selector, pipeline.key_type, ts_assigner,
+            session_tz,
+        )
+    # before the event-time columns replace the user's: the null checks show whole input rows
+    staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
     event_time: EventTime | None = None
     if strategy is not None:
-        event_time, helper = _event_time(df, strategy)
+        event_time, helper = _event_time(staged, strategy)
         staged_helper = helper if helper is not None else F.col(event_time.column)
         shift = WATERMARK_SHIFT_MS
         only_watermark = (
@@ -425,7 +494,11 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         main_out.fieldNames(), f"the {pipeline.function_name} output", case_sensitive
     )
     out_main, main_columns = _nullable(main_out, "_fw_m")
-    out_fields = [StructField(TAG_COLUMN, ByteType(), False), *out_main.fields]
+    out_fields = [
+        StructField(TAG_COLUMN, ByteType(), False),
+        *out_main.fields,
+        StructField(RECORD_TIMESTAMP_COLUMN, LongType(), True),
+    ]
     side_columns: dict[OutputTag, list[tuple[str, str]]] = {}
     side_schemas = []
     for j, tag in enumerate(side_tags, start=1):
@@ -436,7 +509,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         out_fields.extend(out_side.fields)
     output_schema = StructType(out_fields)
 
-    keyed = pipeline.key_columns is not None
+    keyed = pipeline.keyed
     function = (
         with_window_tagging(pipeline.function, keyed) if pipeline.with_window
         else pipeline.function
@@ -445,7 +518,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         operator=OperatorSpec(
             assigner=pipeline.assigner,
             function=function,
-            key_fields=pipeline.key_columns,
+            key_fields=(
+                pipeline.key_selector if pipeline.key_selector is not None
+                else pipeline.key_columns
+            ),
             trigger=pipeline.trigger,
             evictor=pipeline.evictor,
             allowed_lateness_ms=pipeline.allowed_lateness_ms,
@@ -468,6 +544,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             for t, s in zip(side_tags, side_schemas)
         ],
         output_schema=output_schema,
+        sequence_column=_SEQ if _SEQ in staged.columns else None,
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration
     runtime.columnar = (
@@ -482,7 +559,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
     else:
         combined = grouped.applyInPandas(static_function(runtime), output_schema)
-    summary = _summary(pipeline, domain, streaming, side_tags)
+    summary = _summary(pipeline, domain, streaming, side_tags, mode)
     if runtime.columnar:
         summary["window state"] += " (columnar panes: one pandas frame per key group)"
     if event_time is not None:
@@ -502,18 +579,32 @@ def _describe_event_time(event_time: EventTime) -> str:
 
 
 def _summary(
-    pipeline: WindowPipeline, domain: str, streaming: bool, side_tags: Sequence[OutputTag]
+    pipeline: WindowPipeline,
+    domain: str,
+    streaming: bool,
+    side_tags: Sequence[OutputTag],
+    runtime_mode: RuntimeExecutionMode,
 ) -> dict[str, str]:
     spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
     strategy = pipeline.watermark
     if not streaming:
-        mode = "static input: groupBy(key group).applyInPandas, end-of-input watermark MAX_LONG"
+        order = (
+            "row order" if runtime_mode is RuntimeExecutionMode.STREAMING
+            else "event-time order"
+        )
+        mode = (
+            f"static input, {runtime_mode.name} mode ({order}): groupBy(key group)"
+            ".applyInPandas, end-of-input watermark MAX_LONG"
+        )
         timeout = "none (batch)"
     else:
         mode = "streaming: groupBy(key group).applyInPandasWithState, append"
         timeout = _TIMEOUTS[domain]
-    keys = ", ".join(pipeline.key_columns) if pipeline.key_columns else "none (windowAll)"
-    groups = str(pipeline.key_groups) if pipeline.key_columns else "1 (non-keyed)"
+    if pipeline.key_selector is not None:
+        keys = f"key selector {pipeline.key_selector!r} (called per element before the shuffle)"
+    else:
+        keys = ", ".join(pipeline.key_columns) if pipeline.key_columns else "none (windowAll)"
+    groups = str(pipeline.key_groups) if pipeline.keyed else "1 (non-keyed)"
     return {
         "mode": mode,
         "key": keys,

@@ -273,6 +273,8 @@ class KeyGroupRuntime:
     side_encoders: list[RowEncoder]
     output_schema: StructType
     null_timestamp_tag: OutputTag | None = None
+    #: Static input in STREAMING mode: the column with the DataFrame's row order.
+    sequence_column: str | None = None
     columnar: bool = False
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
@@ -280,8 +282,9 @@ class KeyGroupRuntime:
     def _rows(
         self, frames: Iterable[pd.DataFrame]
     ) -> tuple[tuple[pd.DataFrame, np.ndarray] | None, pd.DataFrame | None]:
-        """The batch's user columns in stable event-time order with their timestamps, and the
-        rows whose timestamp is null when they go to a side output (else such a row fails).
+        """The batch's user columns in stable event-time order (in row order for static input
+        in STREAMING mode) with their timestamps, and the rows whose timestamp is null when
+        they go to a side output (else such a row fails).
 
         Spark hands the rows over in chunks; each needed column is concatenated and put in
         order with numpy (one pass per column, helper columns are left out)."""
@@ -293,8 +296,14 @@ class KeyGroupRuntime:
         order: np.ndarray | None = None
         shipped: dict[str, np.ndarray] = {}
         nulls: pd.DataFrame | None = None
+        if self.sequence_column is not None:
+            sequence = _column(parts, self.sequence_column)
+            if (sequence[1:] < sequence[:-1]).any():
+                order = np.argsort(sequence, kind="stable")
         if event_time is None:
             timestamps = np.full(sum(len(p) for p in parts), MIN_LONG, dtype=np.int64)
+            if order is not None:
+                timestamps = timestamps[order]
         else:
             raw = shipped[event_time.column] = _column(parts, event_time.column)
             missing = pd.isna(raw)
@@ -302,11 +311,12 @@ class KeyGroupRuntime:
                 if self.null_timestamp_tag is None:
                     self._null_timestamp(parts, event_time.column)
                 nulls = self._null_rows(parts, shipped, np.flatnonzero(missing))
-                order = np.flatnonzero(~missing)
+                order = np.flatnonzero(~missing) if order is None else order[~missing[order]]
+            if order is not None:
                 raw = raw[order]
             values = raw.astype(np.int64, copy=False)
             timestamps = event_time.millis(values)
-            if (timestamps[1:] < timestamps[:-1]).any():
+            if self.sequence_column is None and (timestamps[1:] < timestamps[:-1]).any():
                 sort = np.argsort(timestamps, kind="stable")
                 timestamps = timestamps[sort]
                 values = values[sort]
@@ -350,22 +360,27 @@ class KeyGroupRuntime:
     # ----------------------------------------------------------------- output
     def _output_frame(self, op: Any, nulls: pd.DataFrame | None = None) -> pd.DataFrame | None:
         """Main and side outputs as one frame: the tag column, then each output's columns
-        (null outside its own rows). ``nulls`` (rows without a timestamp) join their side
-        output."""
+        (null outside its own rows); the main output's last column is each result's timestamp
+        (Flink's: its window's ``max_timestamp()``). ``nulls`` (rows without a timestamp) join
+        their side output."""
         groups: list[tuple[int, list[pa.Array]]] = []
         if isinstance(op, ColumnarAggregation):
-            groups.append(_frame_group(self.main_encoder, op.drain_main()))
+            frame, stamps = op.drain_main_timed()
+            count, main_arrays = _frame_group(self.main_encoder, frame)
+            groups.append((count, [*main_arrays, pa.array(stamps, pa.int64())]))
             late = op.drain_late()
             for side_tag, encoder in zip(self.side_tags, self.side_encoders):
                 groups.append(_frame_group(encoder, late if side_tag == op.late_tag else None))
         else:
-            values = [v for v, _ in op.drain_output()]
+            drained = op.drain_output()
+            values = [v for v, _ in drained]
             windows = [v.window for v in values] if self.with_window else []
             if self.with_window:
                 values = [v.value for v in values]
             main_arrays = self.main_encoder.arrays(values)
             if self.with_window:
                 main_arrays += _window_arrays(windows)
+            main_arrays.append(pa.array([ts for _, ts in drained], pa.int64()))
             groups.append((len(values), main_arrays))
             for side_tag, encoder in zip(self.side_tags, self.side_encoders):
                 side = [v for v, _ in op.drain_side_output(side_tag)]

@@ -35,6 +35,7 @@ from flinkwin import (
     Types,
 )
 from flinkwin.datastream import DataStream
+from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.spark import MemorySink, PipelineError
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MAX_LONG
@@ -44,7 +45,11 @@ ALL_EVENTS = [r for batch in TUMBLING_BATCHES for r in batch]
 
 @pytest.fixture(scope="module")
 def events(spark: Any) -> DataStream:
-    return DataStream(spark.createDataFrame(ALL_EVENTS, SCHEMA))
+    """BATCH mode: the harness's batch results process each key's elements in event-time
+    order (STREAMING mode is tested in test_runtime_modes.py)."""
+    return DataStream(
+        spark.createDataFrame(ALL_EVENTS, SCHEMA), runtime_mode=RuntimeExecutionMode.BATCH
+    )
 
 
 def add_v(a: Any, b: Any) -> dict[str, Any]:
@@ -99,9 +104,9 @@ def test_streams_can_be_used_as_dataframes(events: DataStream) -> None:
 
 def test_static_sessions_and_sliding(spark: Any) -> None:
     rows = [r for batch in SESSION_BATCHES for r in batch]
-    stream = DataStream(spark.createDataFrame(rows, SCHEMA)).assignTimestampsAndWatermarks(
-        watermark(1000)
-    )
+    stream = DataStream(
+        spark.createDataFrame(rows, SCHEMA), runtime_mode=RuntimeExecutionMode.BATCH
+    ).assignTimestampsAndWatermarks(watermark(1000))
     sessions = (
         stream.keyBy("k").window(EventTimeSessionWindows.withGap(Time.seconds(3)))
         .process(SessionSummary(), output_schema="k string, n int, total bigint, start bigint, "
@@ -276,8 +281,10 @@ def test_build_time_errors(events: DataStream) -> None:
         events.keyBy("k").window(TumblingEventTimeWindows.of(Time.seconds(1))).sum("v")
     with pytest.raises(ValueError, match="not in the input"):
         events.keyBy("nope")
-    with pytest.raises(TypeError, match="key selector function"):
-        events.keyBy(lambda r: r["k"])
+    with pytest.raises(TypeError, match="or one key selector"):
+        events.keyBy(3)
+    with pytest.raises(TypeError, match="key_type is for a key selector"):
+        events.keyBy("k", key_type=Types.STRING())
     with pytest.raises(ValueError, match="no such column"):
         _windowed(events).sum("nope")
     with pytest.raises(TypeError, match=r"process\(\) takes a ProcessWindowFunction, got All"):
@@ -288,7 +295,7 @@ def test_build_time_errors(events: DataStream) -> None:
 
         _windowed(events).process(All(), output_schema="n int")
     with pytest.raises(TypeError, match="withTimestampAssigner takes a column name"):
-        watermark(0).withTimestampAssigner(lambda e, ts: e["ts"])
+        watermark(0).withTimestampAssigner(42)
     result = _windowed(events).sum("v")
     with pytest.raises(PipelineError, match=r"needs a schema .* OutputTag\('alerts'"):
         result.getSideOutput(OutputTag("alerts"))

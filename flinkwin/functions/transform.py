@@ -1,0 +1,51 @@
+"""PyFlink's functions for the stream around a window: map, flat_map, filter and sinks."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import Any
+
+
+class MapFunction(ABC):
+    """One output per element: ``map(value)``."""
+
+    @abstractmethod
+    def map(self, value: Any) -> Any: ...
+
+
+class FlatMapFunction(ABC):
+    """Any number of outputs per element: ``flat_map(value)`` returns or yields them."""
+
+    @abstractmethod
+    def flat_map(self, value: Any) -> Iterable[Any]: ...
+
+
+class FilterFunction(ABC):
+    """Keeps the elements for which ``filter(value)`` is true."""
+
+    @abstractmethod
+    def filter(self, value: Any) -> bool: ...
+
+
+class SinkFunction(ABC):
+    """A sink called once per element: ``invoke(value, context)``. ``value`` has the shape a
+    PyFlink sink sees: a tuple for ``Types.TUPLE`` output, a Row for rows (a DataFrame's rows),
+    the value itself for a basic type; ``context.timestamp()`` is the element's timestamp
+    (None when it has none)."""
+
+    @abstractmethod
+    def invoke(self, value: Any, context: Any) -> None: ...
+
+
+def as_callable(function: Any, method: str, what: str) -> Any:
+    """``function``'s ``method`` if it is such an object, else the function itself."""
+    bound = getattr(function, method, None)
+    if bound is not None and callable(bound) and not isinstance(function, type):
+        return bound
+    if callable(function) and not isinstance(function, type):
+        return function
+    raise TypeError(f"{what} takes a function or an object with {method}(), got {function!r}")
+
+
+__all__ = ["FilterFunction", "FlatMapFunction", "MapFunction", "SinkFunction", "as_callable"]

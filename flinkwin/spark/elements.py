@@ -1,0 +1,247 @@
+"""Per-element user code before the window's shuffle: key selectors and timestamp assigners.
+
+A key selector (``key_by(lambda x: x[0])``, a ``KeySelector``) decides which key group a row is
+shuffled to, and a ``TimestampAssigner`` decides its event time: both are Python functions of
+the element, so they run in one ``mapInArrow`` stage before the shuffle. Each Arrow batch
+becomes the elements the window functions see (:func:`batch_elements`: the same conversion as
+the window stage's), the functions are called once per element, and the stage appends:
+
+- ``_fw_kh``: the key, pickled. Spark hashes these bytes into the key group. PyFlink ships keys
+  declared without ``key_type`` as pickled bytes too, and compares keys by them. The window stage
+  calls the selector again on each element to key its state (a key selector must be
+  deterministic, as in Flink), so the window function gets the key exactly as returned.
+- ``_fw_ats``: the event timestamp, epoch milliseconds (Flink's ``long``).
+
+Keys must be built from values whose pickled form is the same in every Python worker: ``str``,
+``bytes``, ``int``, ``float``, ``bool``, ``None``, dates, times, decimals and tuples (``Row``)
+of those. Anything else (a list, a set, an object) raises an error naming the element.
+``key_type`` (PyFlink type information) is checked against every key.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import pickle
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql.types import BinaryType, LongType, StructField, StructType
+
+from flinkwin.functions.base import KeySelector
+from flinkwin.operator.vectorized import _records
+from flinkwin.operator.window_operator import make_key_selector
+from flinkwin.time import MAX_LONG, MIN_LONG
+from flinkwin.timestamps import TimestampAssigner
+from flinkwin.types import TypeInformation
+
+from .schema import normalize_input
+
+KEY_COLUMN = "_fw_kh"
+TIMESTAMP_COLUMN = "_fw_ats"
+#: A stream's hidden column with the timestamps its elements carry (window results).
+RECORD_TIMESTAMP_COLUMN = "_fw_rts"
+
+_KEY_ATOMS = (
+    str, bytes, int, float, bool, type(None), datetime.date, datetime.time,
+    datetime.timedelta, decimal.Decimal,
+)
+_INT_RANGES = {"BYTE": 8, "SHORT": 16, "INT": 32, "LONG": 64}
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "STRING": (str,), "CHAR": (str,), "BOOLEAN": (bool,), "BIG_INT": (int,),
+    "FLOAT": (float, int), "DOUBLE": (float, int), "BIG_DEC": (decimal.Decimal,),
+    "SQL_DATE": (datetime.date,), "SQL_TIME": (datetime.time,),
+    "SQL_TIMESTAMP": (datetime.datetime,), "INSTANT": (datetime.datetime,),
+}
+
+
+def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd.DataFrame:
+    """An Arrow batch from Spark as the pandas frame Spark hands a pandas function: timestamps
+    as naive wall time in the session time zone, nullable integers restored."""
+    frame = batch.to_pandas(date_as_object=True)
+    for name, column in zip(batch.schema.names, batch.columns):
+        if pa.types.is_timestamp(column.type) and column.type.tz is not None:
+            local = frame[name].dt.tz_convert(time_zone).dt.tz_localize(None)
+            frame[name] = local.astype("datetime64[ns]")
+    return normalize_input(frame, schema)
+
+
+def batch_elements(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> list[Any]:
+    """The elements of an Arrow batch, exactly as the window functions see them."""
+    names = schema.fieldNames()
+    frame = batch_frame(batch, schema, time_zone)[names]
+    return _records(frame)
+
+
+def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> None:
+    """A clear error when ``key`` cannot key a Spark stream (see module docstring)."""
+    if key is None:
+        raise ValueError(
+            f"the key selector returned None for element {element!r}; Flink rejects null keys "
+            "(Assigned key must not be null!)"
+        )
+    if not _stable_key(key):
+        raise TypeError(
+            f"the key selector returned {key!r} ({type(key).__name__}) for element {element!r}: "
+            "keys must be str, bytes, int, float, bool, dates/times, decimals or tuples "
+            "of those (values with the same bytes in every Python worker)"
+        )
+    if key_type is not None:
+        problem = _type_mismatch(key, key_type)
+        if problem is not None:
+            raise TypeError(
+                f"the key selector returned {key!r} for element {element!r}, which does not "
+                f"match key_type {key_type!r}: {problem}"
+            )
+
+
+def _stable_key(key: Any) -> bool:
+    if isinstance(key, tuple):
+        return all(_stable_key(k) for k in key)
+    return isinstance(key, _KEY_ATOMS)
+
+
+def _type_mismatch(value: Any, info: TypeInformation) -> str | None:
+    name = info.name
+    if name == "PICKLED_BYTE_ARRAY":
+        return None
+    if value is None:
+        return "a declared key type cannot hold null"
+    if name in _INT_RANGES:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"expected an int, got {type(value).__name__}"
+        bits = _INT_RANGES[name]
+        if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+            return f"{value} is out of range for {name}"
+        return None
+    if name in _PY_TYPES:
+        expected = _PY_TYPES[name]
+        if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
+            return f"expected {expected[0].__name__}, got {type(value).__name__}"
+        return None
+    if name in ("TUPLE", "ROW", "ROW_NAMED"):
+        types = info.args[1] if name == "ROW_NAMED" else info.args[0]
+        if not isinstance(value, tuple) or len(value) != len(types):
+            return f"expected a tuple of {len(types)} fields, got {value!r}"
+        for item, item_type in zip(value, types):
+            problem = _type_mismatch(item, item_type)
+            if problem is not None:
+                return problem
+    return None
+
+
+def check_timestamp(timestamp: Any, element: Any) -> int:
+    """The timestamp as an int, or a clear error naming the element."""
+    if isinstance(timestamp, (int, np.integer)) and not isinstance(timestamp, (bool, np.bool_)):
+        value = int(timestamp)
+        if MIN_LONG <= value <= MAX_LONG:
+            return value
+    raise TypeError(
+        f"extract_timestamp returned {timestamp!r} ({type(timestamp).__name__}) for element "
+        f"{element!r}: it must return an int (epoch milliseconds, a Java long)"
+    )
+
+
+@dataclass
+class ElementStage:
+    """The key selector and/or timestamp assigner of one window stage (picklable)."""
+
+    schema: StructType
+    time_zone: str
+    key_selector: KeySelector | None
+    key_type: TypeInformation | None
+    timestamp_assigner: TimestampAssigner | None
+    record_timestamps: bool
+
+    def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """The ``mapInArrow`` function."""
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            elements = batch_elements(batch, self.schema, self.time_zone)
+            arrays = list(batch.columns)
+            names = list(batch.schema.names)
+            if self.key_selector is not None:
+                arrays.append(pa.array(self._keys(elements), pa.binary()))
+                names.append(KEY_COLUMN)
+            if self.timestamp_assigner is not None:
+                if self.record_timestamps:
+                    index = batch.schema.get_field_index(RECORD_TIMESTAMP_COLUMN)
+                    carried = batch.column(index).fill_null(MIN_LONG).to_pylist()
+                else:
+                    carried = [MIN_LONG] * len(elements)
+                arrays.append(pa.array(self._timestamps(elements, carried), pa.int64()))
+                names.append(TIMESTAMP_COLUMN)
+            yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+    def _keys(self, elements: list[Any]) -> list[bytes]:
+        get_key = self.key_selector.get_key  # type: ignore[union-attr]
+        key_type, dumps = self.key_type, pickle.dumps
+        out = []
+        for element in elements:
+            key = get_key(element)
+            check_key(key, key_type, element)
+            out.append(dumps(key, protocol=4))
+        return out
+
+    def _timestamps(self, elements: list[Any], carried: list[int]) -> list[int]:
+        extract = self.timestamp_assigner.extract_timestamp  # type: ignore[union-attr]
+        return [
+            check_timestamp(extract(element, record_ts), element)
+            for element, record_ts in zip(elements, carried)
+        ]
+
+
+def apply_element_stage(
+    df: DataFrame,
+    schema: StructType,
+    key_selector: Any,
+    key_type: TypeInformation | None,
+    timestamp_assigner: TimestampAssigner | None,
+    time_zone: str,
+) -> DataFrame:
+    """``df`` with ``_fw_kh`` (when there is a key selector) and ``_fw_ats`` (when there is a
+    timestamp assigner) appended; ``schema`` is the elements' schema (``df``'s user columns)."""
+    selector = make_key_selector(key_selector) if key_selector is not None else None
+    stage = ElementStage(
+        schema=schema,
+        time_zone=time_zone,
+        key_selector=selector,
+        key_type=key_type,
+        timestamp_assigner=timestamp_assigner,
+        record_timestamps=RECORD_TIMESTAMP_COLUMN in df.columns,
+    )
+    fields = list(df.schema.fields)
+    if selector is not None:
+        fields.append(StructField(KEY_COLUMN, BinaryType(), False))
+    if timestamp_assigner is not None:
+        fields.append(StructField(TIMESTAMP_COLUMN, LongType(), False))
+    process: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]] = stage.process
+    return df.mapInArrow(_plain(process), StructType(fields))
+
+
+def _plain(method: Any) -> Any:
+    """A bound method as a plain one-argument function (PySpark counts ``self``)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        return method(batches)  # type: ignore[no-any-return]
+
+    return run
+
+
+__all__ = [
+    "KEY_COLUMN",
+    "RECORD_TIMESTAMP_COLUMN",
+    "TIMESTAMP_COLUMN",
+    "ElementStage",
+    "apply_element_stage",
+    "batch_elements",
+    "batch_frame",
+    "check_key",
+    "check_timestamp",
+]

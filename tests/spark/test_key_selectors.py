@@ -1,0 +1,125 @@
+"""PyFlink's key selectors and TimestampAssigners on Spark, against the column-name fast path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.errors import PythonException
+from spark_scenarios import run_stream, watermark, write_batches
+
+from flinkwin import (
+    DataStream,
+    KeySelector,
+    ProcessWindowFunction,
+    Time,
+    TimestampAssigner,
+    TumblingEventTimeWindows,
+    Types,
+    WatermarkStrategy,
+)
+from flinkwin.spark.elements import check_key, check_timestamp
+
+SCHEMA = "user string, page string, ts long, clicks long"
+ROWS = [
+    ("u1", "p1", 1000, 1), ("u2", "p1", 2000, 2), ("u1", "p2", 3000, 4), ("u1", "p1", 12000, 8),
+    ("u2", "p2", 4000, 16), ("u3", "p1", 11000, 32), ("u1", "p2", 500, 64),
+]
+
+
+class TsAssigner(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        assert record_timestamp == -(2**63)  # a DataFrame's rows carry no timestamp
+        return value.ts
+
+
+class UserKey(KeySelector):
+    def get_key(self, value: Any) -> Any:
+        return value["user"]
+
+
+class KeyAndCount(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield (repr(key), context.window().start, sum(e.clicks for e in elements))
+
+
+def _results(stream: DataStream, key: Any, strategy: WatermarkStrategy, **kw: Any) -> list[Any]:
+    keyed = stream.assign_timestamps_and_watermarks(strategy)
+    keyed = keyed.key_by(*key) if isinstance(key, list) else keyed.key_by(key, **kw)
+    out = keyed.window(TumblingEventTimeWindows.of(Time.seconds(10))).process(
+        KeyAndCount(), output_schema="key string, start long, clicks long"
+    )
+    return sorted(tuple(r) for r in out.collect())
+
+
+def test_key_selectors_and_timestamp_assigners_match_the_column_form(spark: Any) -> None:
+    stream = DataStream(spark.createDataFrame(ROWS, SCHEMA))
+    by_column = _results(stream, ["user"], watermark(0))
+    assert by_column == [
+        ("'u1'", 0, 69), ("'u1'", 10000, 8), ("'u2'", 0, 18), ("'u3'", 10000, 32)
+    ]
+    assigner = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(TsAssigner())
+    assert _results(stream, lambda r: r.user, assigner, key_type=Types.STRING()) == by_column
+    assert _results(stream, UserKey(), watermark(0)) == by_column
+    assert _results(stream, lambda r: r[0], assigner) == by_column
+    # a tuple-returning selector keys by the tuple, as keyBy("user", "page") does
+    pairs = _results(stream, lambda r: (r.user, r.page), assigner)
+    assert pairs == _results(stream, ["user", "page"], watermark(0))
+    assert ("('u1', 'p1')", 0, 1) in pairs and ("('u1', 'p2')", 0, 68) in pairs
+
+
+def test_key_selector_on_a_streaming_source(spark: Any, tmp_path: Path) -> None:
+    batches = [[dict(zip(("user", "page", "ts", "clicks"), r)) for r in ROWS[:4]],
+               [dict(zip(("user", "page", "ts", "clicks"), r)) for r in ROWS[4:]],
+               [{"user": "u9", "page": "p", "ts": 30000, "clicks": 0}]]
+    write_batches(tmp_path / "in", batches)
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(TsAssigner())
+
+    def build(stream: DataStream) -> Any:
+        return stream.assign_timestamps_and_watermarks(strategy).key_by(
+            lambda r: r.user, key_type=Types.STRING()
+        ).window(TumblingEventTimeWindows.of(Time.seconds(10))).process(
+            KeyAndCount(), output_schema="key string, start long, clicks long"
+        )
+
+    run = run_stream(spark, tmp_path / "in", tmp_path / "cp", SCHEMA, build)
+    got = sorted((r["key"], r["start"], r["clicks"]) for rows in run.main.values() for r in rows)
+    # batch 1 raises the watermark to 12 s: the late u1@500 and u2@4000 (batch 2) are dropped
+    assert got == [("'u1'", 0, 5), ("'u1'", 10000, 8), ("'u2'", 0, 2), ("'u3'", 10000, 32)]
+
+
+def test_bad_keys_and_timestamps_fail_naming_the_element(spark: Any) -> None:
+    stream = DataStream(spark.createDataFrame(ROWS[:2], SCHEMA))
+    window = TumblingEventTimeWindows.of(Time.seconds(10))
+
+    def run(key: Any, strategy: WatermarkStrategy, **kw: Any) -> None:
+        stream.assign_timestamps_and_watermarks(strategy).key_by(key, **kw).window(
+            window).reduce(lambda a, b: a).collect()
+
+    with pytest.raises(PythonException, match=r"returned \['u\d'\] \(list\) for element"):
+        run(lambda r: [r.user], watermark(0))
+    with pytest.raises(PythonException, match="does not match key_type Types.INT"):
+        run(lambda r: r.user, watermark(0), key_type=Types.INT())
+    floats = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda value, record_timestamp: value.ts / 1.0
+    )
+    with pytest.raises(PythonException, match=r"extract_timestamp returned \d+\.0 \(float\)"):
+        run(lambda r: r.user, floats)
+
+
+def test_key_and_timestamp_checks() -> None:
+    check_key(("a", 1, None, 2.5), Types.PICKLED_BYTE_ARRAY(), "e")
+    check_key(("a", 1, None, 2.5), None, "e")
+    check_key(("a", 1), Types.TUPLE([Types.STRING(), Types.INT()]), "e")
+    with pytest.raises(TypeError, match="out of range for INT"):
+        check_key(2**40, Types.INT(), "e")
+    with pytest.raises(TypeError, match="expected an int, got bool"):
+        check_key(True, Types.LONG(), "e")
+    with pytest.raises(TypeError, match="cannot hold null"):
+        check_key(None, Types.STRING(), "e")
+    with pytest.raises(TypeError, match=r"keys must be str"):
+        check_key(frozenset({"a"}), None, "e")
+    assert check_timestamp(5, "e") == 5
+    with pytest.raises(TypeError, match="must return an int"):
+        check_timestamp(True, "e")

@@ -1,0 +1,115 @@
+"""map/flat_map/filter, print() and add_sink, and windows after windows (Flink's consecutive
+windowed operations: results carry their window's max_timestamp())."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pyspark.errors import PythonException
+
+from flinkwin import (
+    DataStream,
+    FlatMapFunction,
+    ProcessAllWindowFunction,
+    Time,
+    TimestampAssigner,
+    TumblingEventTimeWindows,
+    Types,
+    WatermarkStrategy,
+)
+from flinkwin.functions import SinkFunction
+from flinkwin.spark.printing import flink_string, java_double
+
+SCHEMA = "k string, ts long, v long"
+ROWS = [("a", 1, 1), ("b", 2, 10), ("a", 6, 100), ("a", 12, 1000), ("b", 14, 10000)]
+
+
+class Split(FlatMapFunction):
+    def flat_map(self, value: Any) -> Any:
+        for _ in range(value.v % 3):
+            yield value.k, value.v
+
+
+class Collect(SinkFunction):
+    def __init__(self) -> None:
+        self.got: list[tuple[Any, Any]] = []
+
+    def invoke(self, value: Any, context: Any) -> None:
+        self.got.append((value, context.timestamp()))
+
+
+def _stream(spark: Any) -> DataStream:
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts")
+    return DataStream(spark.createDataFrame(ROWS, SCHEMA)).assign_timestamps_and_watermarks(
+        strategy
+    )
+
+
+def test_map_flat_map_filter_and_print(spark: Any, capsys: Any) -> None:
+    stream = _stream(spark)
+    stream.filter(lambda r: r.v < 1000).map(
+        lambda r: (r.k, r.v * 2), output_type=Types.TUPLE([Types.STRING(), Types.LONG()])
+    ).print()
+    stream.flat_map(Split(), output_type="k string, v long").print("split")
+    stream.map(lambda r: r.v / 4, output_type=Types.DOUBLE()).print()
+    printed = capsys.readouterr().out.splitlines()
+    assert sorted(printed) == sorted(
+        ["(a,2)", "(b,20)", "(a,200)",
+         "split> +I[a, 1]", "split> +I[b, 10]", "split> +I[a, 100]", "split> +I[a, 1000]",
+         "split> +I[b, 10000]",
+         "0.25", "2.5", "25.0", "250.0", "2500.0"]
+    )
+    with pytest.raises(TypeError, match="map needs output_type"):
+        stream.map(lambda r: r.v)
+    with pytest.raises(PythonException, match="map output"):
+        stream.map(lambda r: r.k, output_type=Types.LONG()).execute_and_collect()
+
+
+class Totals(ProcessAllWindowFunction):
+    def process(self, context: Any, elements: Any) -> Any:
+        window = context.window()
+        yield (window.start, window.end, sorted(e[2] for e in elements))
+
+
+class Stamp(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return record_timestamp + 1
+
+
+def test_window_after_window_uses_the_results_timestamps(spark: Any) -> None:
+    per_key = _stream(spark).key_by(lambda r: r.k).window(
+        TumblingEventTimeWindows.of(Time.milliseconds(5))
+    ).reduce(lambda a, b: (a[0], a[1], a[2] + b[2]), output_type=Types.TUPLE(
+        [Types.STRING(), Types.LONG(), Types.LONG()]))
+    sink = Collect()
+    per_key.add_sink(sink)
+    # each result carries its window's max_timestamp()
+    assert sorted(sink.got) == [
+        (("a", 1, 1), 4), (("a", 6, 100), 9), (("a", 12, 1000), 14), (("b", 2, 10), 4),
+        (("b", 14, 10000), 14),
+    ]
+    out = Types.TUPLE([Types.LONG(), Types.LONG(), Types.LIST(Types.LONG())])
+    second = per_key.window_all(TumblingEventTimeWindows.of(Time.milliseconds(10))).process(
+        Totals(), out)
+    assert sorted(second.execute_and_collect()) == [
+        (0, 10, [1, 10, 100]), (10, 20, [1000, 10000])
+    ]
+    # a TimestampAssigner downstream sees those timestamps as record_timestamp
+    shifted = per_key.assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(Stamp())
+    ).window_all(TumblingEventTimeWindows.of(Time.milliseconds(10))).process(Totals(), out)
+    assert sorted(shifted.execute_and_collect()) == [
+        (0, 10, [1, 10]), (10, 20, [100, 1000, 10000])
+    ]
+
+
+def test_flink_string_formats_as_java_to_string() -> None:
+    from flinkwin.record import Record
+
+    assert flink_string(("a", 1, None, True, 2.0)) == "(a,1,null,true,2.0)"
+    assert flink_string(Record(["x", "y"], ["a", 4])) == "+I[a, 4]"
+    assert flink_string("text") == "text"
+    assert [java_double(v) for v in (1e7, 1.5e-5, 0.001, 123.25, -2e20)] == [
+        "1.0E7", "1.5E-5", "0.001", "123.25", "-2.0E20"
+    ]
