@@ -105,10 +105,11 @@ def test_window_after_window_uses_the_results_timestamps(spark: Any) -> None:
 
 
 def test_flink_string_formats_as_java_to_string() -> None:
-    from flinkwin.record import Record
+    from flinkwin import Row
 
     assert flink_string(("a", 1, None, True, 2.0)) == "(a,1,null,true,2.0)"
-    assert flink_string(Record(["x", "y"], ["a", 4])) == "+I[a, 4]"
+    assert flink_string(Row("x", "y")("a", 4)) == "+I[a, 4]"
+    assert flink_string(Row("a", 4)) == "+I[a, 4]"
     assert flink_string("text") == "text"
     assert [java_double(v) for v in (1e7, 1.5e-5, 0.001, 123.25, -2e20)] == [
         "1.0E7", "1.5E-5", "0.001", "123.25", "-2.0E20"
