@@ -1,8 +1,8 @@
 """The window functions of PyFlink's ``test_window.py`` (module level there), verbatim.
 
 Ported from apache/flink ``flink-python/pyflink/datastream/tests/test_window.py`` (Apache
-License 2.0); only the imports changed. They subscript PyFlink's Generic base classes and use
-``CountWindow`` (issue 10 items 2 and 3): importing this module fails until those exist.
+License 2.0); only the imports changed. Module level in PyFlink's file, kept in this module here
+next to the ported test module.
 """
 
 from typing import Iterable

@@ -22,15 +22,10 @@ from flinkwin import (Time, Types, WatermarkStrategy, TimestampAssigner,
                       EventTimeTrigger, GlobalWindows, CountTrigger)
 from pyflink_compat import DataStreamTestSinkFunction, PyFlinkStreamingTestCase
 
-try:  # issue 10 items 2-3 (Generic base classes, CountWindow, count assigners): pfcore
-    from flinkwin import CountSlidingWindowAssigner
-    from pyflink_window_functions import (SumWindowFunction, CountWindowProcessFunction,
-                                          CountAllWindowProcessFunction)
-    PENDING = None
-except (ImportError, TypeError) as exc:
-    PENDING = f"needs PyFlink's Generic base classes and count windows (issue 10 items 2-3): {exc}"
+from flinkwin import CountSlidingWindowAssigner
+from pyflink_window_functions import (SumWindowFunction, CountWindowProcessFunction,
+                                      CountAllWindowProcessFunction)
 
-needs_generics = pytest.mark.skipif(PENDING is not None, reason=str(PENDING))
 # A Types.TUPLE stream's elements (and reduce results, which take their shape) are Rows here,
 # printing as Row(f0='a', f1=3) where PyFlink's tuples print as ('a', 3) (issue 10 item 5).
 needs_tuple_elements = pytest.mark.xfail(
@@ -52,7 +47,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         actual.sort()
         self.assertEqual(expected, actual)
 
-    @needs_generics
     def test_event_time_tumbling_window(self):
         data_stream = self.env.from_collection([
             ('hi', 1), ('hi', 2), ('hi', 3), ('hi', 4), ('hi', 5), ('hi', 8), ('hi', 9),
@@ -72,7 +66,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         expected = ['(hi,0,5,4)', '(hi,5,10,3)', '(hi,15,20,1)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_generics
     def test_count_tumbling_window(self):
         data_stream = self.env.from_collection([
             (1, 'hi'), (2, 'hello'), (3, 'hi'), (4, 'hello'), (5, 'hi'), (6, 'hello'),
@@ -88,7 +81,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         expected = ['(hi,9)', '(hello,12)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_generics
     def test_event_time_sliding_window(self):
         data_stream = self.env.from_collection([
             ('hi', 1), ('hi', 2), ('hi', 3), ('hi', 4), ('hi', 5), ('hi', 8), ('hi', 9),
@@ -110,7 +102,6 @@ class WindowTests(PyFlinkStreamingTestCase):
                     '(hi,8,13,2)', '(hi,12,17,1)', '(hi,14,19,1)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_generics
     def test_count_sliding_window(self):
         data_stream = self.env.from_collection([
             (1, 'hi'), (2, 'hello'), (3, 'hi'), (4, 'hello'), (5, 'hi'), (6, 'hello')],
@@ -125,7 +116,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         expected = ['(hello,6)', '(hi,8)', '(hi,4)', '(hello,10)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_generics
     def test_event_time_session_window(self):
         data_stream = self.env.from_collection([
             ('hi', 1), ('hi', 2), ('hi', 3), ('hi', 4), ('hi', 8), ('hi', 9), ('hi', 15)],
@@ -145,7 +135,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         expected = ['(hi,1,14,6)', '(hi,15,20,1)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_generics
     def test_event_time_dynamic_gap_session_window(self):
         self.env.set_parallelism(1)
         data_stream = self.env.from_collection([
@@ -342,7 +331,6 @@ class WindowTests(PyFlinkStreamingTestCase):
                     'key b timestamp sum 3']
         self.assert_equals_sorted(expected, results)
 
-    @needs_generics
     def test_session_window_late_merge(self):
         data_stream = self.env.from_collection([
             ('hi', 0), ('hi', 8), ('hi', 4)],
@@ -361,7 +349,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         expected = ['(hi,0,13,3)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_generics
     def test_event_time_session_window_with_purging_trigger(self):
         data_stream = self.env.from_collection([
             ('hi', 1), ('hi', 2), ('hi', 3), ('hi', 4), ('hi', 8), ('hi', 9), ('hi', 15)],
@@ -409,7 +396,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         expected = ['(hi,2)', '(hi,2)', '(hi,2)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_generics
     def test_event_time_tumbling_window_all(self):
         data_stream = self.env.from_collection([
             ('hi', 1), ('hello', 2), ('hi', 3), ('hello', 4), ('hello', 5), ('hi', 8), ('hi', 9),
