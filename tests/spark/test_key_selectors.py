@@ -116,8 +116,10 @@ def test_key_and_timestamp_checks() -> None:
         check_key(2**40, Types.INT(), "e")
     with pytest.raises(TypeError, match="expected an int, got bool"):
         check_key(True, Types.LONG(), "e")
-    with pytest.raises(TypeError, match="cannot hold null"):
+    with pytest.raises(ValueError, match="Flink rejects null keys"):
         check_key(None, Types.STRING(), "e")
+    with pytest.raises(ValueError, match="Flink rejects null keys"):
+        check_key(None, None, "e")
     with pytest.raises(TypeError, match=r"keys must be str"):
         check_key(frozenset({"a"}), None, "e")
     assert check_timestamp(5, "e") == 5
