@@ -21,9 +21,9 @@ What the operator keeps per window is derivable from the panes:
 So the state is the panes only (first element's row, aggregate in place, pane start, first
 arrival number). Late elements, the late side output, the dropped count, and elements that
 fire a window on arrival (allowed lateness) are handled here, exactly as the operator does.
-A batch whose aggregated column is not integral, or with timestamps beyond +-2^62 ms, is not
-taken (:meth:`PaneAggregation.accepts`); the caller continues with
-:meth:`PaneAggregation.to_operator`. Snapshots are one Arrow IPC stream of the panes.
+Aggregates are int64. A batch whose aggregated column is not integral (or is uint64), or with
+timestamps beyond +-2^61 ms, is not taken (:meth:`PaneAggregation.accepts`); the caller
+continues with :meth:`PaneAggregation.to_operator`. Snapshots are one Arrow IPC stream of the panes.
 """
 
 from __future__ import annotations
@@ -191,11 +191,12 @@ class PaneAggregation:
 
     # ----------------------------------------------------------------- input
     def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:
-        """True if the aggregated column is integral and every timestamp within +-2^62 ms
-        (otherwise use :meth:`to_operator`)."""
+        """True if the aggregated column is integral (as int64; not uint64) and every
+        timestamp within +-2^61 ms (otherwise use :meth:`to_operator`)."""
         if len(timestamps) == 0:
             return True
-        if frame[self.field].dtype.kind not in "iu":
+        dtype = frame[self.field].dtype
+        if not (dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)):
             return False
         return bool((np.abs(timestamps) < _LIMIT).all())
 
@@ -242,7 +243,7 @@ class PaneAggregation:
         max_ts = ends - 1
         keep = (max_ts <= wm) & (self._cleanup(max_ts) > wm)
         elem, starts = hits[elem[keep]], starts[keep]
-        values = frame[self.field].to_numpy()[elem]
+        values = frame[self.field].to_numpy().astype(np.int64, copy=False)[elem]
         keys = [frame[f].to_numpy()[elem] for f in self.key_fields]
         group = _codes([*keys, starts])
         n_groups = int(group.max()) + 1
@@ -283,7 +284,8 @@ class PaneAggregation:
         order = np.argsort(ids, kind="stable")
         bounds = np.concatenate(([0], np.cumsum(np.bincount(ids))))
         first = order[bounds[:-1]]
-        reduced = _UFUNCS[self.kind].reduceat(frame[self.field].to_numpy()[order], bounds[:-1])
+        values = frame[self.field].to_numpy().astype(np.int64, copy=False)
+        reduced = _UFUNCS[self.kind].reduceat(values[order], bounds[:-1])
         new = frame.iloc[first].reset_index(drop=True)
         new[self.field] = reduced
         new[_PANE] = ps[first]
