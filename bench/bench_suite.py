@@ -18,7 +18,8 @@ growing_keys        1-day tumbling sum, keys growing over 20 batches       nativ
 ==================  =====================================================  ====================
 
 Scaling: tumbling sum at several event counts (fixed keys) and key counts (fixed events).
-For each pair the pipelines alternate ``--repeat`` times after a warm-up; reported: median
+For each pair the pipelines alternate ``--repeat`` times (after one warm-up run of each kind at
+the start); reported: median
 events/s each and the ratio of the medians, the peak state size (``memoryUsedBytes`` of the
 stateful operator in Spark's progress, the same metric for both) and per-batch times.
 
@@ -290,13 +291,16 @@ def workloads(size: dict[str, Any]) -> list[Workload]:
 
 
 # ---------------------------------------------------------------------------------- running
-def compare(spark: Any, args: Any, workload: Workload, directory: str, warm: str,
-            runs: list[Run]) -> None:
+def warm_up(spark: Any, args: Any, warm: str) -> None:
+    """One small run of each kind of pipeline first, so JVM and Python-worker start-up are not
+    counted in the first workload."""
+    tumbling = Workload("tumbling", "warm-up", "native", "warm", args.warmup_events)
+    for p in ("native", "flinkwin"):
+        run_once(spark, args, tumbling, p, warm)
+
+
+def compare(spark: Any, args: Any, workload: Workload, directory: str, runs: list[Run]) -> None:
     pipelines = [workload.baseline, "flinkwin"]
-    warm_load = Workload(workload.name, workload.title, workload.baseline, "warm",
-                         args.warmup_events)
-    for p in pipelines:
-        run_once(spark, args, warm_load, p, warm)
     for i in range(args.repeat):
         for p in pipelines:
             r = run_once(spark, args, workload, p, directory)
@@ -454,7 +458,8 @@ def main(argv: list[str] | None = None) -> list[Run]:
     parser.add_argument("--only", default=None,
                         help="comma-separated workloads (also growing_keys, scaling)")
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--batches", type=int, default=10)
+    parser.add_argument("--batches", type=int, default=None,
+                        help="input files = micro-batches (default 10; 5 with --quick)")
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--key-groups", type=int, default=None)
     parser.add_argument("--master", default="local[2]")
@@ -470,6 +475,8 @@ def main(argv: list[str] | None = None) -> list[Run]:
 
         args.key_groups = DEFAULT_KEY_GROUPS
     tag = "quick" if args.quick else "full"
+    if args.batches is None:
+        args.batches = 5 if args.quick else 10
     size = SIZES[tag]
     only = set(args.only.split(",")) if args.only else None
     suite = [w for w in workloads(size) if only is None or w.name in only]
@@ -489,14 +496,15 @@ def main(argv: list[str] | None = None) -> list[Run]:
         generate(warm, args.warmup_events, 1_000, 2, span, args.seed + 1)
         spark = spark_session(args)
         print(f"suite ({tag}), load average {load_start}", flush=True)
+        warm_up(spark, args, warm)
         for w in suite:
-            compare(spark, args, w, data[w.data], warm, runs)
+            compare(spark, args, w, data[w.data], runs)
         if only is None or "growing_keys" in only:
             directory = os.path.join(tmp, "growing")
             events = generate_growing(directory, size["growing_keys"], 20, args.seed)
             grow = Workload("growing_keys", "1-day tumbling, keys growing", "native", "",
                             events)
-            compare(spark, args, grow, directory, warm, runs)
+            compare(spark, args, grow, directory, runs)
             shutil.rmtree(directory, ignore_errors=True)
         if only is None or "scaling" in only:
             cases = [(f"scale_events_{n}", n, size["keys"]) for n in size["scale_events"]]
@@ -507,7 +515,7 @@ def main(argv: list[str] | None = None) -> list[Run]:
                 generate(directory, events, keys, args.batches, span, args.seed)
                 assert input_files(directory)
                 scale = Workload(name, name, "native", "", events)
-                compare(spark, args, scale, directory, warm, runs)
+                compare(spark, args, scale, directory, runs)
                 shutil.rmtree(directory, ignore_errors=True)
         import pyspark
 
