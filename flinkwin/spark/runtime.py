@@ -472,7 +472,7 @@ class KeyGroupRuntime:
         """Fail on a pending timer of a time domain this stage cannot wake keys for (a user
         trigger's timers are assumed to be in the assigner's domain when the stage is built):
         such a timer would fire late or never, silently."""
-        if isinstance(op, ColumnarAggregation):
+        if isinstance(op, _FRAME_STATES):
             return
         domains = (
             (EVENT_TIME, op.event_timers, "registerEventTimeTimer"),
