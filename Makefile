@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test test-core lint demo bench clean
+.PHONY: venv test test-core lint demo bench bench-quick bench-operator clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,15 @@ lint: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m flinkwin.demo
 
+# The benchmark suite (issue 11): every workload against native Spark, scaling runs, plots,
+# written into docs/benchmarks.md. The full run takes about 1.5 hours on 2 cores.
 bench: $(STAMP)
+	$(PY) bench/bench_suite.py --write
+
+bench-quick: $(STAMP)
+	$(PY) bench/bench_suite.py --quick --write
+
+bench-operator: $(STAMP)
 	$(PY) bench/bench_operator.py
 	$(PY) bench/bench_spark.py
 

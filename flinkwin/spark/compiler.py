@@ -54,6 +54,7 @@ from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWi
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.operator.columnar import supports as columnar_supported
+from flinkwin.operator.panes import supports as panes_supported
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.timestamps import TimestampAssigner
@@ -547,10 +548,11 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         sequence_column=_SEQ if _SEQ in staged.columns else None,
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration
-    runtime.columnar = (
-        streaming and not pipeline.with_window and columnar_supported(template)
-        and all(isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields)
+    frame_state = streaming and not pipeline.with_window and all(
+        isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields
     )
+    runtime.panes = frame_state and panes_supported(template)
+    runtime.columnar = frame_state and not runtime.panes and columnar_supported(template)
 
     grouped = staged.groupBy(_KG)
     if streaming:
@@ -562,6 +564,11 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     summary = _summary(pipeline, domain, streaming, side_tags, mode)
     if runtime.columnar:
         summary["window state"] += " (columnar panes: one pandas frame per key group)"
+    if runtime.panes:
+        summary["window state"] += (
+            " (panes of gcd(size, slide) per key, combined when a window fires: one pandas"
+            " frame per key group)"
+        )
     if event_time is not None:
         summary["event time"] = _describe_event_time(event_time)
     return CompiledStage(pipeline, combined, main_columns, side_columns, domain, summary)

@@ -8,7 +8,9 @@ once per key group whose timeout is due. Each call:
    groups): a :class:`~flinkwin.operator.WindowOperator`, or for built-in aggregations the
    equivalent :class:`~flinkwin.operator.columnar.ColumnarAggregation`, which hands over to a
    ``WindowOperator`` for a batch that would fire a window on arrival (and takes the state back
-   after it);
+   after it), or for aligned sliding windows :class:`~flinkwin.operator.panes.PaneAggregation`
+   (panes of ``gcd(size, slide)``; it hands over only a batch it cannot take, e.g. a
+   non-integral column, and the group stays object-based until it holds nothing);
 2. advances it to Spark's current watermark if that is greater than the watermark the group has
    seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
@@ -57,6 +59,8 @@ from flinkwin.functions.internal import iterate_outputs, resolve_window_function
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
 from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format
+from flinkwin.operator.panes import FORMAT as PANES_FORMAT
+from flinkwin.operator.panes import PaneAggregation
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.window_operator import open_function
 from flinkwin.output_tag import OutputTag
@@ -72,6 +76,8 @@ KEY_GROUP_COLUMN = "_fw_kg"
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
+#: Key-group states that hold frames instead of records (outputs drained as frames).
+_FRAME_STATES = (ColumnarAggregation, PaneAggregation)
 
 
 class KeyGroupMismatchError(RuntimeError):
@@ -276,6 +282,7 @@ class KeyGroupRuntime:
     #: Static input in STREAMING mode: the column with the DataFrame's row order.
     sequence_column: str | None = None
     columnar: bool = False
+    panes: bool = False
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
@@ -364,7 +371,7 @@ class KeyGroupRuntime:
         (Flink's: its window's ``max_timestamp()``). ``nulls`` (rows without a timestamp) join
         their side output."""
         groups: list[tuple[int, list[pa.Array]]] = []
-        if isinstance(op, ColumnarAggregation):
+        if isinstance(op, _FRAME_STATES):
             frame, stamps = op.drain_main_timed()
             count, main_arrays = _frame_group(self.main_encoder, frame)
             groups.append((count, [*main_arrays, pa.array(stamps, pa.int64())]))
@@ -441,7 +448,7 @@ class KeyGroupRuntime:
 
         rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
-        if isinstance(op, ColumnarAggregation) and rows is not None:
+        if isinstance(op, _FRAME_STATES) and rows is not None:
             watermark = op.current_watermark
             if spark_watermark > 0:
                 watermark = max(watermark, spark_watermark)
@@ -480,7 +487,7 @@ class KeyGroupRuntime:
         """Fail on a pending timer of a time domain this stage cannot wake keys for (a user
         trigger's timers are assumed to be in the assigner's domain when the stage is built):
         such a timer would fire late or never, silently."""
-        if isinstance(op, ColumnarAggregation):
+        if isinstance(op, _FRAME_STATES):
             return
         domains = (
             (EVENT_TIME, op.event_timers, "registerEventTimeTimer"),
@@ -507,11 +514,17 @@ class KeyGroupRuntime:
 
     def _new_operator(self, group: int) -> Any:
         """A fresh key-group state: columnar when the configuration allows it."""
+        if self.panes:
+            return PaneAggregation(self.operator.build(), self.operator.build)
         if self.columnar:
             return ColumnarAggregation(self.operator.build(), self.operator.build)
         return self.operator.build(self._subtask(group))
 
     def _restore(self, snapshot: bytes, group: int) -> Any:
+        if snapshot_format(snapshot) == PANES_FORMAT:
+            panes = PaneAggregation(self.operator.build(), self.operator.build)
+            panes.restore(snapshot)
+            return panes
         if snapshot_format(snapshot) == COLUMNAR_FORMAT:
             columnar = ColumnarAggregation(self.operator.build(), self.operator.build)
             columnar.restore(snapshot)
@@ -624,7 +637,7 @@ def _frame_group(encoder: RowEncoder, frame: pd.DataFrame | None) -> tuple[int, 
 def _holds_nothing(op: Any) -> bool:
     """True when the operator keeps no state worth a snapshot (its clocks come back from
     Spark on the next call)."""
-    if isinstance(op, ColumnarAggregation):
+    if isinstance(op, _FRAME_STATES):
         return op.holds_nothing()
     return not (
         op.window_contents

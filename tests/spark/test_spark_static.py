@@ -409,3 +409,15 @@ def test_a_null_event_timestamp_fails_naming_the_row(spark: Any) -> None:
     )
     with pytest.raises(Exception, match=r"timestamp is null for row \{'user': 'u2', 'at': None"):
         result.toDF().collect()
+
+
+def test_sliding_builtin_aggregations_use_panes(spark: Any, tmp_path: Any) -> None:
+    (tmp_path / "in").mkdir()
+    stream = DataStream(spark.readStream.schema(SCHEMA).json(str(tmp_path / "in")))
+    windowed = (
+        stream.assignTimestampsAndWatermarks(watermark(5000)).keyBy("k")
+        .window(SlidingEventTimeWindows.of(Time.minutes(60), Time.minutes(1)))
+    )
+    assert "panes of gcd(size, slide)" in windowed.sum("v")._stage([]).summary["window state"]
+    assert "panes of gcd(size, slide)" in windowed.min("v")._stage([]).summary["window state"]
+    assert "panes" not in windowed.maxBy("v")._stage([]).summary["window state"]

@@ -295,3 +295,34 @@ def test_builtin_sum_with_allowed_lateness_fires_on_arrival(spark: Any, tmp_path
     assert_matches_harness(
         run, LATE_SUM_BATCHES, harness, ts="ts", delay_ms=0, side_tags=[LATE]
     )
+
+
+def test_sliding_builtin_sum_runs_on_panes_with_lateness(spark: Any, tmp_path: Path) -> None:
+    """Sliding 10 s / 5 s sum: the key groups keep 5 s panes; late elements within the
+    lateness re-fire their window on arrival, later ones go to the side output."""
+    write_batches(tmp_path / "in", LATE_SUM_BATCHES)
+    assigner = SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5))
+
+    def pipeline(s: Any) -> Any:
+        return (
+            s.assignTimestampsAndWatermarks(watermark(0))
+            .keyBy("k")
+            .window(assigner)
+            .allowedLateness(Time.seconds(8))
+            .sideOutputLateData(LATE)
+            .sum("v")
+        )
+
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA, pipeline, side_tags=[LATE]
+    )
+    assert run.sides["late"][4] == [ev("a", 5000, 7)]
+    a_outputs = [r for r in run.main[2] if r["k"] == "a"]
+    assert a_outputs[-2:] == [ev("a", 1000, 13), ev("a", 1000, 33)]  # [0, 10 s) re-fired
+    harness = WindowOperatorHarness(
+        assigner, sum_of("v"), key_field="k", allowed_lateness=Time.seconds(8),
+        late_output_tag=LATE,
+    )
+    assert_matches_harness(
+        run, LATE_SUM_BATCHES, harness, ts="ts", delay_ms=0, side_tags=[LATE]
+    )
