@@ -79,6 +79,7 @@ _SPARK_API = {
     "AllWindowedStream": "flinkwin.datastream",
     "WindowResultStream": "flinkwin.datastream",
     "WatermarkStrategy": "flinkwin.watermark",
+    "IncompatibleRestartError": "flinkwin.spark.restart",
 }
 
 
@@ -95,6 +96,7 @@ __all__ = [
     "AggregateFunction",
     "AllWindowedStream",
     "DataStream",
+    "IncompatibleRestartError",
     "KeyedStream",
     "WatermarkStrategy",
     "WindowResultStream",
