@@ -512,7 +512,13 @@ class WindowResultStream(DataStream):
         be). ``trigger`` is passed to ``DataStreamWriter.trigger`` (e.g.
         ``{"processingTime": "10 seconds"}`` or ``{"availableNow": True}``); extra keyword
         options go to ``DataStreamWriter.option``. Returns the ``StreamingQuery``; on a static
-        input, writes the final results once and returns None."""
+        input, writes the final results once and returns None.
+
+        With a checkpoint (``checkpoint_location``, option ``checkpointLocation``, or Spark's
+        ``spark.sql.streaming.checkpointLocation`` plus ``query_name``), the pipeline is
+        recorded in it on the first start and checked on every restart: an incompatible change
+        raises :class:`flinkwin.spark.restart.IncompatibleRestartError` naming it (see
+        ``docs/operations.md``)."""
         side_outputs = dict(side_outputs or {})
         stage = self._stage(list(side_outputs))
         if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:

@@ -104,6 +104,10 @@ def describe(value: Any, depth: int = 0) -> Any:
     for name in sorted(attributes):
         if not name.startswith("_"):
             described[name] = describe(attributes[name], depth + 1)
+    if not attributes:
+        text = repr(value)  # e.g. datetime.timedelta, Decimal: the value itself
+        if " at 0x" not in text:
+            described["repr"] = text
     return described
 
 
