@@ -76,7 +76,8 @@ def test_the_checkpoint_records_the_pipeline(first_run: Path) -> None:
         "class": "flinkwin.assigners.tumbling.TumblingEventTimeWindows",
         "global_offset": 0, "size": 10000, "window_stagger": "WindowStagger.ALIGNED",
     }
-    assert fp["trigger"] == {"class": "flinkwin.triggers.event_time.EventTimeTrigger"}
+    assert fp["trigger"] == {"class": "flinkwin.triggers.event_time.EventTimeTrigger",
+                             "repr": "EventTimeTrigger()"}
     assert fp["function"] == {"state": "reducing", "incremental": "sum('v')",
                               "window_function": None, "with_window": False}
     assert (fp["late_tag"], fp["key_columns"], fp["allowed_lateness_ms"]) == ("late", ["k"], 0)
