@@ -84,6 +84,7 @@ _SPARK_API = {
     "AllWindowedStream": "flinkwin.datastream",
     "WindowResultStream": "flinkwin.datastream",
     "WatermarkStrategy": "flinkwin.watermark",
+    "IncompatibleRestartError": "flinkwin.spark.restart",
 }
 
 
@@ -100,6 +101,7 @@ __all__ = [
     "AggregateFunction",
     "AllWindowedStream",
     "DataStream",
+    "IncompatibleRestartError",
     "KeyedStream",
     "WatermarkStrategy",
     "WindowResultStream",

@@ -29,6 +29,7 @@ stage compiles to one ``applyInPandasWithState`` (see :mod:`flinkwin.spark.compi
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ from pyspark.sql.types import StructType
 from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
+from flinkwin.assigners.stagger import fix_stagger
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.base import KeySelector
@@ -47,6 +49,8 @@ from flinkwin.functions.internal import function_kind, resolve_window_function
 from flinkwin.functions.transform import as_callable
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode
+from flinkwin.spark import restart
+from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.compiler import (
     CompiledStage,
     WindowPipeline,
@@ -59,6 +63,7 @@ from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import parse_schema
 from flinkwin.spark.sinks import start_query
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
+from flinkwin.spark.writer import WindowDataStreamWriter
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
 from flinkwin.types import TypeInformation
@@ -621,6 +626,10 @@ class WindowResultStream(DataStream):
     """The output of a window function (Flink's ``SingleOutputStreamOperator``)."""
 
     def __init__(self, pipeline: WindowPipeline, type_info: TypeInformation | None = None) -> None:
+        # A staggered assigner's offset is drawn once, here: every task and batch unpickles it
+        assigner = fix_stagger(pipeline.assigner, int(time.time() * 1000))
+        if assigner is not pipeline.assigner:
+            pipeline = dataclasses.replace(pipeline, assigner=assigner)
         self._pipeline = pipeline
         self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
         super().__init__(
@@ -689,7 +698,13 @@ class WindowResultStream(DataStream):
         be). ``trigger`` is passed to ``DataStreamWriter.trigger`` (e.g.
         ``{"processingTime": "10 seconds"}`` or ``{"availableNow": True}``); extra keyword
         options go to ``DataStreamWriter.option``. Returns the ``StreamingQuery``; on a static
-        input, writes the final results once and returns None."""
+        input, writes the final results once and returns None.
+
+        With a checkpoint (``checkpoint_location``, option ``checkpointLocation``, or Spark's
+        ``spark.sql.streaming.checkpointLocation`` plus ``query_name``), the pipeline is
+        recorded in it on the first start and checked on every restart: an incompatible change
+        raises :class:`flinkwin.spark.restart.IncompatibleRestartError` naming it (see
+        ``docs/operations.md``)."""
         side_outputs = dict(side_outputs or {})
         stage = self._stage(list(side_outputs))
         if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:
@@ -698,6 +713,16 @@ class WindowResultStream(DataStream):
                 "running batches to check processing-time timeouts): use a processingTime "
                 "trigger and stop the query yourself"
             )
+        from_options = options.pop("checkpointLocation", None)
+        if from_options is not None:
+            if checkpoint_location is not None and checkpoint_location != from_options:
+                raise ValueError(
+                    f"two checkpoint locations: {checkpoint_location!r} and option "
+                    f"checkpointLocation={from_options!r}"
+                )
+            checkpoint_location = str(from_options)
+        if stage.combined.isStreaming:
+            stage = self._restartable(stage, checkpoint_location, query_name, list(side_outputs))
         return start_query(
             stage,
             main,
@@ -708,6 +733,38 @@ class WindowResultStream(DataStream):
             query_name=query_name,
             options=options,
         )
+
+    def _restartable(
+        self,
+        stage: CompiledStage,
+        checkpoint_location: str | None,
+        query_name: str | None,
+        side_tags: list[OutputTag],
+    ) -> CompiledStage:
+        """Record the pipeline in its checkpoint, or check it against the recorded one (see
+        :mod:`flinkwin.spark.restart`); the stage to run, with the recorded stagger offset."""
+        session = stage.combined.sparkSession
+        location = restart.checkpoint_location(session, checkpoint_location, query_name)
+        if location is None:
+            return stage
+        store = CheckpointStore(session, location)
+        pipeline = restart.prepare_restart(store, self._pipeline, stage)
+        return stage if pipeline is self._pipeline else compile_pipeline(pipeline, side_tags)
+
+    @property
+    def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802
+        """Spark's ``DataStreamWriter`` interface for this result: ``format``, ``option``,
+        ``outputMode``, ``trigger``, ``queryName``, ``partitionBy``, ``foreachBatch``,
+        ``start(path)``, ``toTable(name)``, plus ``sideOutput(tag, sink)``. Runs ONE streaming
+        query for the main output and every side output (see
+        :class:`flinkwin.spark.writer.WindowDataStreamWriter`)."""
+        if not self.toDF().isStreaming:
+            raise ValueError(
+                "'writeStream' can be called only on a streaming input, as for a DataFrame: "
+                "this result is computed from a static DataFrame (use start() to write its "
+                "outputs once, or toDF().write)"
+            )
+        return WindowDataStreamWriter(self)
 
     @property
     def output_schema(self) -> StructType:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext
-from flinkwin.assigners.stagger import WindowStagger
+from flinkwin.assigners.stagger import StaggeredAssigner, WindowStagger
 from flinkwin.time import MIN_LONG, TimeLike, java_mod, to_millis
 from flinkwin.windows import TimeWindow, TimeWindowSerializer
 
@@ -15,7 +15,7 @@ NO_TIMESTAMP_MESSAGE = (
 )
 
 
-class TumblingEventTimeWindows(WindowAssigner[Any, TimeWindow]):
+class TumblingEventTimeWindows(StaggeredAssigner, WindowAssigner[Any, TimeWindow]):
     """Each element goes to the one window ``[start, start + size)`` containing its timestamp.
 
     Default trigger: ``EventTimeTrigger`` (fires once when the watermark passes the window end).
@@ -42,11 +42,8 @@ class TumblingEventTimeWindows(WindowAssigner[Any, TimeWindow]):
     ) -> list[TimeWindow]:
         if timestamp <= MIN_LONG:
             raise RuntimeError(NO_TIMESTAMP_MESSAGE)
-        if self._stagger_offset is None:
-            self._stagger_offset = self.window_stagger.get_stagger_offset(
-                context.get_current_processing_time(), self.size
-            )
-        offset = java_mod(self.global_offset + self._stagger_offset, self.size)
+        stagger = self._draw_stagger_offset(context.get_current_processing_time())
+        offset = java_mod(self.global_offset + stagger, self.size)
         start = TimeWindow.get_window_start_with_offset(timestamp, offset, self.size)
         return [TimeWindow(start, start + self.size)]
 
@@ -65,7 +62,7 @@ class TumblingEventTimeWindows(WindowAssigner[Any, TimeWindow]):
         return f"TumblingEventTimeWindows({self.size})"
 
 
-class TumblingProcessingTimeWindows(WindowAssigner[Any, TimeWindow]):
+class TumblingProcessingTimeWindows(StaggeredAssigner, WindowAssigner[Any, TimeWindow]):
     """Each element goes to the window containing the operator's current processing time.
 
     Default trigger: ``ProcessingTimeTrigger``.
@@ -93,9 +90,7 @@ class TumblingProcessingTimeWindows(WindowAssigner[Any, TimeWindow]):
         self, element: Any, timestamp: int, context: WindowAssignerContext
     ) -> list[TimeWindow]:
         now = context.get_current_processing_time()
-        if self._stagger_offset is None:
-            self._stagger_offset = self.window_stagger.get_stagger_offset(now, self.size)
-        offset = java_mod(self.global_offset + self._stagger_offset, self.size)
+        offset = java_mod(self.global_offset + self._draw_stagger_offset(now), self.size)
         start = TimeWindow.get_window_start_with_offset(now, offset, self.size)
         return [TimeWindow(start, start + self.size)]
 

@@ -8,10 +8,16 @@ index into lists that are pickled once per snapshot and stored in the first (``m
 key shared by many windows and timers is stored once (a namespace that is not a time or global
 window is such an object; its index is kept in ``ns_start``). The schema metadata carries
 ``flinkwin.format``; a snapshot of another format or another window-state kind fails clearly.
+
+Restoring unpickles those objects, so it trusts where the snapshot comes from (for Spark: the
+checkpoint directory; never restore a checkpoint you would not run code from). An object whose
+class cannot be found under its pickled name (moved or renamed since the snapshot was taken)
+fails with :class:`SnapshotRestoreError` naming the class.
 """
 
 from __future__ import annotations
 
+import io
 import pickle
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +51,32 @@ SCHEMA = pa.schema(
 META, CONTENTS, TRIGGER, FUNCTION, EVENT_TIMER, PROC_TIMER, MERGING = range(7)
 NS_TIME_WINDOW, NS_GLOBAL_WINDOW, NS_OTHER = 0, 1, 2
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1  # windows outside int64 (clock at MIN_LONG) pickle
+
+
+class SnapshotRestoreError(ValueError):
+    """A snapshot cannot be restored: it refers to a class that is not importable here."""
+
+
+class _Unpickler(pickle.Unpickler):
+    """Names the class a snapshot refers to when it cannot be imported under that name."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        try:
+            return super().find_class(module, name)
+        except (ImportError, AttributeError) as exc:
+            raise SnapshotRestoreError(
+                f"the snapshot refers to {module}.{name}, which cannot be imported here "
+                f"({type(exc).__name__}: {exc}). Snapshots keep user objects (keys, "
+                "accumulators, window elements, trigger and window state) pickled under their "
+                f"class's module and name: make {module}.{name} importable again in the driver "
+                "and the Python workers (e.g. leave an alias where the class used to be: "
+                f"'from <new module> import <new name> as {name}' in {module}), or start the "
+                "pipeline from a new checkpoint location"
+            ) from exc
+
+
+def _unpickle(blob: bytes) -> Any:
+    return _Unpickler(io.BytesIO(blob)).load()
 
 
 class _Writer:
@@ -168,7 +200,7 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
             f"snapshot format {version!r} is not supported (this flinkwin reads {FORMAT_VERSION!r})"
         )
     table = reader.read_all()
-    meta, names, keys, objects = pickle.loads(table.column("blob")[0].as_py())
+    meta, names, keys, objects = _unpickle(table.column("blob")[0].as_py())
     if meta["state_kind"] != op.spec.state_kind or meta["evicting"] != (op.evictor is not None):
         raise ValueError(
             "snapshot was taken with a different window state "

@@ -1,10 +1,12 @@
 """The Spark side of flinkwin: compiling a window pipeline into one stateful stage
 (:mod:`~flinkwin.spark.compiler`), the per-key-group function Spark runs
 (:mod:`~flinkwin.spark.runtime`), key groups spread evenly over shuffle partitions
-(:mod:`~flinkwin.spark.key_groups`), output schemas (:mod:`~flinkwin.spark.schema`) and sinks
-(:mod:`~flinkwin.spark.sinks`)."""
+(:mod:`~flinkwin.spark.key_groups`), output schemas (:mod:`~flinkwin.spark.schema`), sinks
+(:mod:`~flinkwin.spark.sinks`), ``result.writeStream`` (:mod:`~flinkwin.spark.writer`) and
+restart safety (:mod:`~flinkwin.spark.restart`)."""
 
 from flinkwin.spark.compiler import PipelineError
+from flinkwin.spark.restart import IncompatibleRestartError
 from flinkwin.spark.runtime import KeyGroupMismatchError
 from flinkwin.spark.schema import SchemaMismatchError
 from flinkwin.spark.sinks import (
@@ -15,15 +17,18 @@ from flinkwin.spark.sinks import (
     Sink,
     as_sink,
 )
+from flinkwin.spark.writer import WindowDataStreamWriter
 
 __all__ = [
     "ConsoleSink",
     "FileSink",
     "ForeachBatchSink",
+    "IncompatibleRestartError",
     "KeyGroupMismatchError",
     "MemorySink",
     "PipelineError",
     "SchemaMismatchError",
     "Sink",
+    "WindowDataStreamWriter",
     "as_sink",
 ]

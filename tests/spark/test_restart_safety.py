@@ -1,0 +1,205 @@
+"""Restart safety: the pipeline recorded in the checkpoint (flinkwin/pipeline.json) is checked
+at start(); incompatible changes fail naming what changed, compatible ones (sink, Spark
+trigger, query name) continue with identical results; a staggered window keeps its offset."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.errors import AnalysisException
+from spark_scenarios import watermark, write_batches
+from test_spark_streaming import LATE, SCHEMA, TUMBLING_BATCHES, ev
+
+from flinkwin import IncompatibleRestartError, Time, TumblingEventTimeWindows, WindowStagger
+from flinkwin.datastream import DataStream, WindowResultStream
+from flinkwin.spark import MemorySink
+from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT, differences
+
+MAIN_ROWS = [("a", 1000, 6), ("a", 12000, 4), ("b", 2000, 10), ("c", 4000, 7)]
+
+
+def _source(spark: Any, path: Path) -> Any:
+    path.mkdir(parents=True, exist_ok=True)
+    return spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(path))
+
+
+def _build(
+    spark: Any, path: Path, *, size_s: int = 10, lateness_s: int = 0, key_groups: int = 16,
+    agg: str = "sum", late: bool = True,
+) -> WindowResultStream:
+    windowed = (
+        DataStream(_source(spark, path), key_groups=key_groups)
+        .assignTimestampsAndWatermarks(watermark(2000)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(size_s)))
+        .allowedLateness(Time.seconds(lateness_s))
+    )
+    if late:
+        windowed = windowed.sideOutputLateData(LATE)
+    return getattr(windowed, agg)("v")
+
+
+def _first_run(spark: Any, tmp_path: Path) -> tuple[MemorySink, MemorySink]:
+    """The first two batches, into memory sinks, under availableNow."""
+    write_batches(tmp_path / "in", TUMBLING_BATCHES[:2])
+    main, late = MemorySink("fw_restart_main"), MemorySink("fw_restart_late")
+    query = _build(spark, tmp_path / "in").start(
+        main=main, side_outputs={LATE: late}, checkpoint_location=str(tmp_path / "ck"),
+        trigger={"availableNow": True}, query_name="fw_restart_first",
+    )
+    query.awaitTermination()
+    return main, late
+
+
+def _commits(checkpoint: Path) -> list[str]:
+    return sorted(p.name for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
+
+
+@pytest.fixture(scope="module")
+def first_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A checkpoint after the first two batches (the tests using it do not change it)."""
+    path = tmp_path_factory.mktemp("restart")
+    _first_run(spark, path)
+    return path
+
+
+def test_the_checkpoint_records_the_pipeline(first_run: Path) -> None:
+    doc = json.loads((first_run / "ck" / "flinkwin" / DOCUMENT).read_text())
+    assert doc["state_format"] == STATE_FORMAT
+    assert doc["key_groups"] == 16
+    fp = doc["fingerprint"]
+    assert fp["assigner"] == {
+        "class": "flinkwin.assigners.tumbling.TumblingEventTimeWindows",
+        "global_offset": 0, "size": 10000, "window_stagger": "WindowStagger.ALIGNED",
+    }
+    assert fp["trigger"] == {"class": "flinkwin.triggers.event_time.EventTimeTrigger",
+                             "repr": "EventTimeTrigger()"}
+    assert fp["function"] == {"state": "reducing", "incremental": "sum('v')",
+                              "window_function": None, "with_window": False}
+    assert (fp["late_tag"], fp["key_columns"], fp["allowed_lateness_ms"]) == ("late", ["k"], 0)
+    assert fp["watermark"] == {"out_of_orderness_ms": 2000, "timestamp_column": "ts"}
+    assert fp["main_schema"] == fp["late_schema"] == "struct<k:string,ts:bigint,v:bigint>"
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"size_s": 20}, "fingerprint.assigner.size: 10000 -> 20000"),
+        ({"lateness_s": 5}, "fingerprint.allowed_lateness_ms: 0 -> 5000"),
+        ({"key_groups": 7}, "key_groups: 16 -> 7"),
+        ({"agg": "max"}, "fingerprint.function.incremental: \"sum('v')\" -> \"max('v')\""),
+        ({"late": False}, "fingerprint.late_tag: 'late' -> None"),
+    ],
+)
+def test_an_incompatible_restart_fails_at_start_naming_the_change(
+    spark: Any, first_run: Path, change: dict[str, Any], named: str
+) -> None:
+    ck = first_run / "ck"
+    before = _commits(ck)
+    with pytest.raises(IncompatibleRestartError) as failure:
+        _build(spark, first_run / "in", **change).start(
+            main=MemorySink("fw_restart_bad"), checkpoint_location=str(ck),
+            trigger={"availableNow": True},
+        )
+    assert named in str(failure.value)
+    assert str(ck) in str(failure.value)
+    assert spark.streams.active == [] and _commits(ck) == before  # no batch ran
+
+
+def test_a_compatible_restart_continues_with_identical_results(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Another sink, another Spark trigger, another query name, through writeStream."""
+    main, late = _first_run(spark, tmp_path)
+    write_batches(tmp_path / "in", TUMBLING_BATCHES[2:], first=2)
+    query = (
+        _build(spark, tmp_path / "in").writeStream.format("parquet")
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(processingTime="200 milliseconds").queryName("fw_restart_second")
+        .sideOutput(LATE, f"json:{tmp_path / 'late'}")
+        .start(str(tmp_path / "out"))
+    )
+
+    def written() -> list[tuple[Any, ...]]:
+        try:
+            rows = spark.read.parquet(str(tmp_path / "out")).collect()
+        except AnalysisException:  # nothing written yet
+            return []
+        return [(r["k"], r["ts"], r["v"]) for r in rows]
+
+    try:
+        deadline = time.monotonic() + 120
+        while len(written()) < 1 or query.lastProgress is None or (
+            query.lastProgress["batchId"] < 4
+        ):
+            assert time.monotonic() < deadline, "the restarted query did not finish"
+            time.sleep(0.5)
+    finally:
+        query.stop()
+    rows = sorted([(r["k"], r["ts"], r["v"]) for r in main.rows()] + written())
+    assert rows == MAIN_ROWS  # what one uninterrupted query gives
+    late_rows = [r.asDict() for r in late.rows()] + [
+        r.asDict() for r in spark.read.json(str(tmp_path / "late"), schema=SCHEMA).collect()
+    ]
+    assert late_rows == [ev("a", 500, 100)]
+
+
+def test_a_staggered_window_keeps_its_offset_across_a_restart(
+    spark: Any, tmp_path: Path
+) -> None:
+    def build(seed: int) -> WindowResultStream:
+        random.seed(seed)
+        return (
+            DataStream(_source(spark, tmp_path / "in"))
+            .assignTimestampsAndWatermarks(watermark(2000)).keyBy("k")
+            .window(TumblingEventTimeWindows.of(Time.seconds(10), Time.milliseconds(0),
+                                                WindowStagger.RANDOM))
+            .sideOutputLateData(LATE).sum("v", with_window=True)
+        )
+
+    late: list[Any] = []
+
+    def run(result: WindowResultStream) -> list[Any]:
+        sink, late_sink = MemorySink("fw_stagger"), MemorySink("fw_stagger_late")
+        result.start(main=sink, side_outputs={LATE: late_sink},
+                     checkpoint_location=str(tmp_path / "ck"),
+                     trigger={"availableNow": True}).awaitTermination()
+        late.extend(r.asDict() for r in late_sink.rows())
+        return sink.rows()
+
+    write_batches(tmp_path / "in", TUMBLING_BATCHES[:2])
+    first = build(1)
+    offset = first._pipeline.assigner.stagger_offset
+    rows = run(first)
+    recorded = json.loads((tmp_path / "ck" / "flinkwin" / DOCUMENT).read_text())
+    assert recorded["stagger_offset"] == offset
+
+    write_batches(tmp_path / "in", TUMBLING_BATCHES[2:], first=2)
+    second = build(2)
+    assert second._pipeline.assigner.stagger_offset != offset  # drawn anew when built...
+    rows += run(second)  # ...but the restart uses the checkpoint's offset
+    assert rows, "windows fired"
+    starts = {int(r["window_start"].timestamp() * 1000) for r in rows}
+    assert {s % 10_000 for s in starts} == {offset}
+    # every element lands in the window the recorded offset gives it: sums per window agree
+    expected: dict[tuple[str, int], int] = {}
+    for batch in TUMBLING_BATCHES:
+        for e in batch:
+            if e in late:
+                continue
+            start = e["ts"] - (e["ts"] - offset) % 10_000
+            expected[(e["k"], start)] = expected.get((e["k"], start), 0) + e["v"]
+    for r in rows:
+        assert r["v"] == expected[(r["k"], int(r["window_start"].timestamp() * 1000))]
+
+
+def test_differences_name_each_changed_item() -> None:
+    recorded = {"a": {"size": 1, "gone": 2}, "b": [1, 2], "old": 1}
+    current = {"a": {"size": 3}, "b": [1, 2], "new": 5}
+    assert differences(recorded, current, "fp") == [
+        "fp.a.size: 1 -> 3", "fp.a.gone: 2 -> (absent)", "fp.old: 1 -> (absent)",
+    ]
