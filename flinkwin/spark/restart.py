@@ -123,10 +123,10 @@ def _function(pipeline: WindowPipeline) -> dict[str, Any]:
     incremental = spec.reduce_fn if spec.reduce_fn is not None else spec.agg_fn
     if incremental is None or isinstance(incremental, BuiltinAggregation):
         named = describe(incremental)
-    elif isinstance(incremental, (types.FunctionType, types.BuiltinFunctionType)):
-        named = _qualified(incremental)
     else:
-        named = _qualified(type(incremental))
+        # a user function's class may change (fix a bug and restart, as in Flink): the state
+        # holds its reduced values or accumulators, which the replacement must accept
+        named = "user reduce function" if spec.reduce_fn is not None else "user aggregate function"
     return {
         "state": spec.state_kind,
         "incremental": named,
