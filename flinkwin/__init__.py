@@ -79,6 +79,7 @@ _SPARK_API = {
     "AllWindowedStream": "flinkwin.datastream",
     "WindowResultStream": "flinkwin.datastream",
     "WatermarkStrategy": "flinkwin.watermark",
+    "DeltaSink": "flinkwin.sinks",
 }
 
 
@@ -95,6 +96,7 @@ __all__ = [
     "AggregateFunction",
     "AllWindowedStream",
     "DataStream",
+    "DeltaSink",
     "KeyedStream",
     "WatermarkStrategy",
     "WindowResultStream",

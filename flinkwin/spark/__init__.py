@@ -1,14 +1,15 @@
 """The Spark side of flinkwin: compiling a window pipeline into one stateful stage
 (:mod:`~flinkwin.spark.compiler`), the per-key-group function Spark runs
 (:mod:`~flinkwin.spark.runtime`), key groups spread evenly over shuffle partitions
-(:mod:`~flinkwin.spark.key_groups`), output schemas (:mod:`~flinkwin.spark.schema`) and sinks
-(:mod:`~flinkwin.spark.sinks`)."""
+(:mod:`~flinkwin.spark.key_groups`), output schemas (:mod:`~flinkwin.spark.schema`) and the query
+that feeds the sinks (:mod:`~flinkwin.spark.sinks`; the sinks are :mod:`flinkwin.sinks`)."""
 
 from flinkwin.spark.compiler import PipelineError
 from flinkwin.spark.runtime import KeyGroupMismatchError
 from flinkwin.spark.schema import SchemaMismatchError
 from flinkwin.spark.sinks import (
     ConsoleSink,
+    DeltaSink,
     FileSink,
     ForeachBatchSink,
     MemorySink,
@@ -18,6 +19,7 @@ from flinkwin.spark.sinks import (
 
 __all__ = [
     "ConsoleSink",
+    "DeltaSink",
     "FileSink",
     "ForeachBatchSink",
     "KeyGroupMismatchError",
