@@ -12,7 +12,6 @@ ids start again at 0): by default it is drawn once and kept in the checkpoint, i
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Literal
 
 from pyspark.sql import DataFrame
@@ -25,12 +24,10 @@ from .delta_engines import (
     TableLayout,
     spark_has_delta,
 )
+from .writer_ids import SINKS_DOCUMENT, new_writer_id, record_writer_id, recorded_writer_id
 
 Engine = Literal["auto", "spark", "deltalake"]
 _ENGINES = ("auto", "spark", "deltalake")
-
-#: flinkwin's document in the checkpoint holding each output's Delta app id.
-SINKS_DOCUMENT = "sinks.json"
 
 
 class DeltaTableMismatchError(ValueError):
@@ -178,16 +175,7 @@ def _app_id(
 ) -> str:
     """The transaction app id: kept in the checkpoint under the output's name, so a restart
     writes under the same id and a new checkpoint under a new one."""
-    if context.checkpoint_location is None:
-        # Spark checkpoints to a temporary folder: batch ids start at 0 on every start.
-        _refuse_used_app_id(sink, engine, "the query has no checkpoint location")
-        return sink.app_id or f"flinkwin-{uuid.uuid4()}"
-    from flinkwin.spark.checkpoint import CheckpointStore  # flinkwin.spark imports the sinks
-
-    store = CheckpointStore(context.session, context.checkpoint_location)
-    document = store.read_json(SINKS_DOCUMENT) or {}
-    app_ids: dict[str, str] = dict(document.get("app_ids", {}))
-    recorded = app_ids.get(context.label)
+    recorded = recorded_writer_id(context)
     if recorded is not None:
         if sink.app_id is not None and sink.app_id != recorded:
             raise ValueError(
@@ -196,10 +184,12 @@ def _app_id(
                 "batch would be written again under a new one)"
             )
         return recorded
-    _refuse_used_app_id(sink, engine, "the checkpoint is new")
-    app_id = sink.app_id or f"flinkwin-{uuid.uuid4()}"
-    app_ids[context.label] = app_id
-    store.write_json(SINKS_DOCUMENT, {**document, "app_ids": app_ids})
+    # A new checkpoint, or none (Spark then checkpoints to a temporary folder): batch ids
+    # start at 0.
+    why = "the checkpoint is new" if context.checkpoint_location else "the query has no checkpoint"
+    _refuse_used_app_id(sink, engine, why)
+    app_id = sink.app_id or new_writer_id()
+    record_writer_id(context, app_id)
     return app_id
 
 

@@ -1,8 +1,10 @@
 """FileSink: each batch's rows appended to a folder of parquet/json/csv/orc/text files, once.
 
-A batch is written by Spark into a hidden staging folder ``<path>/_flinkwin/staging/<batch>``
-(Spark's usual layout, partition folders included), then committed by an atomic marker
-``<path>/_flinkwin/commits/<batch>.json``, then its files are moved into ``<path>``. A batch
+A batch is written by Spark into a hidden staging folder ``<path>/_flinkwin/<writer>/staging/
+<batch>`` (Spark's usual layout, partition folders included), then committed by an atomic
+marker ``<path>/_flinkwin/<writer>/commits/<batch>.json``, then its files are moved into
+``<path>``. ``<writer>`` is the output's id kept in the checkpoint (a new checkpoint starts
+batch ids at 0 again and gets a new id, so it never finds an old query's markers). A batch
 re-run after a failure finds its marker and only finishes the moves a crash interrupted; a
 staging folder without a marker is from an attempt that died before the commit and is
 written afresh. Readers (``spark.read.parquet(path)``, pyarrow datasets) skip ``_flinkwin``
@@ -18,6 +20,7 @@ from pyspark.sql import DataFrame
 
 from .base import Sink, SinkContext
 from .filesystem import HadoopFileSystem
+from .writer_ids import new_writer_id, writer_id
 
 #: The hidden folder inside the output path that holds the commit protocol's files.
 FOLDER = "_flinkwin"
@@ -44,6 +47,7 @@ class FileSink(Sink):
         self.partition_by = partition_by
         self.options = options
         self._fs: HadoopFileSystem | None = None
+        self._writer = new_writer_id()
 
     def open(self, context: SinkContext) -> None:
         missing = [c for c in self.partition_by or [] if c not in context.schema.fieldNames()]
@@ -53,11 +57,12 @@ class FileSink(Sink):
                 f"{context.label!r} output's columns {context.schema.fieldNames()}"
             )
         self._fs = HadoopFileSystem(context.session, self.path)
+        self._writer = writer_id(context)
 
     def write_batch(self, df: DataFrame, batch_id: int) -> None:
         fs = self._fs or HadoopFileSystem(df.sparkSession, self.path)
-        staging = fs.path(FOLDER, "staging", str(batch_id))
-        marker = fs.path(FOLDER, "commits", f"{batch_id}.json")
+        staging = fs.path(FOLDER, self._writer, "staging", str(batch_id))
+        marker = fs.path(FOLDER, self._writer, "commits", f"{batch_id}.json")
         if not fs.exists(marker):
             if fs.exists(staging):
                 fs.delete(staging)  # an attempt that died before its commit
@@ -69,8 +74,9 @@ class FileSink(Sink):
             writer.save(str(staging.toString()))
             files = fs.files_under(staging)
             fs.write_text(marker, json.dumps({"batch_id": batch_id, "files": files}))
+        # commit done (now or by an earlier attempt): move what is still staged into place
         for name in fs.files_under(staging):
-            fs.move(fs.path(FOLDER, "staging", str(batch_id), name), fs.path(name))
+            fs.move(fs.path(FOLDER, self._writer, "staging", str(batch_id), name), fs.path(name))
         if fs.exists(staging):
             fs.delete(staging)
 
