@@ -1,13 +1,11 @@
 """Sinks for a pipeline's outputs: the main output and every side output can each go to its
 own sink, all fed by one streaming query (:func:`flinkwin.spark.sinks.start_query`).
 
-=====================  ==========================================================
-:class:`DeltaSink`     Delta table (Spark's Delta or delta-rs), exactly once
-:class:`FileSink`      parquet/json/csv/orc/text files, exactly once
-:class:`ForeachBatchSink`  ``fn(df, batch_id)``: the function's own guarantee
-:class:`MemorySink`    driver memory + temp view, for tests (at-least-once)
-:class:`ConsoleSink`   prints batches, for debugging (at-least-once)
-=====================  ==========================================================
+- :class:`DeltaSink`: a Delta table (Spark's Delta or delta-rs), exactly once;
+- :class:`FileSink`: parquet/json/csv/orc/text files, exactly once;
+- :class:`ForeachBatchSink`: ``fn(df, batch_id)``, the function's own guarantee;
+- :class:`MemorySink`: driver memory and a temp view, for tests (at-least-once);
+- :class:`ConsoleSink`: prints batches, for debugging (at-least-once).
 
 See ``docs/sinks.md`` for each guarantee and why it holds.
 """
