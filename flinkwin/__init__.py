@@ -84,6 +84,7 @@ _SPARK_API = {
     "AllWindowedStream": "flinkwin.datastream",
     "WindowResultStream": "flinkwin.datastream",
     "WatermarkStrategy": "flinkwin.watermark",
+    "DeltaSink": "flinkwin.sinks",
     "IncompatibleRestartError": "flinkwin.spark.restart",
 }
 
@@ -101,6 +102,7 @@ __all__ = [
     "AggregateFunction",
     "AllWindowedStream",
     "DataStream",
+    "DeltaSink",
     "IncompatibleRestartError",
     "KeyedStream",
     "WatermarkStrategy",

@@ -1,9 +1,10 @@
 """The Spark side of flinkwin: compiling a window pipeline into one stateful stage
 (:mod:`~flinkwin.spark.compiler`), the per-key-group function Spark runs
 (:mod:`~flinkwin.spark.runtime`), key groups spread evenly over shuffle partitions
-(:mod:`~flinkwin.spark.key_groups`), output schemas (:mod:`~flinkwin.spark.schema`), sinks
-(:mod:`~flinkwin.spark.sinks`), ``result.writeStream`` (:mod:`~flinkwin.spark.writer`) and
-restart safety (:mod:`~flinkwin.spark.restart`)."""
+(:mod:`~flinkwin.spark.key_groups`), output schemas (:mod:`~flinkwin.spark.schema`), the query
+that feeds the sinks (:mod:`~flinkwin.spark.sinks`; the sinks are :mod:`flinkwin.sinks`),
+``result.writeStream`` (:mod:`~flinkwin.spark.writer`) and restart safety
+(:mod:`~flinkwin.spark.restart`)."""
 
 from flinkwin.spark.compiler import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
@@ -11,6 +12,7 @@ from flinkwin.spark.runtime import KeyGroupMismatchError
 from flinkwin.spark.schema import SchemaMismatchError
 from flinkwin.spark.sinks import (
     ConsoleSink,
+    DeltaSink,
     FileSink,
     ForeachBatchSink,
     MemorySink,
@@ -21,6 +23,7 @@ from flinkwin.spark.writer import WindowDataStreamWriter
 
 __all__ = [
     "ConsoleSink",
+    "DeltaSink",
     "FileSink",
     "ForeachBatchSink",
     "IncompatibleRestartError",

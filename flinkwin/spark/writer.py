@@ -37,14 +37,13 @@ trigger and ``foreach`` (per-row writers) are not supported (each fails with the
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.output_tag import OutputTag
 
-from .sinks import ConsoleSink, FileSink, ForeachBatchSink, MemorySink, Sink
+from .sinks import ConsoleSink, DeltaSink, FileSink, ForeachBatchSink, MemorySink, Sink
 
 if TYPE_CHECKING:
     from flinkwin.datastream import WindowResultStream
@@ -52,15 +51,6 @@ if TYPE_CHECKING:
 _FILE_FORMATS = ("parquet", "json", "csv", "orc", "text")
 _CONSOLE_OPTIONS = {"numrows", "truncate"}
 _TRIGGERS = ("processingTime", "once", "continuous", "availableNow")
-
-
-def _delta_sink_class() -> Any:
-    """``flinkwin.sinks.DeltaSink``, or None while this flinkwin has none."""
-    try:
-        module = importlib.import_module("flinkwin.sinks")
-    except ImportError:
-        return None
-    return getattr(module, "DeltaSink", None)
 
 
 class WindowDataStreamWriter:
@@ -287,19 +277,13 @@ class WindowDataStreamWriter:
         )
 
     def _delta(self, path: str | None, table: str | None, options: dict[str, str]) -> Sink:
-        delta_sink = _delta_sink_class()
-        if delta_sink is None:
-            raise ValueError(
-                "format('delta') needs flinkwin.sinks.DeltaSink, which this flinkwin does not "
-                "have yet; use start(main=..., side_outputs=...) with another sink"
-            )
         if options:
             raise ValueError(
                 f"option(s) {sorted(options)} are not understood by flinkwin's Delta sink"
             )
         if path is None and table is None:
             raise ValueError("format('delta') needs a path (start('<path>')) or toTable(name)")
-        sink: Sink = delta_sink(path, table=table, partition_by=self._partition_by)
+        sink: Sink = DeltaSink(path, table=table, partition_by=self._partition_by)
         return sink
 
     def _no_extras(

@@ -1,0 +1,106 @@
+"""A flinkwin query run as its own driver process by ``test_crash_recovery.py``.
+
+Windowed sums of out-of-order clicks, late clicks to a side output; both outputs go to Delta
+tables (delta-rs). ``--kill BATCH:PHASE`` makes the driver SIGKILL its whole process group
+(Python, the JVM, the Python workers: a lost driver machine) at one point of one batch:
+
+* ``before-main``: in foreachBatch, before the main table's commit;
+* ``after-main``: after the main table's commit, before the late table's;
+* ``after-side``: after both commits, before Spark writes the batch to its commit log.
+
+The kills come from the sinks wrapped here, not from flinkwin: the library has no test hooks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from typing import Any
+
+from flinkwin import OutputTag, Time, TumblingEventTimeWindows
+from flinkwin.datastream import DataStream
+from flinkwin.sinks import DeltaSink
+from flinkwin.watermark import WatermarkStrategy
+
+SCHEMA = "user string, ts long, v long"
+LATE = OutputTag("late")
+PHASES = ("before-main", "after-main", "after-side")
+
+
+def pipeline(spark: Any, source: str) -> Any:
+    """The query under test: 10 s tumbling sums per user, 3 s out-of-orderness, 4 s allowed
+    lateness (late firings), later clicks to the side output."""
+    clicks = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(source)
+    strategy = WatermarkStrategy.forBoundedOutOfOrderness(3000).withTimestampAssigner("ts")
+    return (
+        DataStream(clicks).assignTimestampsAndWatermarks(strategy).keyBy("user")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .allowedLateness(Time.seconds(4))
+        .sideOutputLateData(LATE)
+        .sum("v", with_window=True)
+    )
+
+
+def _die() -> None:
+    sys.stdout.flush()
+    os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+class KillingDeltaSink(DeltaSink):
+    """A DeltaSink that kills the driver just before and/or after writing one batch."""
+
+    def __init__(self, path: str, *, batch: int, before: bool, after: bool) -> None:
+        super().__init__(path, engine="deltalake")
+        self.kill_batch, self.before, self.after = batch, before, after
+
+    def write_batch(self, df: Any, batch_id: int) -> None:
+        if batch_id == self.kill_batch and self.before:
+            _die()
+        super().write_batch(df, batch_id)
+        if batch_id == self.kill_batch and self.after:
+            _die()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    for name in ("--input", "--checkpoint", "--main", "--late"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--kill", default=None, help="BATCH:PHASE")
+    args = parser.parse_args()
+    batch, phase = -1, ""
+    if args.kill:
+        text, phase = args.kill.split(":")
+        batch = int(text)
+        assert phase in PHASES, phase
+
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]").appName("flinkwin-crash-driver")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        # a faster JVM start (C1 only, one GC thread): the test starts a dozen drivers
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    main_sink = KillingDeltaSink(args.main, batch=batch, before=phase == "before-main",
+                                 after=False)
+    late_sink = KillingDeltaSink(args.late, batch=batch, before=phase == "after-main",
+                                 after=phase == "after-side")
+    query = pipeline(spark, args.input).start(
+        main=main_sink, side_outputs={LATE: late_sink},
+        checkpoint_location=args.checkpoint, trigger={"availableNow": True},
+    )
+    query.awaitTermination()
+    print("DONE", flush=True)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
