@@ -4,15 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext
+from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext, overflow_of
 from flinkwin.assigners.stagger import WindowStagger
-from flinkwin.time import MIN_LONG, TimeLike, java_mod, to_millis
+from flinkwin.longs import to_long
+from flinkwin.time import MAX_LONG, MIN_LONG, TimeLike, java_mod, to_millis
 from flinkwin.windows import TimeWindow, TimeWindowSerializer
 
 NO_TIMESTAMP_MESSAGE = (
     "Row has Long.MIN_VALUE timestamp (= no timestamp marker). Is the time characteristic set "
     "to 'ProcessingTime', or did you forget to call 'assignTimestampsAndWatermarks(...)'?"
 )
+
+
+def tumbling_window(timestamp: int, offset: int, size: int, overflow: str) -> TimeWindow:
+    """The window ``[start, start + size)`` containing ``timestamp``, in long arithmetic."""
+    start = TimeWindow.get_window_start_with_offset(timestamp, offset, size, overflow)
+    end = start + size
+    if end > MAX_LONG:
+        end = to_long(end, overflow, f"end of the window of timestamp {timestamp}")
+    return TimeWindow.of(start, end)
 
 
 class TumblingEventTimeWindows(WindowAssigner[Any, TimeWindow]):
@@ -47,8 +57,7 @@ class TumblingEventTimeWindows(WindowAssigner[Any, TimeWindow]):
                 context.get_current_processing_time(), self.size
             )
         offset = java_mod(self.global_offset + self._stagger_offset, self.size)
-        start = TimeWindow.get_window_start_with_offset(timestamp, offset, self.size)
-        return [TimeWindow(start, start + self.size)]
+        return [tumbling_window(timestamp, offset, self.size, overflow_of(context))]
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.event_time import EventTimeTrigger
@@ -96,8 +105,7 @@ class TumblingProcessingTimeWindows(WindowAssigner[Any, TimeWindow]):
         if self._stagger_offset is None:
             self._stagger_offset = self.window_stagger.get_stagger_offset(now, self.size)
         offset = java_mod(self.global_offset + self._stagger_offset, self.size)
-        start = TimeWindow.get_window_start_with_offset(now, offset, self.size)
-        return [TimeWindow(start, start + self.size)]
+        return [tumbling_window(now, offset, self.size, overflow_of(context))]
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.processing_time import ProcessingTimeTrigger
