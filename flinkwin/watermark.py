@@ -1,14 +1,16 @@
 """``WatermarkStrategy``: where event timestamps come from and how far the watermark trails them.
 
-Flink builds watermarks in the source; on Spark the watermark is Spark's own, computed once per
-micro-batch from the data of the previous batches:
+The watermark is Flink's ``BoundedOutOfOrdernessWatermarks``:
 
-    watermark = max(event timestamp seen so far) - out_of_orderness
+    watermark = max(event timestamp seen so far) - out_of_orderness - 1
 
-Spark's value is used as is (Flink's bounded-out-of-orderness generator subtracts one more
-millisecond). ``forMonotonousTimestamps()`` is an out-of-orderness of zero. The timestamp comes
-from a column of the input DataFrame: a Spark ``TIMESTAMP``/``TIMESTAMP_NTZ`` or an integral
-column of epoch milliseconds (see ``docs/spark-semantics.md``), or from a
+(``forMonotonousTimestamps()`` is an out-of-orderness of zero: ``max - 1``), so an element at
+``t`` closes the windows whose ``max_timestamp`` is at most ``t - out_of_orderness - 1``.
+:class:`BoundedOutOfOrdernessWatermarks` is that generator for the core; on Spark the compiler
+makes Spark's own watermark, computed once per micro-batch from the data of the previous
+batches, exactly this value (see ``docs/spark-semantics.md``). The timestamp comes from a
+column of the input DataFrame: a Spark ``TIMESTAMP``/``TIMESTAMP_NTZ`` or an integral column of
+epoch milliseconds (see ``docs/spark-semantics.md``), or a
 :class:`TimestampAssigner` (PyFlink's form), which flinkwin calls once per element in a
 vectorized stage before the window's shuffle (see :mod:`flinkwin.spark.elements`).
 """
@@ -18,8 +20,30 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from flinkwin.time import TimeLike, to_millis
+from flinkwin.time import MIN_LONG, TimeLike, to_millis
 from flinkwin.timestamps import TimestampAssigner
+
+
+class BoundedOutOfOrdernessWatermarks:
+    """Flink's ``BoundedOutOfOrdernessWatermarks`` generator: tracks the maximum timestamp and
+    emits ``max - out_of_orderness - 1`` (``MIN_LONG`` before the first event)."""
+
+    def __init__(self, out_of_orderness_ms: int) -> None:
+        if out_of_orderness_ms < 0:
+            raise ValueError("maxOutOfOrderness cannot be negative")
+        self.out_of_orderness_ms = int(out_of_orderness_ms)
+        # as Flink: start so that the lowest watermark is Long.MIN_VALUE
+        self.max_timestamp = MIN_LONG + self.out_of_orderness_ms + 1
+
+    def on_event(self, timestamp: int) -> None:
+        self.max_timestamp = max(self.max_timestamp, int(timestamp))
+
+    def current_watermark(self) -> int:
+        """The watermark ``onPeriodicEmit`` would emit now."""
+        return self.max_timestamp - self.out_of_orderness_ms - 1
+
+    onEvent = on_event  # noqa: N815
+    currentWatermark = current_watermark  # noqa: N815
 
 
 class _CallableTimestampAssigner(TimestampAssigner):
@@ -48,13 +72,19 @@ class WatermarkStrategy:
 
     @staticmethod
     def forBoundedOutOfOrderness(max_out_of_orderness: TimeLike) -> WatermarkStrategy:  # noqa: N802
-        """Watermark = max event timestamp - ``max_out_of_orderness``."""
+        """Watermark = max event timestamp - ``max_out_of_orderness`` - 1 ms (Flink's)."""
         return WatermarkStrategy(to_millis(max_out_of_orderness, "max out-of-orderness"))
 
     @staticmethod
     def forMonotonousTimestamps() -> WatermarkStrategy:  # noqa: N802
-        """Timestamps never decrease: watermark = max event timestamp."""
+        """Timestamps never decrease: watermark = max event timestamp - 1 ms (Flink's)."""
         return WatermarkStrategy(0)
+
+    def create_watermark_generator(self) -> BoundedOutOfOrdernessWatermarks:
+        """A fresh generator with this strategy's bound (Flink's ``createWatermarkGenerator``)."""
+        return BoundedOutOfOrdernessWatermarks(self.out_of_orderness_ms)
+
+    createWatermarkGenerator = create_watermark_generator  # noqa: N815
 
     def withTimestampAssigner(self, assigner: Any) -> WatermarkStrategy:  # noqa: N802
         """Where event timestamps come from: a column name or a ``pyspark.sql.Column`` (a Spark
@@ -115,4 +145,4 @@ class WatermarkStrategy:
         )
 
 
-__all__ = ["TimestampAssigner", "WatermarkStrategy"]
+__all__ = ["BoundedOutOfOrdernessWatermarks", "TimestampAssigner", "WatermarkStrategy"]

@@ -17,9 +17,12 @@ W = TypeVar("W")
 
 
 class WindowAssignerContext(ABC):
-    """Gives assigners the current processing time and the runtime context (whose keyed state
+    """Gives assigners the current processing time, the runtime context (whose keyed state
     is scoped to the key of the element being assigned; PyFlink's count assigners keep their
-    counters there)."""
+    counters there) and the operator's long-overflow policy ``overflow`` (see
+    :mod:`flinkwin.longs`)."""
+
+    overflow: str = "wrap"
 
     @abstractmethod
     def get_current_processing_time(self) -> int:
@@ -32,6 +35,11 @@ class WindowAssignerContext(ABC):
             f"{type(self).__name__} has no runtime context (count assigners need the window "
             "operator's context)"
         )
+
+
+def overflow_of(context: Any) -> str:
+    """The long-overflow policy of an assigner context (``"wrap"`` for contexts without one)."""
+    return getattr(context, "overflow", "wrap")
 
 
 class MergeCallback(ABC, Generic[W]):

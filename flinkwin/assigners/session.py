@@ -5,11 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from flinkwin.assigners.base import MergeCallback, MergingWindowAssigner, WindowAssignerContext
-from flinkwin.time import TimeLike, to_millis
+from flinkwin.assigners.base import (
+    MergeCallback,
+    MergingWindowAssigner,
+    WindowAssignerContext,
+    overflow_of,
+)
+from flinkwin.longs import to_long
+from flinkwin.time import MAX_LONG, TimeLike, to_millis
 from flinkwin.windows import TimeWindow, TimeWindowSerializer
 
 GapExtractor = Any  # a callable(element) -> gap, or an object with extract(element)
+
+
+def session_window(start: int, gap: int, context: WindowAssignerContext) -> TimeWindow:
+    """``[start, start + gap)`` in long arithmetic."""
+    end = start + gap
+    if end > MAX_LONG:
+        end = to_long(end, overflow_of(context), f"end of the session window of {start}")
+    return TimeWindow.of(start, end)
 
 
 def _extract_gap(extractor: GapExtractor, element: Any) -> int:
@@ -55,7 +69,7 @@ class EventTimeSessionWindows(_SessionWindowsBase):
     def assign_windows(
         self, element: Any, timestamp: int, context: WindowAssignerContext
     ) -> list[TimeWindow]:
-        return [TimeWindow(timestamp, timestamp + self.session_timeout)]
+        return [session_window(timestamp, self.session_timeout, context)]
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.event_time import EventTimeTrigger
@@ -93,7 +107,7 @@ class ProcessingTimeSessionWindows(_SessionWindowsBase):
         self, element: Any, timestamp: int, context: WindowAssignerContext
     ) -> list[TimeWindow]:
         now = context.get_current_processing_time()
-        return [TimeWindow(now, now + self.session_timeout)]
+        return [session_window(now, self.session_timeout, context)]
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.processing_time import ProcessingTimeTrigger
@@ -125,7 +139,7 @@ class DynamicEventTimeSessionWindows(_SessionWindowsBase):
         gap = _extract_gap(self.session_window_time_gap_extractor, element)
         if gap <= 0:
             raise ValueError("Dynamic session time gap must satisfy 0 < gap")
-        return [TimeWindow(timestamp, timestamp + gap)]
+        return [session_window(timestamp, gap, context)]
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.event_time import EventTimeTrigger
@@ -158,7 +172,7 @@ class DynamicProcessingTimeSessionWindows(_SessionWindowsBase):
         gap = _extract_gap(self.session_window_time_gap_extractor, element)
         if gap <= 0:
             raise ValueError("Dynamic session time gap must satisfy 0 < gap")
-        return [TimeWindow(now, now + gap)]
+        return [session_window(now, gap, context)]
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.processing_time import ProcessingTimeTrigger

@@ -4,20 +4,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext
+from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext, overflow_of
 from flinkwin.assigners.tumbling import NO_TIMESTAMP_MESSAGE
-from flinkwin.time import MIN_LONG, TimeLike, to_millis
+from flinkwin.longs import WRAP as _WRAP
+from flinkwin.longs import LongOverflowError, to_long
+from flinkwin.time import MAX_LONG, MIN_LONG, TimeLike, to_millis
 from flinkwin.windows import TimeWindow, TimeWindowSerializer
 
 
-def sliding_windows(timestamp: int, size: int, slide: int, offset: int) -> list[TimeWindow]:
-    """All windows containing ``timestamp``, latest start first (Flink's order)."""
-    last_start = TimeWindow.get_window_start_with_offset(timestamp, offset, slide)
+def sliding_windows(
+    timestamp: int, size: int, slide: int, offset: int, overflow: str = _WRAP
+) -> list[TimeWindow]:
+    """All windows containing ``timestamp``, latest start first (Flink's order), in long
+    arithmetic. A start wrapping below ``MIN_LONG`` while the loop continues, where Flink's
+    loop would run on for 2^64 / slide windows, raises :class:`LongOverflowError` under either
+    policy."""
+    start = TimeWindow.get_window_start_with_offset(timestamp, offset, slide, overflow)
+    lower = timestamp - size
+    if lower < MIN_LONG:
+        lower = to_long(lower, overflow, f"timestamp {timestamp} - window size {size}")
     windows = []
-    start = last_start
-    while start > timestamp - size:
-        windows.append(TimeWindow(start, start + size))
+    while start > lower:
+        end = start + size
+        if end > MAX_LONG:
+            end = to_long(end, overflow, f"end of a window of timestamp {timestamp}")
+        windows.append(TimeWindow.of(start, end))
         start -= slide
+        if start < MIN_LONG:
+            raise LongOverflowError(
+                f"long overflow: the sliding windows of timestamp {timestamp} start below "
+                f"{MIN_LONG} (Flink's assigner would not terminate)"
+            )
     return windows
 
 
@@ -45,7 +62,7 @@ class SlidingEventTimeWindows(WindowAssigner[Any, TimeWindow]):
     ) -> list[TimeWindow]:
         if timestamp <= MIN_LONG:
             raise RuntimeError(NO_TIMESTAMP_MESSAGE)
-        return sliding_windows(timestamp, self.size, self.slide, self.offset)
+        return sliding_windows(timestamp, self.size, self.slide, self.offset, overflow_of(context))
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.event_time import EventTimeTrigger
@@ -86,7 +103,7 @@ class SlidingProcessingTimeWindows(WindowAssigner[Any, TimeWindow]):
         self, element: Any, timestamp: int, context: WindowAssignerContext
     ) -> list[TimeWindow]:
         now = context.get_current_processing_time()
-        return sliding_windows(now, self.size, self.slide, self.offset)
+        return sliding_windows(now, self.size, self.slide, self.offset, overflow_of(context))
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.processing_time import ProcessingTimeTrigger

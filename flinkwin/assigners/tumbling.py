@@ -4,15 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext
+from flinkwin.assigners.base import WindowAssigner, WindowAssignerContext, overflow_of
 from flinkwin.assigners.stagger import StaggeredAssigner, WindowStagger
-from flinkwin.time import MIN_LONG, TimeLike, java_mod, to_millis
+from flinkwin.longs import to_long
+from flinkwin.time import MAX_LONG, MIN_LONG, TimeLike, java_mod, to_millis
 from flinkwin.windows import TimeWindow, TimeWindowSerializer
 
 NO_TIMESTAMP_MESSAGE = (
     "Row has Long.MIN_VALUE timestamp (= no timestamp marker). Is the time characteristic set "
     "to 'ProcessingTime', or did you forget to call 'assignTimestampsAndWatermarks(...)'?"
 )
+
+
+def tumbling_window(timestamp: int, offset: int, size: int, overflow: str) -> TimeWindow:
+    """The window ``[start, start + size)`` containing ``timestamp``, in long arithmetic."""
+    start = TimeWindow.get_window_start_with_offset(timestamp, offset, size, overflow)
+    end = start + size
+    if end > MAX_LONG:
+        end = to_long(end, overflow, f"end of the window of timestamp {timestamp}")
+    return TimeWindow.of(start, end)
 
 
 class TumblingEventTimeWindows(StaggeredAssigner, WindowAssigner[Any, TimeWindow]):
@@ -44,8 +54,7 @@ class TumblingEventTimeWindows(StaggeredAssigner, WindowAssigner[Any, TimeWindow
             raise RuntimeError(NO_TIMESTAMP_MESSAGE)
         stagger = self._draw_stagger_offset(context.get_current_processing_time())
         offset = java_mod(self.global_offset + stagger, self.size)
-        start = TimeWindow.get_window_start_with_offset(timestamp, offset, self.size)
-        return [TimeWindow(start, start + self.size)]
+        return [tumbling_window(timestamp, offset, self.size, overflow_of(context))]
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.event_time import EventTimeTrigger
@@ -91,8 +100,7 @@ class TumblingProcessingTimeWindows(StaggeredAssigner, WindowAssigner[Any, TimeW
     ) -> list[TimeWindow]:
         now = context.get_current_processing_time()
         offset = java_mod(self.global_offset + self._draw_stagger_offset(now), self.size)
-        start = TimeWindow.get_window_start_with_offset(now, offset, self.size)
-        return [TimeWindow(start, start + self.size)]
+        return [tumbling_window(now, offset, self.size, overflow_of(context))]
 
     def get_default_trigger(self, env: Any = None) -> Any:
         from flinkwin.triggers.processing_time import ProcessingTimeTrigger

@@ -2,7 +2,9 @@
 
 They are ``ReduceFunction``s with Flink's exact semantics, plus a vectorized kernel the operator
 uses on whole batches:
-- ``sum(f)``: the first element of the window with ``f`` replaced by the sum.
+- ``sum(f)``: the first element of the window with ``f`` replaced by the sum; integer sums are
+  Java long sums (wrapping around, as Flink's, or raising under ``overflow="error"``; see
+  :mod:`flinkwin.longs`).
 - ``min(f)``/``max(f)``: the first element with ``f`` replaced by the minimum/maximum.
 - ``minBy(f)``/``maxBy(f)``: the element holding the minimum/maximum of ``f``; on ties the
   earliest one.
@@ -13,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from flinkwin.functions.base import ReduceFunction
+from flinkwin.longs import WRAP, check_policy, to_long
 from flinkwin.record import Row
+from flinkwin.time import MAX_LONG, MIN_LONG
 
 
 def _replace(record: Any, field: str, value: Any) -> Any:
@@ -31,13 +35,20 @@ class BuiltinAggregation(ReduceFunction):
 
     KINDS = ("sum", "min", "max", "min_by", "max_by")
 
-    def __init__(self, kind: str, field: str) -> None:
+    def __init__(self, kind: str, field: str, overflow: str = WRAP) -> None:
         if kind not in self.KINDS:
             raise ValueError(f"unknown aggregation {kind!r}")
         if not isinstance(field, str):
             raise TypeError("aggregation field must be a field name (str)")
         self.kind = kind
         self.field = field
+        self.overflow = check_policy(overflow)
+
+    def with_overflow(self, overflow: str) -> BuiltinAggregation:
+        """This aggregation under another long-overflow policy."""
+        return self if overflow == self.overflow else BuiltinAggregation(
+            self.kind, self.field, overflow
+        )
 
     def reduce(self, value1: Any, value2: Any) -> Any:
         a, b = value1[self.field], value2[self.field]
@@ -48,7 +59,10 @@ class BuiltinAggregation(ReduceFunction):
             )
         kind = self.kind
         if kind == "sum":
-            return _replace(value1, self.field, a + b)
+            total = a + b
+            if type(total) is int and not MIN_LONG <= total <= MAX_LONG:
+                total = to_long(total, self.overflow, f"sum of field {self.field!r}: {a} + {b}")
+            return _replace(value1, self.field, total)
         if kind == "min":
             return _replace(value1, self.field, b if b < a else a)
         if kind == "max":

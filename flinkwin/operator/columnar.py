@@ -36,6 +36,7 @@ from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
+from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
 from flinkwin.record import record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
@@ -68,6 +69,21 @@ def supports(op: WindowOperator) -> bool:
         and type(selector) is FieldKeySelector
         and builtin.field not in selector.fields
     )
+
+
+def in_safe_band(assigner: Any, lateness: int, ts: np.ndarray, extra: int = 0) -> bool:
+    """True if no long arithmetic on these timestamps can overflow: window bounds of a
+    tumbling/sliding assigner, cleanup times, ``ts + lateness`` (plus ``extra``, e.g. a trigger
+    interval). Batches outside it go through the per-element path, the one definition of the
+    arithmetic near the long limits (see :mod:`flinkwin.longs`)."""
+    if len(ts) == 0:
+        return True
+    if type(assigner) is TumblingEventTimeWindows:
+        size, slide, offset = assigner.size, assigner.size, assigner.global_offset
+    else:
+        size, slide, offset = assigner.size, assigner.slide, assigner.offset
+    low, high = safe_band(2 * (size + slide) + abs(offset) + lateness + extra + 1)
+    return low <= int(ts.min()) and int(ts.max()) <= high
 
 
 def assign_event_windows(assigner: Any, ts: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -104,6 +120,7 @@ class ColumnarAggregation:
         self.key_fields = list(template.key_selector.fields)
         self.field = builtin.field
         self.kind = builtin.kind
+        self.overflow = getattr(template, "overflow", WRAP)
         self._factory = operator_factory
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
@@ -164,12 +181,25 @@ class ColumnarAggregation:
         and the aggregated column is integral (otherwise use :meth:`to_operator`)."""
         if len(timestamps) == 0:
             return True
-        if frame[self.field].dtype.kind not in "iu" or bool((timestamps <= MIN_LONG).any()):
+        kinds = "i" if self.kind == "sum" else "iu"
+        if frame[self.field].dtype.kind not in kinds or bool((timestamps <= MIN_LONG).any()):
+            return False
+        if not in_safe_band(self.assigner, self.lateness, timestamps):
+            return False
+        if self.kind == "sum" and self.overflow == ERROR and self._sum_may_overflow(frame):
             return False
         _, _, ends = assign_event_windows(self.assigner, timestamps)
         max_ts = ends - 1
         live = self._cleanup(max_ts) > watermark
         return not bool((max_ts[live] <= watermark).any())
+
+    def _sum_may_overflow(self, frame: pd.DataFrame) -> bool:
+        """Conservatively: could a pane's running sum overflow in this batch?"""
+        held = 0
+        if self.panes is not None and len(self.panes):
+            held = int(np.abs(self.panes[self.field].to_numpy(dtype=np.float64)).max())
+        values = frame[self.field].to_numpy()
+        return sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
 
     def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
         """Process the rows of ``frame`` (in processing order) with their timestamps; the batch
@@ -219,6 +249,8 @@ class ColumnarAggregation:
             matched = ids[n_old:] < n_old  # ids number the old panes 0 .. n_old - 1
             if matched.any():
                 acc = old[self.field].to_numpy().copy()
+                if self.kind == "sum":
+                    acc = acc.astype(np.int64)  # long sums, wrapping as Java's
                 values = new[self.field].to_numpy()
                 _UFUNCS[self.kind].at(acc, ids[n_old:][matched], values[matched])
                 old = old.assign(**{self.field: acc})

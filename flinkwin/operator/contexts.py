@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 class OperatorAssignerContext(WindowAssignerContext):
     def __init__(self, op: WindowOperator) -> None:
         self._op = op
+        self.overflow = op.overflow
 
     def get_current_processing_time(self) -> int:
         return self._op.current_processing_time
@@ -34,6 +35,7 @@ class OperatorTriggerContext(OnMergeContext):
 
     def __init__(self, op: WindowOperator) -> None:
         self._op = op
+        self.overflow = op.overflow  # the long-overflow policy (see flinkwin.longs)
         self.key: Any = None
         self.window: Any = None
         self.merged_windows: list[Any] | None = None

@@ -41,6 +41,7 @@ from flinkwin.assigners.sliding import SlidingEventTimeWindows
 from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
+from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.columnar import _codes, assign_event_windows
 from flinkwin.record import record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
@@ -103,6 +104,7 @@ class PaneAggregation:
         self.key_fields = list(template.key_selector.fields)
         self.field = builtin.field
         self.kind = builtin.kind
+        self.overflow = getattr(template, "overflow", WRAP)
         self._factory = operator_factory
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
@@ -201,7 +203,18 @@ class PaneAggregation:
         dtype = frame[self.field].dtype
         if not (dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)):
             return False
-        return bool((np.abs(timestamps) < _LIMIT).all())
+        if not (np.abs(timestamps) < _LIMIT).all():
+            return False
+        # under the "error" long policy a sum must not wrap silently: conservatively, every
+        # prefix and window sum stays below the total magnitude held and added
+        return not (self.kind == "sum" and self.overflow == ERROR and self._sum_may_overflow(frame))
+
+    def _sum_may_overflow(self, frame: pd.DataFrame) -> bool:
+        held = 0.0
+        if self.panes is not None and len(self.panes):
+            held = float(np.abs(self.panes[self.field].to_numpy(dtype=np.float64)).sum())
+        values = frame[self.field].to_numpy()
+        return sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
 
     def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
         """Process the rows of ``frame`` (in processing order) with their timestamps; the batch

@@ -32,10 +32,11 @@ from flinkwin.errors import user_function_error
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
-from flinkwin.operator.columnar import assign_event_windows
+from flinkwin.longs import ERROR, LongOverflowError, located, sums_may_overflow, to_long
+from flinkwin.operator.columnar import assign_event_windows, in_safe_band
 from flinkwin.record import Row, record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
-from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger
+from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger, next_fire_time
 from flinkwin.triggers.count import CountTrigger
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.triggers.processing_time import ProcessingTimeTrigger
@@ -94,12 +95,22 @@ def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarra
     if len(frame) == 0:
         return
     if not is_vectorizable(op) or (
-        op.assigner.is_event_time() and bool((timestamps <= MIN_LONG).any())
+        op.assigner.is_event_time() and not _vectorizable_timestamps(op, timestamps)
     ):
         for record, ts in zip(_records(frame), timestamps.tolist()):
             op._process(record, ts, op.key_of(record))
         return
     _Batch(op, frame.reset_index(drop=True), timestamps).run()
+
+
+def _vectorizable_timestamps(op: WindowOperator, timestamps: np.ndarray) -> bool:
+    """No "no timestamp" marker, and far enough from the long limits that numpy's int64
+    arithmetic cannot overflow (nearer, the per-element path computes Flink's long arithmetic)."""
+    if bool((timestamps <= MIN_LONG).any()):
+        return False
+    trigger = base_trigger(op.trigger)
+    interval = trigger.interval if type(trigger) is ContinuousEventTimeTrigger else 0
+    return in_safe_band(op.assigner, op.allowed_lateness, timestamps, interval)
 
 
 class _Batch:
@@ -273,7 +284,9 @@ class _Batch:
                 op.event_timers.register(max_ts, key, window)
                 if slot not in table:
                     ts = first_ts[p]
-                    fire_at = min(ts - java_mod(ts, trigger.interval) + trigger.interval, max_ts)
+                    fire_at = next_fire_time(
+                        ts - java_mod(ts, trigger.interval), trigger.interval, max_ts, op.overflow
+                    )
                     table[slot] = fire_at
                     op.event_timers.register(fire_at, key, window)
             else:
@@ -292,9 +305,8 @@ class _Batch:
     ) -> None:
         if len(quiet) == 0:
             return
-        op = self.op
-        spec = op.spec
-        contents = op.window_contents
+        spec = self.op.spec
+        contents = self.op.window_contents
         builtin = spec.builtin if spec.state_kind == REDUCING else None
         elem_sorted = pair_elem[order]
         if builtin is not None and self._fold_builtin(
@@ -306,7 +318,7 @@ class _Batch:
         bounds_list = bounds.tolist()
         for p in quiet.tolist():
             slot = (pane_key[p], pane_window[p])
-            op.current_key = pane_key[p]
+            self.op.current_key = pane_key[p]
             members = [records[i] for i in elem_list[bounds_list[p] : bounds_list[p + 1]]]
             if spec.state_kind == LIST:
                 contents.setdefault(slot, []).extend(members)
@@ -325,6 +337,8 @@ class _Batch:
                     acc = contents[slot] if slot in contents else agg.create_accumulator()
                     for r in members:
                         acc = agg.add(r, acc)
+            except LongOverflowError as exc:
+                raise located(exc, slot[0], slot[1]) from None
             except Exception as exc:
                 raise user_function_error(exc, slot[0], slot[1]) from exc
             contents[slot] = acc
@@ -333,28 +347,38 @@ class _Batch:
         self, agg: BuiltinAggregation, quiet: np.ndarray, bounds: np.ndarray,
         elem_sorted: np.ndarray, pane_key: list[Any], pane_window: list[Any],
     ) -> bool:
-        """Built-in sum/min/max over an integer column with numpy; False to fall back."""
+        """Built-in sum/min/max over an integer column with numpy; False to fall back.
+
+        Sums are int64 sums, which wrap exactly as Java's long sums (``overflow="wrap"``);
+        under ``"error"`` a batch whose sums could overflow falls back to the per-element fold,
+        which raises at the first overflowing addition, as the per-element path does."""
         if agg.kind not in ("sum", "min", "max") or agg.field not in self.frame.columns:
             return False
         column = self.frame[agg.field].to_numpy()
-        if column.dtype.kind not in "iu":
+        if column.dtype.kind not in ("i" if agg.kind == "sum" else "iu"):
             return False
         values = column[elem_sorted]
         seg_starts = bounds[:-1][quiet]
-        ufunc = {"sum": np.add, "min": np.minimum, "max": np.maximum}[agg.kind]
+        contents = self.op.window_contents
+        quiet_list = quiet.tolist()
+        slots = [(pane_key[p], pane_window[p]) for p in quiet_list]
+        existing = [contents.get(slot) for slot in slots]
+        field, kind = agg.field, agg.kind
+        if kind == "sum" and agg.overflow == ERROR:
+            held = [0 if e is None else e[field] for e in existing]
+            if any(type(h) is not int for h in held) or sums_may_overflow(
+                values, seg_starts, held
+            ):
+                return False
+        ufunc = {"sum": np.add, "min": np.minimum, "max": np.maximum}[kind]
         # reduceat over each quiet pane's contiguous run of the pane-sorted values
         ends_ = bounds[1:][quiet]
         reduced = [
             int(ufunc.reduce(values[s:e])) for s, e in zip(seg_starts.tolist(), ends_.tolist())
         ] if len(quiet) < 64 else _segment_reduce(ufunc, values, seg_starts, ends_)
-        contents = self.op.window_contents
         first_elems = elem_sorted[seg_starts].tolist()
-        quiet_list = quiet.tolist()
-        slots = [(pane_key[p], pane_window[p]) for p in quiet_list]
-        existing = [contents.get(slot) for slot in slots]
         new_panes = [j for j, e in enumerate(existing) if e is None]
         records = self._records_at([first_elems[j] for j in new_panes])
-        field, kind = agg.field, agg.kind
         for j, rec in zip(new_panes, records):
             contents[slots[j]] = Row.replace(rec, field, reduced[j])
         for j, old_rec in enumerate(existing):
@@ -363,6 +387,8 @@ class _Batch:
             old, value = old_rec[field], reduced[j]
             if kind == "sum":
                 new = old + value
+                if type(new) is int and not MIN_LONG <= new <= MAX_LONG:
+                    new = to_long(new, agg.overflow, f"sum of field {field!r}: {old} + {value}")
             elif kind == "min":
                 new = value if value < old else old
             else:

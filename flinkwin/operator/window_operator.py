@@ -10,6 +10,10 @@ needs it); ask the trigger; FIRE emits the window function's output with timesta
 An element that lands in no live window and is late (``timestamp + allowed_lateness <=
 watermark``) goes to the late side output if one is set, else is counted as dropped.
 
+Window bounds, timers, lateness and built-in sums use Java long arithmetic on every path, with
+``overflow="wrap"`` (Flink's wrap-around, the default) or ``"error"`` (a
+:class:`~flinkwin.longs.LongOverflowError` naming the key and window); see :mod:`flinkwin.longs`.
+
 Timers fire in timestamp order (ties in registration order); advancing the watermark to ``t``
 fires every event-time timer ``<= t``, including timers registered while firing. At a window's
 cleanup time all its state is cleared: contents, trigger state and timers, per-window function
@@ -23,6 +27,7 @@ path.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -38,6 +43,7 @@ from flinkwin.errors import (
 )
 from flinkwin.evictors.base import Evictor, TimestampedValue
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
+from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import (
     AGGREGATING,
     LIST,
@@ -46,6 +52,7 @@ from flinkwin.functions.internal import (
     iterate_outputs,
     resolve_window_function,
 )
+from flinkwin.longs import WRAP, LongOverflowError, check_policy, located, to_long
 from flinkwin.operator.contexts import (
     OperatorAssignerContext,
     OperatorEvictorContext,
@@ -89,6 +96,7 @@ class WindowOperator:
         allowed_lateness: TimeLike = 0,
         late_output_tag: OutputTag | None = None,
         task_info: TaskInfo | None = None,
+        overflow: str = WRAP,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
@@ -114,7 +122,11 @@ class WindowOperator:
         self.allowed_lateness = lateness
         self.late_output_tag = late_output_tag
         self.key_selector = make_key_selector(key_selector)
-        self.spec: WindowFunctionSpec = resolve_window_function(function, evictor is not None)
+        self.overflow = check_policy(overflow)
+        spec = resolve_window_function(function, evictor is not None)
+        if isinstance(spec.reduce_fn, BuiltinAggregation):
+            spec = dataclasses.replace(spec, reduce_fn=spec.reduce_fn.with_overflow(overflow))
+        self.spec: WindowFunctionSpec = spec
         self.is_merging = isinstance(assigner, MergingWindowAssigner)
         self.is_event_time = assigner.is_event_time()
 
@@ -249,12 +261,23 @@ class WindowOperator:
         return self.is_event_time and self.cleanup_time(window) <= self.current_watermark
 
     def is_element_late(self, timestamp: int) -> bool:
-        return self.is_event_time and timestamp + self.allowed_lateness <= self.current_watermark
+        """``timestamp + allowed_lateness <= watermark`` (event time), in long arithmetic."""
+        if not self.is_event_time:
+            return False
+        limit = timestamp + self.allowed_lateness
+        if limit > MAX_LONG:
+            limit = to_long(
+                limit, self.overflow,
+                f"element timestamp {timestamp} + allowed lateness {self.allowed_lateness}",
+            )
+        return limit <= self.current_watermark
 
     def _process(self, record: Any, timestamp: int, key: Any) -> None:
         self.current_key = key
         try:
             windows = self.assigner.assign_windows(record, timestamp, self._assigner_ctx)
+        except LongOverflowError as exc:
+            raise located(exc, key, None) from None
         except OPERATOR_ERRORS:
             raise
         except Exception as exc:
@@ -279,11 +302,17 @@ class WindowOperator:
                     continue
                 skipped = False
                 self._on_element_in_window(record, timestamp, key, window, window)
-        if skipped and self.is_element_late(timestamp):
+        if skipped and self._element_late(key, timestamp):
             if self.late_output_tag is not None:
                 self.emit_side(self.late_output_tag, record, timestamp)
             else:
                 self.num_late_records_dropped += 1
+
+    def _element_late(self, key: Any, timestamp: int) -> bool:
+        try:
+            return self.is_element_late(timestamp)
+        except LongOverflowError as exc:
+            raise located(exc, key, None) from None
 
     def _on_element_in_window(
         self, record: Any, timestamp: int, key: Any, window: Any, state_window: Any
@@ -302,6 +331,8 @@ class WindowOperator:
             if result.is_purge():
                 self.window_contents.pop(slot, None)
             self._register_cleanup_timer(key, window)
+        except LongOverflowError as exc:
+            raise located(exc, key, state_window) from None
         except OPERATOR_ERRORS:
             raise
         except Exception as exc:
@@ -365,6 +396,12 @@ class WindowOperator:
         return merge
 
     def _merge_contents(self, key: Any, target: Any, sources: list[Any]) -> None:
+        try:
+            self._merge_slots(key, target, sources)
+        except LongOverflowError as exc:
+            raise located(exc, key, target) from None
+
+    def _merge_slots(self, key: Any, target: Any, sources: list[Any]) -> None:
         contents = self.window_contents
         tslot = (key, target)
         for source in sources:
@@ -474,6 +511,8 @@ class WindowOperator:
                 self.emit_window_values(key, window, [spec.agg_fn.get_result(contents)])
             else:
                 self.emit_window_values(key, window, list(contents))
+        except LongOverflowError as exc:
+            raise located(exc, key, window) from None
         except OPERATOR_ERRORS:
             raise
         except Exception as exc:

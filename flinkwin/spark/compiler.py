@@ -3,17 +3,19 @@
 Streaming input becomes::
 
     df.withColumn(_fw_ts, unix_micros(ts)).drop(ts)                               # event time
-      .withColumn(_fw_wm, timestamp_micros(_fw_ts + S)).withWatermark(_fw_wm, S + D)
+      .withColumn(_fw_wm, timestamp_micros(_fw_ts + S)).withWatermark(_fw_wm, S + D + 1)
       .withColumn(_fw_kg, labels[pmod(hash(key columns), key_groups)])            # see key_groups
       .groupBy(_fw_kg)
       .applyInPandasWithState(KeyGroupRuntime.process_stream, output, state, "append", timeout)
 
 Static input becomes ``groupBy(_fw_kg).applyInPandas(KeyGroupRuntime.process_static)``.
 
-The watermark sits on a helper column ``ts + S`` (S = 36500 days) with delay ``S + D``, so
-Spark's watermark is exactly ``max(ts) - D`` while Spark's own late-row filter (rows at or
-below the previous watermark never reach a stateful function with ``EventTimeTimeout``) only
-removes rows more than ``S`` late: lateness is judged by the Flink operator, not by Spark.
+The watermark sits on a helper column ``ts + S`` (S = 36500 days) with delay ``S + D + 1`` ms,
+so Spark's watermark is exactly Flink's ``BoundedOutOfOrdernessWatermarks`` value
+``max(ts) - D - 1`` (``ts`` in Flink's milliseconds: Spark floors the helper's microseconds to
+milliseconds before taking the maximum), while Spark's own late-row filter (rows at or below
+the previous watermark never reach a stateful function with ``EventTimeTimeout``) only removes
+rows more than ``S`` late: lateness is judged by the Flink operator, not by Spark.
 A timestamp column travels once, as epoch microseconds (see ``runtime.EventTime``); the workers
 rebuild the user's column from them. Epoch-millisecond columns are used as they are.
 
@@ -53,6 +55,7 @@ from flinkwin.assigners.base import WindowAssigner, default_trigger
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
+from flinkwin.longs import ERROR, WRAP
 from flinkwin.operator.columnar import supports as columnar_supported
 from flinkwin.operator.panes import supports as panes_supported
 from flinkwin.output_tag import OutputTag
@@ -97,6 +100,12 @@ from .schema import UTC_ZONES, RowEncoder, parse_schema, pickled_schema
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
+
+
+def watermark_delay_ms(out_of_orderness_ms: int) -> int:
+    """The ``withWatermark`` delay on the helper column ``ts + S`` that makes Spark's watermark
+    Flink's ``max(ts) - out_of_orderness - 1``."""
+    return WATERMARK_SHIFT_MS + out_of_orderness_ms + 1
 WINDOW_COLUMNS = ("window_start", "window_end")
 _TS, _WM, _KG, _SEQ = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN, "_fw_seq"
 
@@ -303,6 +312,13 @@ def _refuse_null_floats(pipeline: WindowPipeline, column: Column) -> Column:
     return F.when(F.col(builtin.field).isNull(), F.raise_error(message)).otherwise(column)
 
 
+def overflow_policy(spark: Any) -> str:
+    """Long overflow in window arithmetic and sums follows ``spark.sql.ansi.enabled``: an
+    error under ANSI (Spark 4's default), Java's wrap-around (Flink's) otherwise."""
+    ansi = spark.conf.get("spark.sql.ansi.enabled", "true")
+    return ERROR if str(ansi).strip().lower() == "true" else WRAP
+
+
 # ------------------------------------------------------------------------- timestamps
 def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, Column | None]:
     """How event time is shipped, and the helper column's expression (None: a user column of
@@ -479,7 +495,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             per_ms = 1 if event_time.unit == "ms" else 1000
             staged = staged.withColumn(
                 _WM, to_timestamp(staged_helper + F.lit(shift * per_ms))
-            ).withWatermark(_WM, f"{shift + strategy.out_of_orderness_ms} milliseconds")
+            ).withWatermark(_WM, f"{watermark_delay_ms(strategy.out_of_orderness_ms)} milliseconds")
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
 
@@ -529,6 +545,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             late_tag=pipeline.late_tag,
             key_groups=pipeline.key_groups,
             task_name=f"Window({pipeline.function_name})",
+            overflow=overflow_policy(df.sparkSession),
         ),
         input_schema=input_schema,
         null_timestamp_tag=null_timestamp_tag(pipeline),
@@ -571,6 +588,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
     if event_time is not None:
         summary["event time"] = _describe_event_time(event_time)
+    summary["long overflow"] = (
+        "error (spark.sql.ansi.enabled)" if runtime.operator.overflow == ERROR
+        else "Java wrap-around, as Flink (spark.sql.ansi.enabled=false)"
+    )
     return CompiledStage(pipeline, combined, main_columns, side_columns, domain, summary)
 
 
@@ -626,8 +647,9 @@ def _summary(
         "timeout": timeout,
         "watermark": (
             "none" if strategy is None
-            else f"max(ts) - {strategy.out_of_orderness_ms} ms "
-            f"(Spark watermark on ts + {WATERMARK_SHIFT_MS} ms)"
+            else f"max(ts) - {strategy.out_of_orderness_ms} ms - 1 ms, as Flink's "
+            "BoundedOutOfOrdernessWatermarks (Spark watermark on ts + "
+            f"{WATERMARK_SHIFT_MS} ms, delay {watermark_delay_ms(strategy.out_of_orderness_ms)} ms)"
         ),
         "allowed lateness": f"{pipeline.allowed_lateness_ms} ms",
         "late data": repr(pipeline.late_tag) if pipeline.late_tag is not None else "dropped",
@@ -649,4 +671,5 @@ __all__ = [
     "compile_pipeline",
     "main_schema",
     "timer_domain",
+    "watermark_delay_ms",
 ]

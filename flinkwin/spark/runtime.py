@@ -234,6 +234,8 @@ class OperatorSpec:
     late_tag: OutputTag | None
     key_groups: int = 1
     task_name: str = "Window"
+    #: the long-overflow policy (see flinkwin.longs), from spark.sql.ansi.enabled
+    overflow: str = "wrap"
 
     def build(self, key_group: int = 0) -> WindowOperator:
         """The operator of one key group, with its own copy of the user functions (as each
@@ -252,6 +254,7 @@ class OperatorSpec:
                 number_of_parallel_subtasks=self.key_groups,
                 max_number_of_parallel_subtasks=self.key_groups,
             ),
+            overflow=self.overflow,
         )
 
 
@@ -649,15 +652,29 @@ def _holds_nothing(op: Any) -> bool:
     )
 
 
+#: Epoch milliseconds that convert to microseconds (Spark's timestamps) without overflow.
+_MIN_TS_MS, _MAX_TS_MS = MIN_LONG // 1000, MAX_LONG // 1000
+
+
 def _window_arrays(windows: list[Any]) -> list[pa.Array]:
     """window_start/window_end as UTC timestamps (null for the global window)."""
     starts = [w.start if isinstance(w, TimeWindow) else None for w in windows]
     ends = [w.end if isinstance(w, TimeWindow) else None for w in windows]
     target = pa.timestamp("us", tz="UTC")
-    return [
-        pa.array(starts, pa.int64()).cast(pa.timestamp("ms")).cast(target),
-        pa.array(ends, pa.int64()).cast(pa.timestamp("ms")).cast(target),
-    ]
+    try:
+        return [
+            pa.array(starts, pa.int64()).cast(pa.timestamp("ms")).cast(target),
+            pa.array(ends, pa.int64()).cast(pa.timestamp("ms")).cast(target),
+        ]
+    except pa.ArrowInvalid:
+        bad = next(
+            w for w in windows if isinstance(w, TimeWindow)
+            and not all(_MIN_TS_MS <= b <= _MAX_TS_MS for b in (w.start, w.end))
+        )
+        raise ValueError(
+            f"with_window=True: window {bad} has a bound outside the range of a Spark "
+            "timestamp; use with_window=False (the window's bounds are then not output)"
+        ) from None
 
 
 __all__ = [

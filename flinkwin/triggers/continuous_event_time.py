@@ -4,9 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from flinkwin.longs import ERROR, WRAP, to_long
 from flinkwin.state.descriptors import ReducingStateDescriptor
-from flinkwin.time import TimeLike, java_mod, to_millis
+from flinkwin.time import MAX_LONG, TimeLike, java_mod, to_millis
 from flinkwin.triggers.base import OnMergeContext, Trigger, TriggerContext, TriggerResult
+
+
+def next_fire_time(time: int, interval: int, max_timestamp: int, overflow: str) -> int:
+    """``min(time + interval, max_timestamp)``. A ``time + interval`` beyond ``MAX_LONG``
+    raises :class:`~flinkwin.longs.LongOverflowError` under either policy: Java's wrapped
+    value lies in the past, and Flink's trigger would then fire every ``interval`` from there,
+    about 2^64 / interval times, at the next watermark."""
+    after = time + interval
+    if after > MAX_LONG:
+        to_long(after, ERROR, f"next firing {time} + interval {interval}")
+    return min(after, max_timestamp)
 
 
 class ContinuousEventTimeTrigger(Trigger):
@@ -73,7 +85,9 @@ class ContinuousEventTimeTrigger(Trigger):
     def _register_next_fire_timestamp(
         self, time: int, window: Any, ctx: TriggerContext, state: Any
     ) -> None:
-        next_fire_timestamp = min(time + self.interval, window.max_timestamp())
+        next_fire_timestamp = next_fire_time(
+            time, self.interval, window.max_timestamp(), getattr(ctx, "overflow", WRAP)
+        )
         state.add(next_fire_timestamp)
         ctx.register_event_time_timer(next_fire_timestamp)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from flinkwin.time import java_mod
+from flinkwin.longs import WRAP, to_long
+from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.windows.window import Window
 
 
@@ -44,7 +45,10 @@ class TimeWindow(tuple, Window):
     getEnd = get_end  # noqa: N815
 
     def max_timestamp(self) -> int:
-        return self[1] - 1
+        """``end - 1`` in Java long arithmetic (an end wrapped to ``MIN_LONG`` gives
+        ``MAX_LONG``, as in Flink)."""
+        end = self[1]
+        return end - 1 if end != MIN_LONG else MAX_LONG
 
     maxTimestamp = max_timestamp  # noqa: N815
 
@@ -57,15 +61,22 @@ class TimeWindow(tuple, Window):
         return TimeWindow(min(self[0], other[0]), max(self[1], other[1]))
 
     @staticmethod
-    def get_window_start_with_offset(timestamp: int, offset: int, window_size: int) -> int:
+    def get_window_start_with_offset(
+        timestamp: int, offset: int, window_size: int, overflow: str = WRAP
+    ) -> int:
         """Start of the window of ``window_size`` (shifted by ``offset``) containing ``timestamp``.
 
-        Uses Java's remainder, so negative timestamps land exactly where Flink puts them.
+        Flink's code in Java long arithmetic (see :mod:`flinkwin.longs` for ``overflow``): Java's
+        remainder, so negative timestamps land exactly where Flink puts them.
         """
-        remainder = java_mod(timestamp - offset, window_size)
-        if remainder < 0:
-            return timestamp - (remainder + window_size)
-        return timestamp - remainder
+        shifted = timestamp - offset
+        if not MIN_LONG <= shifted <= MAX_LONG:
+            shifted = to_long(shifted, overflow, f"timestamp {timestamp} - window offset {offset}")
+        remainder = java_mod(shifted, window_size)
+        start = timestamp - (remainder + window_size) if remainder < 0 else timestamp - remainder
+        if not MIN_LONG <= start <= MAX_LONG:
+            start = to_long(start, overflow, f"start of the window of timestamp {timestamp}")
+        return start
 
     getWindowStartWithOffset = get_window_start_with_offset  # noqa: N815
 

@@ -49,8 +49,11 @@ class StreamRun:
 
 
 def _millis(iso: str) -> int:
+    """Epoch milliseconds of Spark's progress timestamp, in integer arithmetic (a float
+    product would be off by one for values off the round grid)."""
     parsed = datetime.datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    return int(parsed.timestamp() * 1000)
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    return (parsed - epoch) // datetime.timedelta(milliseconds=1)
 
 
 def run_stream(
@@ -95,8 +98,9 @@ def run_stream(
 def expected_watermarks(
     batches: Sequence[Sequence[dict[str, Any]]], ts: str, delay_ms: int, n: int
 ) -> list[int]:
-    """Spark's watermark at each of ``n`` batches: max event time of earlier batches - delay,
-    never below Spark's initial 0 and never decreasing."""
+    """Spark's watermark at each of ``n`` batches: Flink's ``BoundedOutOfOrdernessWatermarks``
+    value ``max(event time of earlier batches) - delay - 1``, never below Spark's initial 0
+    and never decreasing."""
     marks, current, seen = [], 0, None
     for i in range(n):
         marks.append(current)
@@ -104,7 +108,7 @@ def expected_watermarks(
         for r in rows:
             seen = r[ts] if seen is None else max(seen, r[ts])
         if seen is not None:
-            current = max(current, seen - delay_ms)
+            current = max(current, seen - delay_ms - 1)
     return marks
 
 
@@ -171,7 +175,7 @@ def assert_matches_harness(
     side_tags: Sequence[OutputTag] = (),
     names: Sequence[str] | None = None,
 ) -> None:
-    """Spark batch i read file i; Spark's watermarks are max(ts) - delay of earlier batches;
+    """Spark batch i read file i; Spark's watermarks are max(ts) - delay - 1 of earlier batches;
     every batch's main and side outputs equal the harness replay's."""
     n = len(run.watermarks)
     assert run.input_rows == [len(b) for b in batches] + [0] * (n - len(batches))

@@ -35,7 +35,8 @@ def ev(k: str, ts: int, v: int) -> dict[str, Any]:
     return {"k": k, "ts": ts, "v": v}
 
 
-# batch 2's watermark (10 s) closes window [0, 10 s) for a, b and c; only "a" has data in that
+# batch 2's watermark (12 s - 2 s - 1 ms = 9999, Flink's arithmetic) closes window [0, 10 s)
+# (max timestamp 9999) for a, b and c; only "a" has data in that
 # batch, so "b" and "c" (other key groups) are woken by Spark's event-time timeout alone.
 TUMBLING_BATCHES = [
     [ev("a", 1000, 1), ev("b", 2000, 10), ev("a", 3000, 2), ev("c", 4000, 7)],
@@ -57,12 +58,12 @@ def test_tumbling_sum_late_data_and_timeouts(spark: Any, tmp_path: Path) -> None
         .sum("v"),
         side_tags=[LATE],
     )
-    assert run.watermarks == [0, 2000, 10000, 19000, 23000]
+    assert run.watermarks == [0, 1999, 9999, 18999, 22999]  # max(ts) - 2000 - 1
     assert sorted(run.main[2], key=lambda r: r["k"]) == [
         ev("a", 1000, 6), ev("b", 2000, 10), ev("c", 4000, 7)
     ]
     assert {b: rows for b, rows in run.main.items() if b != 2} == {
-        0: [], 1: [], 3: [], 4: [ev("a", 12000, 4)],   # [10 s, 20 s) closes at watermark 23 s
+        0: [], 1: [], 3: [], 4: [ev("a", 12000, 4)],   # [10 s, 20 s) closes at watermark 22999
     }
     assert run.sides["late"] == {0: [], 1: [], 2: [ev("a", 500, 100)], 3: [], 4: []}
     harness = WindowOperatorHarness(
