@@ -83,7 +83,8 @@ from .runtime import (
     stream_function,
     with_window_tagging,
 )
-from .schema import UTC_ZONES, RowEncoder, parse_schema, pickled_schema
+from .schema import RowEncoder, parse_schema, pickled_schema
+from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
@@ -242,11 +243,10 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
     else:
         column = spec
     dtype = df.select(column.alias("ts")).schema["ts"].dataType
-    if isinstance(dtype, TimestampType):
+    if isinstance(dtype, (TimestampType, TimestampNTZType)):
+        # an instant, or a wall time read as UTC (unix_micros of a TIMESTAMP_NTZ is exact)
         rebuilt = spec if isinstance(spec, str) else None
         return EventTime(_TS, "us", rebuilt), F.unix_micros(column)
-    if isinstance(dtype, TimestampNTZType):
-        return EventTime(_TS, "ms"), F.unix_millis(column.cast("timestamp"))
     if isinstance(dtype, IntegralType):
         if isinstance(spec, str) and dtype.typeName() == "long":
             return EventTime(spec, "ms"), None
@@ -321,7 +321,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
 
     input_schema = df.schema
-    staged = df
+    # the key group is computed on the user's values, before timestamps go on the wire
+    staged = df.withColumn(_KG, key_group_column(pipeline))
     session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     event_time: EventTime | None = None
     if strategy is not None:
@@ -346,7 +347,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             ).withWatermark(_WM, f"{shift + strategy.out_of_orderness_ms} milliseconds")
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
-    staged = staged.withColumn(_KG, key_group_column(pipeline))
+    for f in input_schema.fields:
+        if has_timestamps(f.dataType) and (event_time is None or f.name != event_time.rebuilt):
+            staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
 
     main = main_schema(pipeline)
     if pipeline.with_window:

@@ -62,7 +62,8 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
 from .key_groups import key_group_labels
-from .schema import RowEncoder, arrow_to_pandas, local_timestamps, normalize_input
+from .schema import RowEncoder, arrow_to_pandas, normalize_input
+from .timestamps import from_wire, has_timestamps
 
 TAG_COLUMN = "_fw_tag"
 #: The grouping column holding each key group's label (see :mod:`flinkwin.spark.key_groups`).
@@ -283,7 +284,6 @@ class KeyGroupRuntime:
         parts = [f for f in frames if len(f)]
         if not parts:
             return None
-        names = self.input_schema.fieldNames()
         event_time = self.event_time
         order: np.ndarray | None = None
         shipped: dict[str, np.ndarray] = {}
@@ -300,12 +300,17 @@ class KeyGroupRuntime:
                 timestamps = timestamps[order]
                 values = values[order]
         columns: dict[str, Any] = {}
-        for name in names:
+        for field_ in self.input_schema.fields:
+            name, dtype = field_.name, field_.dataType
             if event_time is not None and name == event_time.rebuilt:
-                columns[name] = local_timestamps(event_time.micros(values), self.time_zone)
-            else:
-                column = shipped[name] if name in shipped else _column(parts, name)
-                columns[name] = column if order is None else column[order]
+                columns[name] = from_wire(event_time.micros(values), dtype, self.time_zone)
+                continue
+            column = shipped[name] if name in shipped else _column(parts, name)
+            if order is not None:
+                column = column[order]
+            if has_timestamps(dtype):  # shipped as epoch microseconds (see timestamps)
+                column = from_wire(column, dtype, self.time_zone)
+            columns[name] = column
         frame = pd.DataFrame(columns, copy=False)
         return normalize_input(frame, self.input_schema), timestamps
 
