@@ -25,6 +25,7 @@ side output), the main columns ``_fw_m<i>`` and each side output's columns ``_fw
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from pyspark.sql.types import (
     DoubleType,
     FloatType,
     IntegralType,
+    LongType,
     StringType,
     StructField,
     StructType,
@@ -72,6 +74,8 @@ from .key_groups import key_group_labels
 from .runtime import (
     EVENT_TIME,
     KEY_GROUP_COLUMN,
+    METRIC_COLUMNS,
+    METRICS,
     NO_TIMERS,
     PROCESSING_TIME,
     STATE_SCHEMA,
@@ -257,6 +261,23 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
     )
 
 
+# ---------------------------------------------------------------------------- metrics
+_OBSERVED = re.compile(r"CollectMetrics flinkwin(?:_(\d+))?,")
+
+
+def observed_metrics_name(df: DataFrame) -> str:
+    """The name of the stage's observed metrics: ``flinkwin``, or ``flinkwin_<n>`` for the
+    ``n``-th window stage of one query (Spark rejects two observations of one name)."""
+    try:
+        plan = str(df._jdf.queryExecution().logical().toString())
+    except Exception:  # noqa: BLE001 (no JVM plan to read, e.g. Spark Connect)
+        return "flinkwin"
+    stages = _OBSERVED.findall(plan)
+    if not stages:
+        return "flinkwin"
+    return f"flinkwin_{max(int(n) if n else 1 for n in stages) + 1}"
+
+
 # ---------------------------------------------------------------------------- schemas
 def main_schema(pipeline: WindowPipeline) -> StructType:
     """The declared output schema; else the input schema for reduce and the built-in
@@ -368,6 +389,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         side_schemas.append(schema)
         out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_")
         out_fields.extend(out_side.fields)
+    out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
     output_schema = StructType(out_fields)
 
     keyed = pipeline.key_columns is not None
@@ -414,9 +436,16 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         combined = grouped.applyInPandasWithState(
             stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
         )
+        metrics_name = observed_metrics_name(df)
+        combined = combined.observe(
+            metrics_name,
+            *[F.coalesce(F.sum(c), F.lit(0)).alias(n) for n, c in zip(METRICS, METRIC_COLUMNS)],
+        )
     else:
         combined = grouped.applyInPandas(static_function(runtime), output_schema)
     summary = _summary(pipeline, domain, streaming, side_tags)
+    if streaming:
+        summary["metrics"] = f"query.lastProgress['observedMetrics'][{metrics_name!r}]"
     if runtime.columnar:
         summary["window state"] += " (columnar panes: one pandas frame per key group)"
     if event_time is not None:

@@ -68,6 +68,22 @@ from .timestamps import from_wire, has_timestamps
 TAG_COLUMN = "_fw_tag"
 #: The grouping column holding each key group's label (see :mod:`flinkwin.spark.key_groups`).
 KEY_GROUP_COLUMN = "_fw_kg"
+#: The tag of a key-group call's metrics row (never part of any output).
+METRICS_TAG = -1
+#: Per-call metrics, summed per micro-batch (see docs/metrics.md); each travels in its own
+#: column ``_fw_x_<name>``, set only on the metrics row.
+METRICS = (
+    "numRecordsIn",
+    "numLateRecordsDropped",
+    "numLateRecordsToSideOutput",
+    "numWindowsFired",
+    "numSideOutputRecordsDiscarded",
+    "keysInStateChange",
+    "windowsInStateChange",
+    "stateBytesChange",
+    "keyGroupCalls",
+)
+METRIC_COLUMNS = tuple(f"_fw_x_{name}" for name in METRICS)
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
@@ -324,13 +340,20 @@ class KeyGroupRuntime:
         )
 
     # ----------------------------------------------------------------- output
-    def _output_frame(self, op: Any) -> pd.DataFrame | None:
+    def _output_frame(
+        self, op: Any, counts: dict[str, int] | None = None
+    ) -> pd.DataFrame | None:
         """Main and side outputs as one frame: the tag column, then each output's columns
-        (null outside its own rows)."""
+        (null outside its own rows), then, if ``counts`` is given, one metrics row. Side
+        outputs no output of the stage reads are discarded here (and counted)."""
         groups: list[tuple[int, list[pa.Array]]] = []
+        late_sent = discarded = 0
         if isinstance(op, ColumnarAggregation):
             groups.append(_frame_group(self.main_encoder, op.drain_main()))
             late = op.drain_late()
+            late_sent = 0 if late is None else len(late)
+            requested = op.late_tag in self.side_tags
+            discarded = 0 if requested else late_sent
             for side_tag, encoder in zip(self.side_tags, self.side_encoders):
                 groups.append(_frame_group(encoder, late if side_tag == op.late_tag else None))
         else:
@@ -342,22 +365,35 @@ class KeyGroupRuntime:
             if self.with_window:
                 main_arrays += _window_arrays(windows)
             groups.append((len(values), main_arrays))
+            sides = op.drain_side_outputs()
+            late_sent = len(sides.get(op.late_output_tag, ())) if op.late_output_tag else 0
             for side_tag, encoder in zip(self.side_tags, self.side_encoders):
-                side = [v for v, _ in op.drain_side_output(side_tag)]
+                side = [v for v, _ in sides.pop(side_tag, [])]
                 groups.append((len(side), encoder.arrays(side)))
-        counts = [count for count, _ in groups]
-        total = sum(counts)
-        if total == 0:
+            discarded = sum(len(v) for v in sides.values())
+        sizes = [count for count, _ in groups]
+        total = sum(sizes)
+        rows = total + (counts is not None)
+        if rows == 0:
             return None
-        tag = np.repeat(np.arange(len(counts), dtype=np.int8), counts)
+        tag = np.repeat(np.arange(len(sizes), dtype=np.int8), sizes)
+        if counts is not None:
+            tag = np.append(tag, np.int8(METRICS_TAG))
         arrays: list[pa.Array] = [pa.array(tag, pa.int8())]
         before = 0
         for count, group in groups:
-            after = total - before - count
+            after = rows - before - count
             for arr in group:
                 parts = [pa.nulls(before, arr.type), arr, pa.nulls(after, arr.type)]
                 arrays.append(pa.concat_arrays([p for p in parts if len(p)] or [arr]))
             before += count
+        if counts is not None:
+            counts = dict(counts, numLateRecordsToSideOutput=late_sent,
+                          numSideOutputRecordsDiscarded=discarded)
+            for name in METRICS:
+                arrays.append(pa.array([None] * total + [counts[name]], pa.int64()))
+        else:
+            arrays.extend(pa.nulls(rows, pa.int64()) for _ in METRICS)
         table = pa.Table.from_arrays(arrays, names=self.output_schema.fieldNames())
         return arrow_to_pandas(table)
 
@@ -386,10 +422,13 @@ class KeyGroupRuntime:
             op = _CACHE.take(self.stage_id, group, version)
             if op is None:
                 op = self._restore(bytes(snapshot), group)
+            bytes_before = len(snapshot)
         else:
             _CACHE.take(self.stage_id, group, None)
+            bytes_before = 0
         if op is None:
             op = self._new_operator(group)
+        keys_before, windows_before = op.state_size()
 
         rows = None if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
@@ -399,6 +438,7 @@ class KeyGroupRuntime:
                 watermark = max(watermark, spark_watermark)
             if not op.accepts(*rows, watermark):
                 op = op.to_operator()
+        dropped, fired = op.num_late_records_dropped, op.num_windows_fired
         if spark_watermark > 0:
             op.advance_watermark(spark_watermark)
         batch_time = state.getCurrentProcessingTimeMs()
@@ -406,21 +446,37 @@ class KeyGroupRuntime:
             op.advance_processing_time(batch_time)
         if rows is not None:
             op.process_batch(*rows)
-        out = self._output_frame(op)
+        keys_after, windows_after = op.state_size()
+        counts = {
+            "numRecordsIn": 0 if rows is None else len(rows[1]),
+            "numLateRecordsDropped": op.num_late_records_dropped - dropped,
+            "numWindowsFired": op.num_windows_fired - fired,
+            "keysInStateChange": keys_after - keys_before,
+            "windowsInStateChange": windows_after - windows_before,
+            "stateBytesChange": 0,  # set below, once the state is written
+            "keyGroupCalls": 1,
+        }
+        out = self._output_frame(op, counts)
         if self.columnar and isinstance(op, WindowOperator):
             # back to columnar panes after a batch that fired windows on arrival
             names = self.input_schema.fieldNames()
             op = ColumnarAggregation.from_operator(op, self.operator.build, names) or op
 
+        bytes_after = 0
         if _holds_nothing(op):
             state.remove()
         else:
             version = uuid.uuid4().hex
-            state.update((self.key_groups, op.snapshot(), version))
+            snapshot = op.snapshot()
+            bytes_after = len(snapshot)
+            state.update((self.key_groups, snapshot, version))
             self._set_timeout(op, state, spark_watermark, batch_time)
             _CACHE.put(self.stage_id, group, version, op)
-        if out is not None:
-            yield out
+        assert out is not None  # the metrics row at least
+        out.loc[len(out) - 1, METRIC_COLUMNS[METRICS.index("stateBytesChange")]] = (
+            bytes_after - bytes_before
+        )
+        yield out
 
     def _subtask(self, label: int) -> int:
         """The key group number of a grouping label (the runtime context's subtask index)."""
@@ -572,6 +628,9 @@ __all__ = [
     "EventTime",
     "KeyGroupMismatchError",
     "KeyGroupRuntime",
+    "METRICS",
+    "METRICS_TAG",
+    "METRIC_COLUMNS",
     "OperatorSpec",
     "static_function",
     "stream_function",

@@ -185,3 +185,21 @@ def test_every_type_round_trips_exactly_through_a_stream_and_late_data(
         assert [r.n for r in side.rows()] == [6]
     finally:
         spark.conf.set("spark.sql.session.timeZone", previous)
+
+
+def test_a_naive_timestamp_output_the_session_zone_skips_or_repeats_is_an_error() -> None:
+    from pyspark.sql.types import StructField, StructType, TimestampNTZType, TimestampType
+
+    from flinkwin.spark.schema import RowEncoder, SchemaMismatchError
+
+    schema = StructType([StructField("ts", TimestampType()), StructField("w", TimestampNTZType())])
+    encoder = RowEncoder(schema, "America/New_York", "test output")
+    repeated = datetime.datetime(2021, 11, 7, 1, 30)
+    for naive in (repeated, SPRING_GAP):
+        with pytest.raises(SchemaMismatchError, match="skips or repeats") as error:
+            encoder.arrays([(naive, None)])
+        assert repr(naive) in str(error.value)
+    ts, wall = encoder.arrays([(FALL_EST, FALL_EST), (datetime.datetime(2021, 11, 7, 3), None)])
+    assert ts.to_pylist() == [FALL_EST, datetime.datetime(2021, 11, 7, 8, tzinfo=UTC)]
+    # an aware value in a TIMESTAMP_NTZ field is its wall time in the session zone (Spark's cast)
+    assert wall.to_pylist() == [datetime.datetime(2021, 11, 7, 1, 30, 0, 2), None]
