@@ -13,7 +13,9 @@ once per key group whose timeout is due. Each call:
    seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
 3. processes the batch's rows (none for a timeout call) in stable event-time order;
-4. emits main and side outputs as one frame with a discriminator column;
+4. emits main and side outputs as one frame with a discriminator column (side outputs the stage
+   does not emit are discarded and counted), plus one metrics row (tag ``METRICS_TAG``) that
+   ``observe`` sums per batch and every output filters out (see ``docs/metrics.md``);
 5. snapshots the operator back into the state (or removes it when the operator holds nothing)
    and sets the timeout from the operator's next timer. The operator also stays in the
    worker's memory, tagged with the snapshot's version: when the same worker gets the key group

@@ -98,3 +98,21 @@ def test_unrequested_side_output_is_discarded_and_counted(spark: Any, tmp_path: 
     assert metrics[2]["numLateRecordsDropped"] == 0
     assert metrics[2]["numWindowsFired"] == 2
     assert _total(metrics, "numRecordsIn") == 6
+
+
+def test_chained_window_stages_publish_under_distinct_names(spark: Any) -> None:
+    stream = spark.readStream.format("rate").load().selectExpr(
+        "cast(value % 3 as string) as k", "cast(timestamp as long) * 1000 as ts", "value as v"
+    )
+    names = []
+    for size in (5, 10, 20):
+        result = (
+            DataStream(stream).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+            .window(TumblingEventTimeWindows.of(Time.seconds(size))).sum("v")
+        )
+        names.append(result._stage([]).summary["metrics"])
+        stream = result.toDF()
+    assert names == [
+        f"query.lastProgress['observedMetrics'][{n!r}]"
+        for n in ("flinkwin", "flinkwin_2", "flinkwin_3")
+    ]
