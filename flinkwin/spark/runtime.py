@@ -393,7 +393,8 @@ class KeyGroupRuntime:
             counts = dict(counts, numLateRecordsToSideOutput=late_sent,
                           numSideOutputRecordsDiscarded=discarded)
             for name in METRICS:
-                arrays.append(pa.array([None] * total + [counts[name]], pa.int64()))
+                value = pa.array([counts[name]], pa.int64())
+                arrays.append(pa.concat_arrays([pa.nulls(total, pa.int64()), value]))
         else:
             arrays.extend(pa.nulls(rows, pa.int64()) for _ in METRICS)
         table = pa.Table.from_arrays(arrays, names=self.output_schema.fieldNames())
