@@ -125,6 +125,7 @@ class ColumnarAggregation:
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
         self.num_late_records_dropped = 0
+        self.num_windows_fired = 0  # not snapshotted: a per-run counter
         self.next_seq = 0
         self.panes: pd.DataFrame | None = None
         self._main: list[pd.DataFrame] = []
@@ -151,6 +152,7 @@ class ColumnarAggregation:
             firing = panes[due]
             order = np.lexsort((firing[_SEQ].to_numpy(), max_ts[due]))
             self._main.append(firing.iloc[order])
+            self.num_windows_fired += len(firing)
         cleanup = self._cleanup(max_ts)
         keep = cleanup > watermark
         if self.lateness > 0:
@@ -174,6 +176,12 @@ class ColumnarAggregation:
 
     def holds_nothing(self) -> bool:
         return self.panes is None or not len(self.panes)
+
+    def state_size(self) -> tuple[int, int]:
+        """(keys, windows) held: the distinct keys of the panes, and the panes."""
+        if self.panes is None or not len(self.panes):
+            return 0, 0
+        return len(self.panes[self.key_fields].drop_duplicates()), len(self.panes)
 
     # ----------------------------------------------------------------- input
     def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:

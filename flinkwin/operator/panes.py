@@ -109,6 +109,7 @@ class PaneAggregation:
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
         self.num_late_records_dropped = 0
+        self.num_windows_fired = 0  # not snapshotted: a per-run counter
         self.next_seq = 0
         self.panes: pd.DataFrame | None = None
         self._main: list[pd.DataFrame] = []
@@ -159,6 +160,7 @@ class PaneAggregation:
             order = np.lexsort((index.first[first], starts))
             self._main.append(index.rows(first[order], agg[order]))
             self._main_ts.append(starts[order] + (self.size - 1))
+            self.num_windows_fired += len(order)
         _, last = self._window_range(panes[_PANE].to_numpy())
         keep = self._cleanup(last + self.size - 1) > watermark
         if not keep.all():
@@ -193,6 +195,24 @@ class PaneAggregation:
 
     def holds_nothing(self) -> bool:
         return self.panes is None or not len(self.panes)
+
+    def state_size(self) -> tuple[int, int]:
+        """(keys, windows) held: the distinct keys, and the distinct (key, window) pairs that
+        some pane belongs to (each key's window-start ranges merged)."""
+        panes = self.panes
+        if panes is None or not len(panes):
+            return 0, 0
+        codes = _codes([panes[f].to_numpy() for f in self.key_fields])
+        first, last = self._window_range(panes[_PANE].to_numpy())
+        order = np.lexsort((first, codes))
+        codes, first, last = codes[order], first[order], last[order]
+        reach = pd.Series(last).groupby(codes).cummax().to_numpy()
+        new = np.ones(len(codes), dtype=bool)
+        new[1:] = (codes[1:] != codes[:-1]) | (first[1:] > reach[:-1] + self.slide)
+        lo = first[new]
+        hi = np.maximum.reduceat(last, np.flatnonzero(new))
+        windows = int(((hi - lo) // self.slide + 1).sum())
+        return int(codes.max()) + 1, windows  # codes are factorized: 0..keys-1
 
     # ----------------------------------------------------------------- input
     def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:
@@ -292,6 +312,7 @@ class PaneAggregation:
         out[self.field] = running
         self._main.append(out)
         self._main_ts.append(starts + (self.size - 1))
+        self.num_windows_fired += len(out)
 
     def _add(self, frame: pd.DataFrame, ps: np.ndarray, seq: np.ndarray) -> None:
         """Fold the elements into their panes: one group-by for the batch, one merge with the

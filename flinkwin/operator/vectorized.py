@@ -457,6 +457,7 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
                 if value is not None:
                     if simple and type(value) is not tuple:
                         output.append((value, max_ts))
+                        op.num_windows_fired += 1
                     else:
                         op._emit_window_contents(key, window, slot, value)
                 if purging:

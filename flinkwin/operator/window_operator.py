@@ -137,6 +137,8 @@ class WindowOperator:
         self.runtime_context = OperatorRuntimeContext(self, task_info or TaskInfo())
         self._opened = False
         self.num_late_records_dropped = 0
+        #: Window firings that emitted contents (not snapshotted: a per-run counter).
+        self.num_windows_fired = 0
 
         # Keyed state: window contents per (key, state window); trigger and function state.
         self.window_contents: dict[tuple[Any, Any], Any] = {}
@@ -242,6 +244,16 @@ class WindowOperator:
 
     def drain_side_output(self, tag: OutputTag) -> list[tuple[Any, int]]:
         return self._side_outputs.pop(tag, [])
+
+    def state_size(self) -> tuple[int, int]:
+        """(keys, windows) held: the distinct keys with window contents, and the (key,
+        window) contents."""
+        return len({key for key, _ in self.window_contents}), len(self.window_contents)
+
+    def drain_side_outputs(self) -> dict[OutputTag, list[tuple[Any, int]]]:
+        """Every side output's pending values, by tag (all are cleared)."""
+        out, self._side_outputs = self._side_outputs, {}
+        return out
 
     def emit_side(self, tag: OutputTag, value: Any, timestamp: int) -> None:
         self._side_outputs.setdefault(tag, []).append((value, timestamp))
@@ -503,6 +515,7 @@ class WindowOperator:
         try:
             spec = self.spec
             self.current_key = key
+            self.num_windows_fired += 1
             if self.evictor is not None:
                 self._emit_evicting(key, window, slot, contents)
             elif spec.state_kind == REDUCING:

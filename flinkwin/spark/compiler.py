@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,6 +86,8 @@ from .key_groups import key_group_labels
 from .runtime import (
     EVENT_TIME,
     KEY_GROUP_COLUMN,
+    METRIC_COLUMNS,
+    METRICS,
     NO_TIMERS,
     PROCESSING_TIME,
     STATE_SCHEMA,
@@ -96,7 +99,8 @@ from .runtime import (
     stream_function,
     with_window_tagging,
 )
-from .schema import UTC_ZONES, RowEncoder, parse_schema, pickled_schema
+from .schema import RowEncoder, parse_schema, pickled_schema
+from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
@@ -340,11 +344,10 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
     else:
         column = spec
     dtype = df.select(column.alias("ts")).schema["ts"].dataType
-    if isinstance(dtype, TimestampType):
+    if isinstance(dtype, (TimestampType, TimestampNTZType)):
+        # an instant, or a wall time read as UTC (unix_micros of a TIMESTAMP_NTZ is exact)
         rebuilt = spec if isinstance(spec, str) else None
         return EventTime(_TS, "us", rebuilt), F.unix_micros(column)
-    if isinstance(dtype, TimestampNTZType):
-        return EventTime(_TS, "ms"), F.unix_millis(column.cast("timestamp"))
     if isinstance(dtype, IntegralType):
         if isinstance(spec, str) and dtype.typeName() == "long":
             return EventTime(spec, "ms"), None
@@ -353,6 +356,23 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
         f"timestamp column {spec!r} has type {dtype.simpleString()}; it must be a timestamp "
         "or integral epoch milliseconds"
     )
+
+
+# ---------------------------------------------------------------------------- metrics
+_OBSERVED = re.compile(r"CollectMetrics flinkwin(?:_(\d+))?,")
+
+
+def observed_metrics_name(df: DataFrame) -> str:
+    """The name of the stage's observed metrics: ``flinkwin``, or ``flinkwin_<n>`` for the
+    ``n``-th window stage of one query (Spark rejects two observations of one name)."""
+    try:
+        plan = str(df._jdf.queryExecution().logical().toString())
+    except Exception:  # noqa: BLE001 (no JVM plan to read, e.g. Spark Connect)
+        return "flinkwin"
+    stages = _OBSERVED.findall(plan)
+    if not stages:
+        return "flinkwin"
+    return f"flinkwin_{max(int(n) if n else 1 for n in stages) + 1}"
 
 
 # ---------------------------------------------------------------------------- schemas
@@ -498,6 +518,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             ).withWatermark(_WM, f"{watermark_delay_ms(strategy.out_of_orderness_ms)} milliseconds")
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
+    for f in input_schema.fields:
+        if has_timestamps(f.dataType) and (event_time is None or f.name != event_time.rebuilt):
+            staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
 
     main = main_schema(pipeline)
     if pipeline.with_window:
@@ -524,6 +547,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         side_schemas.append(schema)
         out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_")
         out_fields.extend(out_side.fields)
+    out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
     output_schema = StructType(out_fields)
 
     keyed = pipeline.keyed
@@ -576,9 +600,16 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         combined = grouped.applyInPandasWithState(
             stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
         )
+        metrics_name = observed_metrics_name(df)
+        combined = combined.observe(
+            metrics_name,
+            *[F.coalesce(F.sum(c), F.lit(0)).alias(n) for n, c in zip(METRICS, METRIC_COLUMNS)],
+        )
     else:
         combined = grouped.applyInPandas(static_function(runtime), output_schema)
     summary = _summary(pipeline, domain, streaming, side_tags, mode)
+    if streaming:
+        summary["metrics"] = f"query.lastProgress['observedMetrics'][{metrics_name!r}]"
     if runtime.columnar:
         summary["window state"] += " (columnar panes: one pandas frame per key group)"
     if runtime.panes:

@@ -15,7 +15,9 @@ once per key group whose timeout is due. Each call:
    seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
 3. processes the batch's rows (none for a timeout call) in stable event-time order;
-4. emits main and side outputs as one frame with a discriminator column;
+4. emits main and side outputs as one frame with a discriminator column (side outputs the stage
+   does not emit are discarded and counted), plus one metrics row (tag ``METRICS_TAG``) that
+   ``observe`` sums per batch and every output filters out (see ``docs/metrics.md``);
 5. snapshots the operator back into the state (or removes it when the operator holds nothing)
    and sets the timeout from the operator's next timer. The operator also stays in the
    worker's memory, tagged with the snapshot's version: when the same worker gets the key group
@@ -68,11 +70,28 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
 from .key_groups import key_group_labels
-from .schema import RowEncoder, arrow_to_pandas, local_timestamps, normalize_input
+from .schema import RowEncoder, arrow_to_pandas, normalize_input
+from .timestamps import from_wire, has_timestamps
 
 TAG_COLUMN = "_fw_tag"
 #: The grouping column holding each key group's label (see :mod:`flinkwin.spark.key_groups`).
 KEY_GROUP_COLUMN = "_fw_kg"
+#: The tag of a key-group call's metrics row (never part of any output).
+METRICS_TAG = -1
+#: Per-call metrics, summed per micro-batch (see docs/metrics.md); each travels in its own
+#: column ``_fw_x_<name>``, set only on the metrics row.
+METRICS = (
+    "numRecordsIn",
+    "numLateRecordsDropped",
+    "numLateRecordsToSideOutput",
+    "numWindowsFired",
+    "numSideOutputRecordsDiscarded",
+    "keysInStateChange",
+    "windowsInStateChange",
+    "stateBytesChange",
+    "keyGroupCalls",
+)
+METRIC_COLUMNS = tuple(f"_fw_x_{name}" for name in METRICS)
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
@@ -301,7 +320,6 @@ class KeyGroupRuntime:
         parts = [f for f in frames if len(f)]
         if not parts:
             return None, None
-        names = self.input_schema.fieldNames()
         event_time = self.event_time
         order: np.ndarray | None = None
         shipped: dict[str, np.ndarray] = {}
@@ -334,12 +352,17 @@ class KeyGroupRuntime:
             if not len(timestamps):
                 return None, nulls
         columns: dict[str, Any] = {}
-        for name in names:
+        for field_ in self.input_schema.fields:
+            name, dtype = field_.name, field_.dataType
             if event_time is not None and name == event_time.rebuilt:
-                columns[name] = local_timestamps(event_time.micros(values), self.time_zone)
-            else:
-                column = shipped[name] if name in shipped else _column(parts, name)
-                columns[name] = column if order is None else column[order]
+                columns[name] = from_wire(event_time.micros(values), dtype, self.time_zone)
+                continue
+            column = shipped[name] if name in shipped else _column(parts, name)
+            if order is not None:
+                column = column[order]
+            if has_timestamps(dtype):  # shipped as epoch microseconds (see timestamps)
+                column = from_wire(column, dtype, self.time_zone)
+            columns[name] = column
         frame = pd.DataFrame(columns, copy=False)
         return (normalize_input(frame, self.input_schema), timestamps), nulls
 
@@ -349,12 +372,16 @@ class KeyGroupRuntime:
         """The user columns of the rows at ``index`` (those without a timestamp)."""
         assert self.event_time is not None
         columns: dict[str, Any] = {}
-        for name in self.input_schema.fieldNames():
-            if name == self.event_time.rebuilt:
-                columns[name] = np.full(len(index), np.datetime64("NaT"), "datetime64[ns]")
-            else:
-                column = shipped[name] if name in shipped else _column(parts, name)
-                columns[name] = column[index]
+        for field_ in self.input_schema.fields:
+            name, dtype = field_.name, field_.dataType
+            if name == self.event_time.rebuilt:  # null: MIN_LONG on the wire
+                columns[name] = from_wire(np.full(len(index), MIN_LONG), dtype, self.time_zone)
+                continue
+            column = shipped[name] if name in shipped else _column(parts, name)
+            column = column[index]
+            if has_timestamps(dtype):  # shipped as epoch microseconds (see timestamps)
+                column = from_wire(column, dtype, self.time_zone)
+            columns[name] = column
         return normalize_input(pd.DataFrame(columns, copy=False), self.input_schema)
 
     def _null_timestamp(self, parts: list[pd.DataFrame], column: str) -> NoReturn:
@@ -368,17 +395,27 @@ class KeyGroupRuntime:
         )
 
     # ----------------------------------------------------------------- output
-    def _output_frame(self, op: Any, nulls: pd.DataFrame | None = None) -> pd.DataFrame | None:
+    def _output_frame(
+        self,
+        op: Any,
+        nulls: pd.DataFrame | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> pd.DataFrame | None:
         """Main and side outputs as one frame: the tag column, then each output's columns
-        (null outside its own rows); the main output's last column is each result's timestamp
-        (Flink's: its window's ``max_timestamp()``). ``nulls`` (rows without a timestamp) join
-        their side output."""
+        (null outside its own rows; the main output's last column is each result's timestamp,
+        Flink's: its window's ``max_timestamp()``), then, if ``counts`` is given, one metrics
+        row. ``nulls`` (rows without a timestamp) join their side output. Side outputs no
+        output of the stage reads are discarded here (and counted)."""
         groups: list[tuple[int, list[pa.Array]]] = []
+        late_sent = discarded = 0
         if isinstance(op, _FRAME_STATES):
             frame, stamps = op.drain_main_timed()
             count, main_arrays = _frame_group(self.main_encoder, frame)
             groups.append((count, [*main_arrays, pa.array(stamps, pa.int64())]))
             late = op.drain_late()
+            late_sent = 0 if late is None else len(late)
+            requested = op.late_tag in self.side_tags
+            discarded = 0 if requested else late_sent
             for side_tag, encoder in zip(self.side_tags, self.side_encoders):
                 groups.append(_frame_group(encoder, late if side_tag == op.late_tag else None))
         else:
@@ -392,9 +429,12 @@ class KeyGroupRuntime:
                 main_arrays += _window_arrays(windows)
             main_arrays.append(pa.array([ts for _, ts in drained], pa.int64()))
             groups.append((len(values), main_arrays))
+            sides = op.drain_side_outputs()
+            late_sent = len(sides.get(op.late_output_tag, ())) if op.late_output_tag else 0
             for side_tag, encoder in zip(self.side_tags, self.side_encoders):
-                side = [v for v, _ in op.drain_side_output(side_tag)]
+                side = [v for v, _ in sides.pop(side_tag, [])]
                 groups.append((len(side), encoder.arrays(side)))
+            discarded = sum(len(v) for v in sides.values())
         if nulls is not None and self.null_timestamp_tag in self.side_tags:
             j = self.side_tags.index(self.null_timestamp_tag)
             extra = _frame_group(self.side_encoders[j], nulls)
@@ -403,19 +443,30 @@ class KeyGroupRuntime:
                 count + extra[0],
                 [pa.concat_arrays([a, b]) for a, b in zip(routed, extra[1])],
             )
-        counts = [count for count, _ in groups]
-        total = sum(counts)
-        if total == 0:
+        sizes = [count for count, _ in groups]
+        total = sum(sizes)
+        rows = total + (counts is not None)
+        if rows == 0:
             return None
-        tag = np.repeat(np.arange(len(counts), dtype=np.int8), counts)
+        tag = np.repeat(np.arange(len(sizes), dtype=np.int8), sizes)
+        if counts is not None:
+            tag = np.append(tag, np.int8(METRICS_TAG))
         arrays: list[pa.Array] = [pa.array(tag, pa.int8())]
         before = 0
         for count, group in groups:
-            after = total - before - count
+            after = rows - before - count
             for arr in group:
                 parts = [pa.nulls(before, arr.type), arr, pa.nulls(after, arr.type)]
                 arrays.append(pa.concat_arrays([p for p in parts if len(p)] or [arr]))
             before += count
+        if counts is not None:
+            counts = dict(counts, numLateRecordsToSideOutput=late_sent,
+                          numSideOutputRecordsDiscarded=discarded)
+            for name in METRICS:
+                value = pa.array([counts[name]], pa.int64())
+                arrays.append(pa.concat_arrays([pa.nulls(total, pa.int64()), value]))
+        else:
+            arrays.extend(pa.nulls(rows, pa.int64()) for _ in METRICS)
         table = pa.Table.from_arrays(arrays, names=self.output_schema.fieldNames())
         return arrow_to_pandas(table)
 
@@ -444,10 +495,13 @@ class KeyGroupRuntime:
             op = _CACHE.take(self.stage_id, group, version)
             if op is None:
                 op = self._restore(bytes(snapshot), group)
+            bytes_before = len(snapshot)
         else:
             _CACHE.take(self.stage_id, group, None)
+            bytes_before = 0
         if op is None:
             op = self._new_operator(group)
+        keys_before, windows_before = op.state_size()
 
         rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
@@ -457,6 +511,7 @@ class KeyGroupRuntime:
                 watermark = max(watermark, spark_watermark)
             if not op.accepts(*rows, watermark):
                 op = op.to_operator()
+        dropped, fired = op.num_late_records_dropped, op.num_windows_fired
         if spark_watermark > 0:
             op.advance_watermark(spark_watermark)
         batch_time = state.getCurrentProcessingTimeMs()
@@ -465,21 +520,37 @@ class KeyGroupRuntime:
         if rows is not None:
             op.process_batch(*rows)
         self._check_timers(op)
-        out = self._output_frame(op, nulls)
+        keys_after, windows_after = op.state_size()
+        counts = {
+            "numRecordsIn": 0 if rows is None else len(rows[1]),
+            "numLateRecordsDropped": op.num_late_records_dropped - dropped,
+            "numWindowsFired": op.num_windows_fired - fired,
+            "keysInStateChange": keys_after - keys_before,
+            "windowsInStateChange": windows_after - windows_before,
+            "stateBytesChange": 0,  # set below, once the state is written
+            "keyGroupCalls": 1,
+        }
+        out = self._output_frame(op, nulls, counts)
         if self.columnar and isinstance(op, WindowOperator):
             # back to columnar panes after a batch that fired windows on arrival
             names = self.input_schema.fieldNames()
             op = ColumnarAggregation.from_operator(op, self.operator.build, names) or op
 
+        bytes_after = 0
         if _holds_nothing(op):
             state.remove()
         else:
             version = uuid.uuid4().hex
-            state.update((self.key_groups, op.snapshot(), version))
+            snapshot = op.snapshot()
+            bytes_after = len(snapshot)
+            state.update((self.key_groups, snapshot, version))
             self._set_timeout(op, state, spark_watermark, batch_time)
             _CACHE.put(self.stage_id, group, version, op)
-        if out is not None:
-            yield out
+        assert out is not None  # the metrics row at least
+        out.loc[len(out) - 1, METRIC_COLUMNS[METRICS.index("stateBytesChange")]] = (
+            bytes_after - bytes_before
+        )
+        yield out
 
     def _subtask(self, label: int) -> int:
         """The key group number of a grouping label (the runtime context's subtask index)."""
@@ -682,6 +753,9 @@ __all__ = [
     "EventTime",
     "KeyGroupMismatchError",
     "KeyGroupRuntime",
+    "METRICS",
+    "METRICS_TAG",
+    "METRIC_COLUMNS",
     "OperatorSpec",
     "static_function",
     "stream_function",

@@ -17,8 +17,13 @@ output value becomes one row:
 
 Values are converted with Arrow's checked conversion plus a check that no float with a
 fractional part lands in an integer column; anything else raises :class:`SchemaMismatchError`
-naming the field, the declared type and the offending value. Naive timestamps are read in the
-Spark session time zone, as Spark itself reads them.
+naming the field, the declared type and the offending value.
+
+Timestamps (top-level or nested) are written exactly: for a ``TIMESTAMP`` field an aware
+datetime is its instant, and a naive one is wall time in the Spark session time zone, as Spark
+reads it, except that a wall time the zone skips or repeats (a daylight-saving change) is an
+error rather than a guess; for a ``TIMESTAMP_NTZ`` field a naive datetime is kept as it is and
+an aware one becomes its wall time in the session zone (Spark's cast).
 """
 
 from __future__ import annotations
@@ -37,8 +42,10 @@ from pyspark.sql.types import (
     BinaryType,
     BooleanType,
     ByteType,
+    DataType,
     IntegerType,
     LongType,
+    MapType,
     ShortType,
     StructField,
     StructType,
@@ -47,6 +54,8 @@ from pyspark.sql.types import (
 )
 
 from flinkwin.types import TypeInformation
+
+from .timestamps import UTC_ZONES, has_timestamps
 
 _INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
 _NULLABLE_PANDAS = {
@@ -57,8 +66,6 @@ _NULLABLE_PANDAS = {
     pa.bool_(): pd.BooleanDtype(),
 }
 
-
-UTC_ZONES = frozenset({"UTC", "Etc/UTC", "GMT", "Etc/GMT", "Z", "+00:00", "Zulu"})
 
 
 class SchemaMismatchError(TypeError):
@@ -260,23 +267,33 @@ class RowEncoder:
 
     def frame_arrays(self, frame: pd.DataFrame) -> list[pa.Array]:
         """One Arrow array per schema field from the same-named columns of ``frame``, whose
-        values already have the field types (rows the stage received); naive timestamps are
-        read in the session time zone, as :meth:`arrays` reads them."""
+        values already have the field types (rows the stage received, timestamps rebuilt as
+        :mod:`flinkwin.spark.timestamps` describes)."""
         arrays = []
-        for name, field, arrow_type in zip(self.names, self.schema.fields, self.arrow_types):
+        for i, (name, field) in enumerate(zip(self.names, self.schema.fields)):
             column = frame[name]
-            if isinstance(field.dataType, (TimestampType, TimestampNTZType)):
-                column = pd.Series(pd.to_datetime(column)).dt.tz_localize(
-                    self.time_zone, ambiguous=False
-                ).dt.tz_convert("UTC")
             try:
-                arrays.append(pa.Array.from_pandas(column, type=arrow_type, safe=False))
+                if isinstance(field.dataType, (TimestampType, TimestampNTZType)):
+                    arrays.append(self._timestamp_array(field.dataType, column))
+                elif has_timestamps(field.dataType):
+                    arrays.append(self._convert(i, column.tolist()))
+                else:
+                    arrays.append(
+                        pa.Array.from_pandas(column, type=self.arrow_types[i], safe=False)
+                    )
             except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
                 raise SchemaMismatchError(
                     f"{self._describe()}: field {name!r} ({field.dataType.simpleString()}) "
                     f"cannot hold the values produced: {exc}"
                 ) from None
         return arrays
+
+    def _timestamp_array(self, dtype: DataType, column: pd.Series) -> pa.Array:
+        if column.dtype.kind == "M":
+            aware = getattr(column.dtype, "tz", None) is not None
+            if aware == isinstance(dtype, TimestampType):
+                return pa.Array.from_pandas(column, type=self._arrow_of(dtype), safe=False)
+        return self._timestamps(dtype, column.tolist())
 
     def _array(self, i: int, column: Sequence[Any], rows: list[tuple[Any, ...]]) -> pa.Array:
         try:
@@ -285,13 +302,16 @@ class RowEncoder:
             raise self._offending(i, column, rows, exc) from None
 
     def _convert(self, i: int, column: Sequence[Any]) -> pa.Array:
-        field = self.schema.fields[i]
+        dtype = self.schema.fields[i].dataType
         arrow_type = self.arrow_types[i]
         if i in self._pickled_columns:
             column = [None if v is None else cloudpickle.dumps(v) for v in column]
-        if isinstance(field.dataType, (TimestampType, TimestampNTZType)):
-            return pa.Array.from_pandas(self._timestamps(column), type=arrow_type, safe=False)
-        if isinstance(field.dataType, _INTEGRAL):
+        if isinstance(dtype, (TimestampType, TimestampNTZType)):
+            return self._timestamps(dtype, column)
+        if has_timestamps(dtype):
+            convert = self._nested_converter(dtype)
+            return pa.array([convert(v) for v in column], type=arrow_type, safe=False)
+        if isinstance(dtype, _INTEGRAL):
             self._check_integral(column)
         return pa.array(column, type=arrow_type, from_pandas=True)
 
@@ -300,20 +320,104 @@ class RowEncoder:
             if isinstance(v, float) and v == v and not v.is_integer():
                 raise ValueError(f"float {v!r} would be truncated")
 
-    def _timestamps(self, column: Sequence[Any]) -> pd.Series:
-        for v in column:
-            if v is not None and v is not pd.NaT and not isinstance(
-                v, (datetime.datetime, np.datetime64)
-            ):
+    @staticmethod
+    def _arrow_of(dtype: DataType) -> pa.DataType:
+        return pa.timestamp("us", tz="UTC" if isinstance(dtype, TimestampType) else None)
+
+    def _timestamps(self, dtype: DataType, column: Sequence[Any]) -> pa.Array:
+        """Datetimes as an exact Arrow timestamp array for ``dtype`` (see module docstring)."""
+        values = list(column)
+        n = len(values)
+        nulls = np.zeros(n, dtype=bool)
+        aware = np.zeros(n, dtype=bool)
+        for j, v in enumerate(values):
+            if v is None or v is pd.NaT or (isinstance(v, np.datetime64) and np.isnat(v)):
+                nulls[j] = True
+            elif isinstance(v, datetime.datetime):
+                aware[j] = v.tzinfo is not None
+            elif not isinstance(v, np.datetime64):
                 raise TypeError(f"expected a datetime, got {type(v).__name__}")
-        series = pd.Series(list(column), dtype=object)
-        aware = [getattr(v, "tzinfo", None) is not None for v in column]
-        if any(aware):
-            if not all(a or v is None or v is pd.NaT for a, v in zip(aware, column)):
-                raise ValueError("mix of time-zone aware and naive datetimes")
-            return pd.to_datetime(series, utc=True)
-        naive = pd.to_datetime(series)
-        return naive.dt.tz_localize(self.time_zone, ambiguous=False).dt.tz_convert("UTC")
+        micros = np.zeros(n, dtype=np.int64)
+        naive = ~nulls & ~aware
+        if aware.any():
+            instants = pa.array(
+                [values[j] for j in np.flatnonzero(aware)], type=pa.timestamp("us", tz="UTC"),
+                safe=False,
+            )
+            utc = instants.cast(pa.int64()).to_numpy()
+            if isinstance(dtype, TimestampNTZType):  # the wall time in the session zone
+                utc = self._wall_micros(utc)
+            micros[aware] = utc
+        if naive.any():
+            wall = np.array([values[j] for j in np.flatnonzero(naive)], dtype="datetime64[us]")
+            if isinstance(dtype, TimestampType):
+                micros[naive] = self._instant_micros(wall)
+            else:
+                micros[naive] = wall.astype(np.int64)
+        return pa.array(micros, mask=nulls).cast(self._arrow_of(dtype))
+
+    def _instant_micros(self, wall: np.ndarray) -> np.ndarray:
+        """Naive wall times in the session zone as epoch microseconds; a wall time the zone
+        skips or repeats raises (naming it) instead of being guessed."""
+        if self.time_zone in UTC_ZONES:
+            return wall.astype(np.int64)
+        try:
+            local = pd.DatetimeIndex(wall).tz_localize(
+                self.time_zone, ambiguous="raise", nonexistent="raise"
+            )
+        except Exception as exc:  # noqa: BLE001 (pytz and pandas raise several kinds)
+            raise ValueError(
+                f"a naive datetime names no single instant in the session time zone "
+                f"{self.time_zone!r}, which skips or repeats it ({exc}): return a time-zone "
+                "aware datetime for a timestamp field"
+            ) from None
+        return local.tz_convert("UTC").tz_localize(None).to_numpy().astype(
+            "datetime64[us]"
+        ).astype(np.int64)
+
+    def _wall_micros(self, utc: np.ndarray) -> np.ndarray:
+        if self.time_zone in UTC_ZONES:
+            return utc
+        index = pd.DatetimeIndex(utc.astype("datetime64[us]")).tz_localize("UTC")
+        local = index.tz_convert(self.time_zone).tz_localize(None)
+        return local.to_numpy().astype("datetime64[us]").astype(np.int64)
+
+    def _nested_converter(self, dtype: DataType) -> Any:
+        """A function preparing one nested value for Arrow: naive timestamps read in the
+        session zone (aware ones kept), aware wall times for ``TIMESTAMP_NTZ`` made naive."""
+        if isinstance(dtype, (TimestampType, TimestampNTZType)):
+            def convert(v: Any) -> Any:
+                if v is None or v is pd.NaT:
+                    return None
+                array = self._timestamps(dtype, [v])
+                return array[0].as_py()
+            return convert
+        if not has_timestamps(dtype):
+            return lambda v: v
+        if isinstance(dtype, ArrayType):
+            element = self._nested_converter(dtype.elementType)
+            return lambda v: None if v is None else [element(x) for x in v]
+        if isinstance(dtype, MapType):
+            key = self._nested_converter(dtype.keyType)
+            value = self._nested_converter(dtype.valueType)
+            return lambda v: None if v is None else [
+                (key(a), value(b)) for a, b in (v.items() if isinstance(v, Mapping) else v)
+            ]
+        assert isinstance(dtype, StructType)
+        names = dtype.fieldNames()
+        fields = [self._nested_converter(f.dataType) for f in dtype.fields]
+
+        def struct(v: Any) -> Any:
+            if v is None:
+                return None
+            if isinstance(v, Mapping):
+                items = [v.get(n) for n in names]
+            elif getattr(v, "__fields__", None) is not None:
+                items = [getattr(v, n) for n in names]
+            else:
+                items = list(v)
+            return {n: f(x) for n, f, x in zip(names, fields, items)}
+        return struct
 
     def _offending(
         self, i: int, column: Sequence[Any], rows: list[tuple[Any, ...]], exc: Exception
@@ -347,16 +451,6 @@ def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
     return frame
 
 
-def local_timestamps(micros: np.ndarray, time_zone: str) -> np.ndarray:
-    """Epoch microseconds as the naive local datetimes PySpark hands a pandas function for a
-    timestamp column (``datetime64[ns]``, wall time in the session time zone)."""
-    utc = micros.astype("datetime64[us]").astype("datetime64[ns]")
-    if time_zone in UTC_ZONES:
-        return utc
-    local = pd.DatetimeIndex(utc).tz_localize("UTC").tz_convert(time_zone).tz_localize(None)
-    return local.to_numpy()
-
-
 def normalize_input(frame: pd.DataFrame, schema: StructType) -> pd.DataFrame:
     """Undo Spark's lossy pandas conversion of nullable integer/boolean columns (float64 with
     NaN, or object): integers become Python ints and nulls become None again."""
@@ -378,7 +472,6 @@ __all__ = [
     "SchemaMismatchError",
     "UTC_ZONES",
     "arrow_to_pandas",
-    "local_timestamps",
     "normalize_input",
     "parse_schema",
 ]

@@ -1,0 +1,156 @@
+"""Timestamps carried exactly between Spark and the window stage.
+
+PySpark hands a pandas function a ``TIMESTAMP`` (an instant) as naive wall time in the session
+time zone, which is ambiguous in the repeated hour of a daylight-saving change, and converts a
+naive value coming back in that zone. flinkwin does not rely on that conversion:
+
+- **In**: every ``TIMESTAMP`` and ``TIMESTAMP_NTZ`` of the input, at any depth (arrays, maps,
+  structs), travels as epoch microseconds (``unix_micros``; for ``TIMESTAMP_NTZ`` its wall time
+  read as UTC, which is exact whatever the session zone). A null top-level value travels as
+  ``MIN_LONG`` (no valid timestamp), so the column stays ``int64`` and exact in pandas. The
+  workers rebuild the values: a ``TIMESTAMP`` becomes a time-zone aware datetime in the session
+  time zone (as PyFlink hands a ``TIMESTAMP_LTZ``), a ``TIMESTAMP_NTZ`` a naive datetime (as
+  PyFlink hands a ``TIMESTAMP``).
+- **Out**: the stage returns timestamps as Arrow arrays with an explicit UTC zone (instants) or
+  without one (``TIMESTAMP_NTZ`` wall time), which Spark stores exactly; see
+  :class:`flinkwin.spark.schema.RowEncoder` for how returned values are read.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    DataType,
+    MapType,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
+
+from flinkwin.time import MIN_LONG
+
+UTC_ZONES = frozenset({"UTC", "Etc/UTC", "GMT", "Etc/GMT", "Z", "+00:00", "Zulu"})
+_TIMESTAMPS = (TimestampType, TimestampNTZType)
+_EPOCH = datetime.datetime(1970, 1, 1)
+
+
+def has_timestamps(dtype: DataType) -> bool:
+    """True if ``dtype`` is or contains a ``TIMESTAMP``/``TIMESTAMP_NTZ``."""
+    if isinstance(dtype, _TIMESTAMPS):
+        return True
+    if isinstance(dtype, ArrayType):
+        return has_timestamps(dtype.elementType)
+    if isinstance(dtype, MapType):
+        return has_timestamps(dtype.keyType) or has_timestamps(dtype.valueType)
+    if isinstance(dtype, StructType):
+        return any(has_timestamps(f.dataType) for f in dtype.fields)
+    return False
+
+
+def quoted(name: str) -> Column:
+    """The top-level column ``name`` (dots and backticks taken literally)."""
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+# ------------------------------------------------------------------------ Spark side
+def to_wire(column: Column, dtype: DataType) -> Column:
+    """``column`` with every timestamp in it as epoch microseconds (see module docstring)."""
+    if isinstance(dtype, _TIMESTAMPS):
+        return F.coalesce(F.unix_micros(column), F.lit(MIN_LONG))
+    return _nested_to_wire(column, dtype)
+
+
+def _nested_to_wire(column: Column, dtype: DataType) -> Column:
+    if isinstance(dtype, _TIMESTAMPS):
+        return F.unix_micros(column)
+    if not has_timestamps(dtype):
+        return column
+    if isinstance(dtype, ArrayType):
+        element = dtype.elementType
+        return F.transform(column, lambda x: _nested_to_wire(x, element))
+    if isinstance(dtype, MapType):
+        key_type, value_type = dtype.keyType, dtype.valueType
+        if has_timestamps(key_type):
+            column = F.transform_keys(column, lambda k, _: _nested_to_wire(k, key_type))
+        if has_timestamps(value_type):
+            column = F.transform_values(column, lambda _, v: _nested_to_wire(v, value_type))
+        return column
+    assert isinstance(dtype, StructType)
+    fields = [
+        _nested_to_wire(column.getField(f.name), f.dataType).alias(f.name) for f in dtype.fields
+    ]
+    return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+
+
+# ----------------------------------------------------------------------- worker side
+def from_wire(values: np.ndarray, dtype: DataType, time_zone: str) -> Any:
+    """The column's values rebuilt from the wire (see module docstring): a pandas datetime
+    array for a top-level timestamp, an object array for a nested type."""
+    if isinstance(dtype, _TIMESTAMPS):
+        micros = np.asarray(values).astype(np.int64, copy=False)
+        wall = micros.astype("datetime64[us]")
+        nulls = micros == MIN_LONG
+        if nulls.any():
+            wall[nulls] = np.datetime64("NaT")
+        if isinstance(dtype, TimestampNTZType):
+            return wall
+        return pd.DatetimeIndex(wall).tz_localize("UTC").tz_convert(time_zone).array
+    decode = decoder(dtype, time_zone)
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        out[i] = decode(value)
+    return out
+
+
+def decoder(dtype: DataType, time_zone: str) -> Callable[[Any], Any]:
+    """A function rebuilding one nested value of ``dtype`` from the wire (Python objects:
+    lists, dicts; timestamps as datetimes)."""
+    if isinstance(dtype, TimestampType):
+        return lambda v: None if v is None else instant(int(v), time_zone)
+    if isinstance(dtype, TimestampNTZType):
+        return lambda v: None if v is None else _EPOCH + datetime.timedelta(microseconds=int(v))
+    if not has_timestamps(dtype):
+        return lambda v: v
+    if isinstance(dtype, ArrayType):
+        element = decoder(dtype.elementType, time_zone)
+        return lambda v: None if v is None else [element(x) for x in v]
+    if isinstance(dtype, MapType):
+        key, value = decoder(dtype.keyType, time_zone), decoder(dtype.valueType, time_zone)
+        return lambda v: None if v is None else {key(a): value(b) for a, b in _items(v)}
+    assert isinstance(dtype, StructType)
+    fields = [(f.name, decoder(f.dataType, time_zone)) for f in dtype.fields]
+    return lambda v: None if v is None else {n: d(_field(v, n)) for n, d in fields}
+
+
+def instant(micros: int, time_zone: str) -> datetime.datetime:
+    """Epoch microseconds as an aware datetime in ``time_zone``."""
+    return pd.Timestamp(micros, unit="us", tz="UTC").tz_convert(time_zone).to_pydatetime()
+
+
+def _items(value: Any) -> Any:
+    return value.items() if isinstance(value, Mapping) else value
+
+
+def _field(value: Any, name: str) -> Any:
+    if isinstance(value, Mapping):
+        return value[name]
+    return getattr(value, name)
+
+
+__all__ = [
+    "UTC_ZONES",
+    "decoder",
+    "from_wire",
+    "has_timestamps",
+    "instant",
+    "quoted",
+    "to_wire",
+]
