@@ -61,13 +61,13 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
 
 
 def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd.DataFrame:
-    """An Arrow batch from Spark as the pandas frame Spark hands a pandas function: timestamps
-    as naive wall time in the session time zone, nullable integers restored."""
+    """An Arrow batch from Spark as the frame the window stage builds its elements from:
+    ``TIMESTAMP`` values time-zone aware in the session time zone (``TIMESTAMP_NTZ`` naive, see
+    :mod:`flinkwin.spark.timestamps`), nullable integers restored."""
     frame = batch.to_pandas(date_as_object=True)
     for name, column in zip(batch.schema.names, batch.columns):
         if pa.types.is_timestamp(column.type) and column.type.tz is not None:
-            local = frame[name].dt.tz_convert(time_zone).dt.tz_localize(None)
-            frame[name] = local.astype("datetime64[ns]")
+            frame[name] = frame[name].dt.tz_convert(time_zone)
     return normalize_input(frame, schema)
 
 
