@@ -120,6 +120,27 @@ def session(args: argparse.Namespace) -> Any:
     return spark
 
 
+# Spark Connect starts the foreachBatch Python worker when the query starts and gives it a fixed
+# few seconds to connect back; on a heavily loaded machine that can pass. Nothing ran yet then.
+WORKER_START_TIMEOUT = "Timed out while waiting for the Python worker to connect back"
+
+
+def start(pipeline: Any, main_path: Path, late_path: Path, checkpoint: Path) -> Any:
+    for attempt in range(3):
+        try:
+            return pipeline.start(
+                main=FileSink(str(main_path)),
+                side_outputs={LATE: FileSink(str(late_path))},
+                checkpoint_location=str(checkpoint),
+                trigger={"availableNow": True},
+            )
+        except Exception as exc:
+            if WORKER_START_TIMEOUT not in str(exc) or attempt == 2:
+                raise
+            print(f"retrying the query's start: {WORKER_START_TIMEOUT}", file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
 def rows(spark: Any, path: Path) -> list[dict[str, Any]]:
     """Every row a parquet sink holds (duplicates kept: a re-firing shows as a second row)."""
     found = [r.asDict() for r in spark.read.parquet(str(path)).collect()]
@@ -161,12 +182,7 @@ def main() -> None:
     for step in range(len(STEPS)):
         write_step(source, step)
         df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
-        query = build(df).start(
-            main=FileSink(str(main_path)),
-            side_outputs={LATE: FileSink(str(late_path))},
-            checkpoint_location=str(work / "checkpoint"),
-            trigger={"availableNow": True},
-        )
+        query = start(build(df), main_path, late_path, work / "checkpoint")
         query.awaitTermination(600)
         if query.isActive:
             query.stop()
