@@ -126,7 +126,7 @@ WORKER_START_TIMEOUT = "Timed out while waiting for the Python worker to connect
 
 
 def start(pipeline: Any, main_path: Path, late_path: Path, checkpoint: Path) -> Any:
-    for attempt in range(3):
+    for attempt in range(5):
         try:
             return pipeline.start(
                 main=FileSink(str(main_path)),
@@ -135,7 +135,7 @@ def start(pipeline: Any, main_path: Path, late_path: Path, checkpoint: Path) -> 
                 trigger={"availableNow": True},
             )
         except Exception as exc:
-            if WORKER_START_TIMEOUT not in str(exc) or attempt == 2:
+            if WORKER_START_TIMEOUT not in str(exc) or attempt == 4:
                 raise
             print(f"retrying the query's start: {WORKER_START_TIMEOUT}", file=sys.stderr)
     raise AssertionError("unreachable")
