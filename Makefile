@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test test-core lint demo bench bench-quick bench-operator clean
+.PHONY: venv test test-core test-cluster lint demo bench bench-quick bench-operator clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,13 @@ test: $(STAMP)
 	@command -v java >/dev/null || { echo "Java 17 is required for the Spark tests (apt-get install openjdk-17-jre-headless)"; exit 1; }
 	$(PY) -m ruff check flinkwin tests bench
 	$(PY) -m mypy flinkwin
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not cluster"
+
+# The standalone-cluster deployment test (a master and two workers on localhost, see
+# docs/deployment.md); minutes on a quiet 2-core machine, so not part of `make test`.
+test-cluster: $(STAMP)
+	@command -v java >/dev/null || { echo "Java 17 is required (apt-get install openjdk-17-jre-headless)"; exit 1; }
+	$(PY) -m pytest -q -m cluster tests/deploy
 
 test-core: $(STAMP)
 	$(PY) -m pytest -q tests/core

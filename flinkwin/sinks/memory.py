@@ -30,6 +30,12 @@ class MemorySink(Sink):
         self._schema: StructType | None = None
 
     def bind(self, session: SparkSession, schema: StructType, label: str) -> None:
+        if type(session).__module__.startswith("pyspark.sql.connect"):
+            raise ValueError(
+                f"MemorySink({self.name!r}) cannot collect rows on Spark Connect: the query's "
+                "foreachBatch runs in a Python process on the server, not in this client; "
+                "write to a FileSink or Delta sink and read it back"
+            )
         self._session, self._schema = session, schema
         self._publish()
 

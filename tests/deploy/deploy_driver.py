@@ -1,0 +1,210 @@
+"""Runs one restartable flinkwin streaming pipeline on the Spark given on the command line and
+writes what its parquet sinks hold as JSON: the deployment tests run it on ``local[2]``, on a
+Spark Connect server and on a standalone cluster and compare the three files.
+
+    python deploy_driver.py --master local[2] WORK OUT.json
+    python deploy_driver.py --master spark://127.0.0.1:7077 WORK OUT.json
+    python deploy_driver.py --remote sc://127.0.0.1:15002 WORK OUT.json
+
+The input arrives in three steps (JSON files, one per micro-batch under ``maxFilesPerTrigger=1``),
+out of order and with late elements; after each step the query runs under ``availableNow`` to
+the end and stops, and the next step starts a new query (a restarted job) from the same
+checkpoint. The pipeline is a keyed tumbling window with a user ``ReduceFunction`` +
+``ProcessWindowFunction`` (from ``deploy_functions``, shipped to the Python workers), allowed
+lateness (re-firing) and the late side output; main and late outputs go to parquet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from deploy_functions import LabelWindow, SumValues  # noqa: E402
+
+from flinkwin import (  # noqa: E402
+    DataStream,
+    Duration,
+    OutputTag,
+    Time,
+    TumblingEventTimeWindows,
+    WatermarkStrategy,
+)
+from flinkwin.spark import FileSink  # noqa: E402
+
+SCHEMA = "k string, ts long, v long"
+OUTPUT = "k string, window_start long, window_end long, total long, watermark long"
+LATE = OutputTag("late")
+
+
+def ev(k: str, ts: int, v: int) -> dict[str, Any]:
+    return {"k": k, "ts": ts, "v": v}
+
+
+# Steps of micro-batches (one file each). Tumbling 10 s, out-of-orderness 2 s, lateness 5 s.
+# Spark moves the watermark at the end of a batch: each batch is judged by the one before.
+STEPS: list[list[list[dict[str, Any]]]] = [
+    [
+        [ev("a", 1000, 1), ev("b", 2000, 10), ev("a", 3000, 2), ev("c", 4000, 7)],
+        [ev("a", 12500, 4), ev("a", 9000, 3), ev("b", 8000, 5)],  # -> watermark 10.5 s
+    ],                                                               # [0, 10) fires
+    [   # restart; within lateness, [0, 10) re-fires for a and c
+        [ev("a", 7000, 100), ev("c", 500, 1000), ev("b", 18000, 1), ev("d", 19000, 2)],
+        # watermark 17 s: [0, 10) is past its lateness, these two are late (side output)
+        [ev("a", 2000, 10000), ev("b", 11000, 20), ev("d", 5000, 9)],
+    ],
+    [   # restart; watermark 38 s fires [10, 20) and [20, 30)
+        [ev("c", 25000, 3), ev("a", 13000, 30), ev("d", 40000, 1)],
+    ],
+]
+
+
+def build(df: Any) -> Any:
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_seconds(2)
+    ).with_timestamp_assigner("ts")
+    return (
+        DataStream(df)
+        .assign_timestamps_and_watermarks(strategy)
+        .key_by("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .allowed_lateness(Time.seconds(5))
+        .side_output_late_data(LATE)
+        .reduce(SumValues(), LabelWindow(), output_schema=OUTPUT)
+    )
+
+
+def write_step(source: Path, step: int) -> None:
+    """The files of one step; modification times increase so Spark reads them in order."""
+    source.mkdir(parents=True, exist_ok=True)
+    first = sum(len(s) for s in STEPS[:step])
+    for i, rows in enumerate(STEPS[step], start=first):
+        path = source / f"batch-{i:04d}.json"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        os.utime(path, (1_000_000 + 10 * i, 1_000_000 + 10 * i))
+
+
+def session(args: argparse.Namespace) -> Any:
+    from pyspark.sql import SparkSession
+
+    functions = str(HERE / "deploy_functions.py")
+    if args.remote:
+        spark = SparkSession.builder.remote(args.remote).getOrCreate()
+        spark.addArtifacts(functions, pyfile=True)
+    else:
+        builder = (
+            SparkSession.builder.master(args.master)
+            .appName("flinkwin-deploy-test")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.session.timeZone", "UTC")
+        )
+        if args.master.startswith("spark://"):
+            builder = (
+                builder.config("spark.executor.memory", "512m")
+                .config("spark.executor.cores", "1")
+                .config("spark.cores.max", "2")
+                .config("spark.driver.host", "127.0.0.1")
+                .config("spark.driver.bindAddress", "127.0.0.1")
+            )
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+        spark.sparkContext.addPyFile(functions)
+    return spark
+
+
+# Spark Connect starts the foreachBatch Python worker when the query starts and gives it a fixed
+# few seconds to connect back; on a heavily loaded machine that can pass. Nothing ran yet then.
+WORKER_START_TIMEOUT = "Timed out while waiting for the Python worker to connect back"
+
+
+def start(pipeline: Any, main_path: Path, late_path: Path, checkpoint: Path) -> Any:
+    for attempt in range(5):
+        try:
+            return pipeline.start(
+                main=FileSink(str(main_path)),
+                side_outputs={LATE: FileSink(str(late_path))},
+                checkpoint_location=str(checkpoint),
+                trigger={"availableNow": True},
+            )
+        except Exception as exc:
+            if WORKER_START_TIMEOUT not in str(exc) or attempt == 4:
+                raise
+            print(f"retrying the query's start: {WORKER_START_TIMEOUT}", file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
+def rows(spark: Any, path: Path) -> list[dict[str, Any]]:
+    """Every row a parquet sink holds (duplicates kept: a re-firing shows as a second row)."""
+    found = [r.asDict() for r in spark.read.parquet(str(path)).collect()]
+    return sorted(found, key=lambda r: json.dumps(r, sort_keys=True))
+
+
+def connect_limits(spark: Any, pipeline: Any, work: Path) -> dict[str, str]:
+    """The errors flinkwin gives for what Spark Connect lacks (see docs/deployment.md)."""
+    from flinkwin.spark import MemorySink
+    from flinkwin.spark.checkpoint import CheckpointMetadataError, CheckpointStore
+
+    found: dict[str, str] = {}
+    try:
+        query = pipeline.start(main=MemorySink("rows"), checkpoint_location=str(work / "mem-ck"),
+                               trigger={"availableNow": True})
+        query.stop()
+    except ValueError as exc:
+        found["memory_sink"] = str(exc)
+    try:
+        CheckpointStore(spark, "s3a://bucket/checkpoint").read_json("probe")
+    except CheckpointMetadataError as exc:
+        found["remote_checkpoint"] = str(exc)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--master", help="classic session's master (local[2], spark://...)")
+    where.add_argument("--remote", help="Spark Connect URL (sc://host:port)")
+    parser.add_argument("work", type=Path, help="a fresh directory for input, output, checkpoint")
+    parser.add_argument("out", type=Path, help="where to write the result JSON")
+    args = parser.parse_args()
+    spark = session(args)
+    work = args.work.resolve()
+    source, main_path, late_path = work / "in", work / "main", work / "late"
+    executors: set[str] = set()
+    limits: dict[str, str] = {}
+    for step in range(len(STEPS)):
+        write_step(source, step)
+        df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+        query = start(build(df), main_path, late_path, work / "checkpoint")
+        query.awaitTermination(600)
+        if query.isActive:
+            query.stop()
+            raise SystemExit(f"step {step}: the query did not finish within 600 s")
+        if query.exception() is not None:
+            raise SystemExit(f"step {step}: the query failed: {query.exception()}")
+    if args.master and args.master.startswith("spark://"):
+        # The driver and every executor that registered (block manager addresses).
+        tracker = spark.sparkContext._jsc.sc().statusTracker()
+        executors = {e.host() + ":" + str(e.port()) for e in tracker.getExecutorInfos()}
+    if args.remote:
+        limits = connect_limits(spark, build(spark.readStream.schema(SCHEMA).json(str(source))),
+                                work)
+    result = {
+        "connect_limits": limits,
+        "main": rows(spark, main_path),
+        "late": rows(spark, late_path),
+        "executors": sorted(executors),
+    }
+    args.out.write_text(json.dumps(result, sort_keys=True, indent=1, default=str))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
