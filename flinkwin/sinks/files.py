@@ -19,7 +19,7 @@ from typing import Any
 from pyspark.sql import DataFrame
 
 from .base import Sink, SinkContext
-from .filesystem import HadoopFileSystem
+from .filesystem import HadoopFileSystem, LocalFileSystem, file_system
 from .writer_ids import new_writer_id, writer_id
 
 #: The hidden folder inside the output path that holds the commit protocol's files.
@@ -46,7 +46,7 @@ class FileSink(Sink):
         self.format = format
         self.partition_by = partition_by
         self.options = options
-        self._fs: HadoopFileSystem | None = None
+        self._fs: HadoopFileSystem | LocalFileSystem | None = None
         self._writer = new_writer_id()
 
     def open(self, context: SinkContext) -> None:
@@ -56,11 +56,11 @@ class FileSink(Sink):
                 f"FileSink({self.path!r}): partition column(s) {missing} are not in the "
                 f"{context.label!r} output's columns {context.schema.fieldNames()}"
             )
-        self._fs = HadoopFileSystem(context.session, self.path)
+        self._fs = file_system(context.session, self.path)
         self._writer = writer_id(context)
 
     def write_batch(self, df: DataFrame, batch_id: int) -> None:
-        fs = self._fs or HadoopFileSystem(df.sparkSession, self.path)
+        fs = self._fs or file_system(df.sparkSession, self.path)
         staging = fs.path(FOLDER, self._writer, "staging", str(batch_id))
         marker = fs.path(FOLDER, self._writer, "commits", f"{batch_id}.json")
         if not fs.exists(marker):
@@ -71,7 +71,7 @@ class FileSink(Sink):
             writer = df.write.mode("error").format(self.format).options(**self.options)
             if self.partition_by:
                 writer = writer.partitionBy(*self.partition_by)
-            writer.save(str(staging.toString()))
+            writer.save(fs.uri(staging))
             files = fs.files_under(staging)
             fs.write_text(marker, json.dumps({"batch_id": batch_id, "files": files}))
         # commit done (now or by an earlier attempt): move what is still staged into place

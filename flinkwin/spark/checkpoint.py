@@ -30,7 +30,8 @@ class CheckpointMetadataError(RuntimeError):
     """flinkwin's files in the checkpoint cannot be read or written."""
 
 
-def _local_path(location: str) -> str | None:
+def local_path(location: str) -> str | None:
+    """``location`` as a local file path, or None for a URI of another file system."""
     if location.startswith("file://"):
         return location[len("file://"):]
     if location.startswith("file:"):
@@ -48,7 +49,7 @@ class CheckpointStore:
             raise CheckpointMetadataError("a checkpoint location is required")
         self.session = session
         self.location = location.rstrip("/")
-        self._local = _local_path(self.location)
+        self._local = local_path(self.location)
 
     def _path(self, name: str) -> str:
         base = self._local if self._local is not None else self.location
@@ -135,4 +136,4 @@ class CheckpointStore:
             raise OSError(f"rename of {tmp} to {path} failed")
 
 
-__all__ = ["FOLDER", "CheckpointMetadataError", "CheckpointStore"]
+__all__ = ["FOLDER", "CheckpointMetadataError", "CheckpointStore", "local_path"]
