@@ -97,6 +97,13 @@ def session(args: argparse.Namespace) -> Any:
     if args.remote:
         spark = SparkSession.builder.remote(args.remote).getOrCreate()
         spark.addArtifacts(functions, pyfile=True)
+        # flinkwin's query is a foreachBatch, and Connect's foreachBatch worker does not see
+        # addArtifacts' Python files (No module named 'deploy_functions'): the user module
+        # travels by value inside the pickled function, as a notebook's classes do.
+        import deploy_functions
+        from pyspark import cloudpickle
+
+        cloudpickle.register_pickle_by_value(deploy_functions)
     else:
         builder = (
             SparkSession.builder.master(args.master)
