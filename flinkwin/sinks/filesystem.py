@@ -12,8 +12,6 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from flinkwin.spark.checkpoint import local_path
-
 
 class FileSystemUnavailableError(RuntimeError):
     """The session gives no access to Hadoop's FileSystem (Spark Connect)."""
@@ -141,6 +139,8 @@ def file_system(session: SparkSession, root: str) -> HadoopFileSystem | LocalFil
     session without JVM access (Spark Connect); otherwise a clear error."""
     if getattr(session, "_jvm", None) is not None:
         return HadoopFileSystem(session, root)
+    from flinkwin.spark.checkpoint import local_path  # flinkwin.spark imports the sinks
+
     local = local_path(root)
     if local is None:
         raise FileSystemUnavailableError(
