@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test test-core test-cluster lint demo bench bench-quick bench-operator clean
+.PHONY: venv test test-core test-cluster lint demo docs docs-serve bench bench-quick bench-operator clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,14 @@ lint: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m flinkwin.demo
 
+# The documentation site (mkdocs.yml) into site/; `make test` builds it with --strict too
+# (tests/docs, with its runnable examples, the migration table and a headless-Chromium check).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve
+
 # The benchmark suite (issue 11): every workload against native Spark, scaling runs, plots,
 # written into docs/benchmarks.md. The full run takes about 1.5 hours on 2 cores.
 bench: $(STAMP)
@@ -49,4 +57,4 @@ bench-operator: $(STAMP)
 	$(PY) bench/bench_spark.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache

@@ -1,0 +1,43 @@
+"""MkDocs hook: the Notebooks page lists the notebooks found in ``notebooks/`` at build time.
+
+The page carries the marker ``<!-- notebooks -->``; each notebook becomes a row with its title
+(the first Markdown heading) and its path. Notebooks are not executed by the site build (the
+test suite runs them, ``tests/test_notebooks.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+MARKER = "<!-- notebooks -->"
+NOTEBOOKS = Path(__file__).resolve().parent / "notebooks"
+
+
+def notebook_title(path: Path) -> str:
+    """The notebook's first Markdown heading, or its file name."""
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    for cell in cells:
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = cell.get("source", "")
+        text = "".join(source) if isinstance(source, list) else source
+        for line in text.splitlines():
+            if line.startswith("#"):
+                return line.lstrip("#").strip()
+    return path.stem
+
+
+def notebook_table(folder: Path = NOTEBOOKS) -> str:
+    """A Markdown table of the notebooks in ``folder``, sorted by file name."""
+    rows = ["| Notebook | File |", "|---|---|"]
+    for path in sorted(folder.glob("*.ipynb")):
+        rows.append(f"| {notebook_title(path)} | `notebooks/{path.name}` |")
+    return "\n".join(rows)
+
+
+def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
+    if MARKER in markdown:
+        return markdown.replace(MARKER, notebook_table())
+    return markdown
