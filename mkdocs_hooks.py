@@ -1,4 +1,5 @@
-"""MkDocs hook: the Notebooks page lists the notebooks found in ``notebooks/`` at build time.
+"""MkDocs hooks: the Notebooks page lists the notebooks found in ``notebooks/`` at build time,
+and the API reference drops the Sphinx roles of the docstrings.
 
 The page carries the marker ``<!-- notebooks -->``; each notebook becomes a row with its title
 (the first Markdown heading) and its path. Notebooks are not executed by the site build (the
@@ -8,6 +9,7 @@ test suite runs them, ``tests/test_notebooks.py``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,15 @@ def notebook_table(folder: Path = NOTEBOOKS) -> str:
     for path in sorted(folder.glob("*.ipynb")):
         rows.append(f"| {notebook_title(path)} | `notebooks/{path.name}` |")
     return "\n".join(rows)
+
+
+# Sphinx roles in docstrings (":class:`X`") that the API reference shows as plain text
+_ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):(?=<code>)")
+
+
+def on_page_content(html: str, page: Any, **_: Any) -> str:
+    """Drop the Sphinx role prefixes mkdocstrings leaves before inline code."""
+    return _ROLE.sub("", html)
 
 
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
