@@ -1,5 +1,6 @@
 """MkDocs hooks: the Notebooks page lists the notebooks found in ``notebooks/`` at build time,
-and the API reference drops the Sphinx roles of the docstrings.
+`docs/x.md` mentions become links, and the API reference drops the Sphinx roles of the
+docstrings.
 
 The page carries the marker ``<!-- notebooks -->``; each notebook becomes a row with its title
 (the first Markdown heading) and its path. Notebooks are not executed by the site build (the
@@ -48,7 +49,26 @@ def on_page_content(html: str, page: Any, **_: Any) -> str:
     return _ROLE.sub("", html)
 
 
+# The pages name each other as `docs/page.md` (readable in the repository); on the site each such
+# mention becomes a link to the page (mkdocs then validates it).
+_DOC_MENTION = re.compile(r"`docs/([\w\-/]+\.md)`")
+DOCS = Path(__file__).resolve().parent / "docs"
+
+
+def link_doc_mentions(markdown: str, page_path: str) -> str:
+    """Turn `docs/x.md` mentions of existing pages into links relative to ``page_path``."""
+    depth = page_path.count("/")
+
+    def link(match: re.Match[str]) -> str:
+        target = match.group(1)
+        if not (DOCS / target).exists():
+            return match.group(0)
+        return f"[`docs/{target}`]({'../' * depth}{target})"
+
+    return _DOC_MENTION.sub(link, markdown)
+
+
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     if MARKER in markdown:
-        return markdown.replace(MARKER, notebook_table())
-    return markdown
+        markdown = markdown.replace(MARKER, notebook_table())
+    return link_doc_mentions(markdown, page.file.src_uri)

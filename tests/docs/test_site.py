@@ -129,3 +129,15 @@ def test_every_page_renders_without_console_errors(
     assert not failures, json.dumps(failures, indent=1)
     for shot in screenshots.values():
         assert (shots / shot).stat().st_size > 10_000, shot  # a rendered page, not a blank one
+
+
+def test_doc_mentions_become_relative_links() -> None:
+    sys.path.insert(0, str(ROOT))
+    try:
+        from mkdocs_hooks import link_doc_mentions
+    finally:
+        sys.path.remove(str(ROOT))
+    text = "see `docs/sinks.md` and `docs/no-such-page.md`"
+    assert link_doc_mentions(text, "operations.md") == (
+        "see [`docs/sinks.md`](sinks.md) and `docs/no-such-page.md`")
+    assert "(../sinks.md)" in link_doc_mentions(text, "windows/triggers.md")
