@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -69,16 +70,23 @@ class HeadlessChromium:
         self._profile = tempfile.TemporaryDirectory(prefix="flinkwin-chromium-")
         to_browser_r, self._to_browser = os.pipe()
         self._from_browser, from_browser_w = os.pipe()
-        # the browser must find the pipe on fds 3 (its input) and 4 (its output)
-        command = f'exec "$0" "$@" 3<&{to_browser_r} 4>&{from_browser_w}'
-        self._process = subprocess.Popen(
-            ["sh", "-c", command, self.binary, *CHROMIUM_FLAGS,
-             f"--user-data-dir={self._profile.name}", "--window-size=1280,900", "about:blank"],
-            pass_fds=(to_browser_r, from_browser_w),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
+        # The browser must find the pipe on fds 3 (its input) and 4 (its output); the shell
+        # (bash: dash accepts single-digit fds only) moves them there, from fds above 10 so that no
+        # redirection overwrites the other.
+        child_r, child_w = (fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+                            for fd in (to_browser_r, from_browser_w))
         os.close(to_browser_r)
         os.close(from_browser_w)
+        self._log = open(os.path.join(self._profile.name, "chromium.log"), "wb")  # noqa: SIM115
+        command = f'exec "$0" "$@" 3<&{child_r} 4>&{child_w}'
+        self._process = subprocess.Popen(
+            ["bash", "-c", command, self.binary, *CHROMIUM_FLAGS,
+             f"--user-data-dir={self._profile.name}", "--window-size=1280,900", "about:blank"],
+            pass_fds=(child_r, child_w),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
+        )
+        os.close(child_r)
+        os.close(child_w)
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -91,6 +99,7 @@ class HeadlessChromium:
             self._process.wait()
         os.close(self._to_browser)
         os.close(self._from_browser)
+        self._log.close()
         self._profile.cleanup()
 
     # ------------------------------------------------------------------ protocol
@@ -103,7 +112,11 @@ class HeadlessChromium:
             if ready:
                 chunk = os.read(self._from_browser, 1 << 20)
                 if not chunk:
-                    raise RuntimeError(f"Chromium exited (code {self._process.poll()})")
+                    self._process.wait(timeout=5)
+                    with open(self._log.name, "rb") as log:
+                        tail = log.read()[-2000:].decode(errors="replace")
+                    raise RuntimeError(
+                        f"Chromium exited (code {self._process.returncode}):\n{tail}")
                 self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(raw)  # type: ignore[no-any-return]
