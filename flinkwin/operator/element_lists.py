@@ -168,6 +168,10 @@ class ColumnarLists:
         return self.op.num_late_records_dropped
 
     @property
+    def late_output_tag(self) -> Any:
+        return self.late_tag
+
+    @property
     def num_windows_fired(self) -> int:
         return self.op.num_windows_fired
 

@@ -235,7 +235,9 @@ def test_snapshot_keeps_nullable_and_timestamp_columns() -> None:
     frame = pd.DataFrame({
         "k": ["a", "a"], "ts": [1000, 2000], "v": np.array([1, 2], dtype=np.int64),
         "extra": pd.Series([None, 7], dtype=object),
-        "at": pd.to_datetime(["2024-01-01 00:00:00.000001", "2024-01-01 00:00:01.000000"], utc=True),
+        "at": pd.to_datetime(
+            ["2024-01-01 00:00:00.000001", "2024-01-01 00:00:01.000000"], utc=True
+        ),
     })
     direct = ColumnarLists(factory(), factory)
     direct.process_batch(frame, np.array([1000, 2000], dtype=np.int64))
