@@ -2,7 +2,8 @@
 
 A keyed or non-keyed ``process``/``apply`` window function (Process(All)WindowFunction,
 (All)WindowFunction) on tumbling or sliding event-time windows with the default
-``EventTimeTrigger`` and no evictor keeps, in Flink, a ``ListState`` of the window's elements.
+``EventTimeTrigger`` and no evictor (sliding: each element in at most :data:`MAX_COPIES`
+windows) keeps, in Flink, a ``ListState`` of the window's elements.
 :class:`ColumnarLists` holds all of a key group's lists as one pandas frame: one row per
 (element, window) with the element's columns, the window's bounds and the window's
 registration number (the order the operator registers the windows' timers in), rows of a
@@ -59,6 +60,8 @@ FORMAT = "element-lists-1"
 _META_KEY = "flinkwin.lists"
 _START, _END, _SEQ = "_fw_start", "_fw_end", "_fw_seq"
 _LIST_COLUMNS = (_START, _END, _SEQ)
+#: Sliding windows store a row per (element, window): at most this many copies of an element.
+MAX_COPIES = 4
 _NO_CLEAR = (None, ProcessWindowFunction.clear, ProcessAllWindowFunction.clear)
 
 
@@ -67,8 +70,13 @@ def supports(op: WindowOperator) -> bool:
     docstring)."""
     spec = op.spec
     selector = op.key_selector
+    assigner = op.assigner
     return (
-        type(op.assigner) in (TumblingEventTimeWindows, SlidingEventTimeWindows)
+        (
+            type(assigner) is TumblingEventTimeWindows
+            or type(assigner) is SlidingEventTimeWindows
+            and assigner.size <= MAX_COPIES * assigner.slide
+        )
         and getattr(op.assigner, "window_stagger", WindowStagger.ALIGNED)
         is WindowStagger.ALIGNED
         and type(op.trigger) is EventTimeTrigger

@@ -216,6 +216,10 @@ def test_supported_configurations() -> None:
     tumbling = TumblingEventTimeWindows.of(Time.seconds(1))
     assert supports(WindowOperator(tumbling, Lists(), key_selector="k"))
     assert supports(WindowOperator(tumbling, AllLists()))
+    few = SlidingEventTimeWindows.of(Time.seconds(4), Time.seconds(1))
+    many = SlidingEventTimeWindows.of(Time.minutes(60), Time.minutes(1))
+    assert supports(WindowOperator(few, Lists(), key_selector="k"))
+    assert not supports(WindowOperator(many, Lists(), key_selector="k"))  # 60 copies
     assert not supports(WindowOperator(tumbling, Lists(), key_selector="k",
                                        trigger=CountTrigger.of(2)))
     assert not supports(WindowOperator(tumbling, lambda a, b: a, key_selector="k"))
