@@ -23,7 +23,6 @@ object-based operator. Snapshots are one Arrow IPC stream of the panes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +36,7 @@ from flinkwin.assigners.tumbling import TumblingEventTimeWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
+from flinkwin.operator.frames import drain_frames, read_frame, write_frame
 from flinkwin.record import record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 #: The ``flinkwin.format`` of a columnar snapshot.
 FORMAT = "columnar-1"
+_META_KEY = "flinkwin.columnar"
 _START, _END, _SEQ, _FIRED = "_fw_start", "_fw_end", "_fw_seq", "_fw_fired"
 _PANE_COLUMNS = (_START, _END, _SEQ, _FIRED)
 _UFUNCS = {"sum": np.add, "min": np.minimum, "max": np.maximum}
@@ -272,11 +273,11 @@ class ColumnarAggregation:
     # ---------------------------------------------------------------- output
     def drain_main(self) -> pd.DataFrame | None:
         """The fired panes' rows (input columns, aggregate in place) since the last call."""
-        return self._drain(self._main, drop=_PANE_COLUMNS)
+        return drain_frames(self._main, drop=_PANE_COLUMNS)
 
     def drain_main_timed(self) -> tuple[pd.DataFrame | None, np.ndarray]:
         """``drain_main`` and each row's timestamp: its window's ``max_timestamp()``."""
-        frame = self._drain(self._main, drop=(_START, _SEQ, _FIRED))
+        frame = drain_frames(self._main, drop=(_START, _SEQ, _FIRED))
         if frame is None:
             return None, np.empty(0, dtype=np.int64)
         timestamps = frame.pop(_END).to_numpy(dtype=np.int64) - 1
@@ -284,15 +285,7 @@ class ColumnarAggregation:
 
     def drain_late(self) -> pd.DataFrame | None:
         """The late elements sent to the late-data side output since the last call."""
-        return self._drain(self._late, drop=())
-
-    @staticmethod
-    def _drain(parts: list[pd.DataFrame], drop: tuple[str, ...]) -> pd.DataFrame | None:
-        if not parts:
-            return None
-        frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-        parts.clear()
-        return frame.drop(columns=list(drop)).reset_index(drop=True)
+        return drain_frames(self._late, drop=())
 
     # ------------------------------------------------------- object-based operator
     def to_operator(self) -> WindowOperator:
@@ -402,38 +395,20 @@ class ColumnarAggregation:
     # ------------------------------------------------------------- snapshots
     def snapshot(self) -> bytes:
         """The panes and clocks as one Arrow IPC stream."""
-        panes = self.panes if self.panes is not None else pd.DataFrame()
-        table = pa.Table.from_pandas(panes, preserve_index=False)
         meta = {
             "watermark": self.current_watermark,
             "processing_time": self.current_processing_time,
             "dropped": self.num_late_records_dropped,
             "next_seq": self.next_seq,
         }
-        table = table.replace_schema_metadata(
-            {"flinkwin.format": FORMAT, "flinkwin.columnar": json.dumps(meta)}
-        )
-        sink = pa.BufferOutputStream()
-        options = pa.ipc.IpcWriteOptions(compression="lz4")
-        with pa.ipc.new_stream(sink, table.schema, options=options) as stream:
-            stream.write_table(table)
-        return sink.getvalue().to_pybytes()
+        return write_frame(self.panes, FORMAT, _META_KEY, meta)
 
     def restore(self, data: bytes) -> None:
-        reader = pa.ipc.open_stream(pa.py_buffer(data))
-        metadata = reader.schema.metadata or {}
-        if metadata.get(b"flinkwin.format") != FORMAT.encode():
-            raise ValueError("not a columnar flinkwin snapshot")
-        meta = json.loads(metadata[b"flinkwin.columnar"])
-        table = reader.read_all().replace_schema_metadata(None)
+        self.panes, meta = read_frame(data, FORMAT, _META_KEY, "columnar")
         self.current_watermark = meta["watermark"]
         self.current_processing_time = meta["processing_time"]
         self.num_late_records_dropped = meta["dropped"]
         self.next_seq = meta["next_seq"]
-        self.panes = (
-            table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
-            if table.num_columns else None
-        )
 
 
 def _codes(columns: list[np.ndarray]) -> np.ndarray:

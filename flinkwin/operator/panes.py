@@ -28,14 +28,12 @@ continues with :meth:`PaneAggregation.to_operator`. Snapshots are one Arrow IPC 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from flinkwin.assigners.sliding import SlidingEventTimeWindows
 from flinkwin.assigners.stagger import WindowStagger
@@ -43,6 +41,7 @@ from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.columnar import _codes, assign_event_windows
+from flinkwin.operator.frames import drain_frames, read_frame, write_frame
 from flinkwin.record import record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
@@ -53,6 +52,7 @@ if TYPE_CHECKING:
 
 #: The ``flinkwin.format`` of a pane snapshot.
 FORMAT = "panes-1"
+_META_KEY = "flinkwin.panes"
 _PANE, _FIRST = "_fw_pane", "_fw_first"
 _PANE_COLUMNS = (_PANE, _FIRST)
 _UFUNCS = {"sum": np.add, "min": np.minimum, "max": np.maximum}
@@ -357,11 +357,11 @@ class PaneAggregation:
             else np.empty(0, dtype=np.int64)
         )
         self._main_ts.clear()
-        return _drain(self._main), stamps
+        return drain_frames(self._main), stamps
 
     def drain_late(self) -> pd.DataFrame | None:
         """The late elements sent to the late-data side output since the last call."""
-        return _drain(self._late)
+        return drain_frames(self._late)
 
     # ------------------------------------------------------- object-based operator
     def to_operator(self) -> WindowOperator:
@@ -404,38 +404,20 @@ class PaneAggregation:
     # ------------------------------------------------------------- snapshots
     def snapshot(self) -> bytes:
         """The panes and clocks as one Arrow IPC stream."""
-        panes = self.panes if self.panes is not None else pd.DataFrame()
-        table = pa.Table.from_pandas(panes, preserve_index=False)
         meta = {
             "watermark": self.current_watermark,
             "processing_time": self.current_processing_time,
             "dropped": self.num_late_records_dropped,
             "next_seq": self.next_seq,
         }
-        table = table.replace_schema_metadata(
-            {"flinkwin.format": FORMAT, "flinkwin.panes": json.dumps(meta)}
-        )
-        sink = pa.BufferOutputStream()
-        options = pa.ipc.IpcWriteOptions(compression="lz4")
-        with pa.ipc.new_stream(sink, table.schema, options=options) as stream:
-            stream.write_table(table)
-        return sink.getvalue().to_pybytes()
+        return write_frame(self.panes, FORMAT, _META_KEY, meta)
 
     def restore(self, data: bytes) -> None:
-        reader = pa.ipc.open_stream(pa.py_buffer(data))
-        metadata = reader.schema.metadata or {}
-        if metadata.get(b"flinkwin.format") != FORMAT.encode():
-            raise ValueError("not a pane flinkwin snapshot")
-        meta = json.loads(metadata[b"flinkwin.panes"])
-        table = reader.read_all().replace_schema_metadata(None)
+        self.panes, meta = read_frame(data, FORMAT, _META_KEY, "pane")
         self.current_watermark = meta["watermark"]
         self.current_processing_time = meta["processing_time"]
         self.num_late_records_dropped = meta["dropped"]
         self.next_seq = meta["next_seq"]
-        self.panes = (
-            table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
-            if table.num_columns else None
-        )
 
 
 class _Sliding:
@@ -577,14 +559,6 @@ def _range_argmin(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarra
             a, b = table[lo[sel]], table[hi[sel] - (1 << j)]
             out[sel] = np.where(keys[a] <= keys[b], a, b)
     return out
-
-
-def _drain(parts: list[pd.DataFrame]) -> pd.DataFrame | None:
-    if not parts:
-        return None
-    frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-    parts.clear()
-    return frame.reset_index(drop=True)
 
 
 __all__ = ["FORMAT", "PaneAggregation", "supports"]

@@ -424,22 +424,29 @@ def _segment_reduce(
 
 
 def can_fire_in_bulk(op: WindowOperator) -> bool:
-    """True if event-time timers can fire a timestamp at a time: ``EventTimeTrigger`` (maybe
-    purging) on non-merging event-time windows without an evictor, whose timers register no
-    new timers and touch only their own window."""
+    """True if event-time timers can fire a timestamp at a time: ``EventTimeTrigger`` or
+    ``ContinuousEventTimeTrigger`` (maybe purging) on non-merging event-time windows without an
+    evictor, whose timers touch only their own window (a continuous trigger's timer registers
+    the window's next firing, later than itself)."""
     return (
         op.is_event_time
         and not op.is_merging
         and op.evictor is None
-        and type(base_trigger(op.trigger)) is EventTimeTrigger
+        and type(base_trigger(op.trigger)) in (EventTimeTrigger, ContinuousEventTimeTrigger)
     )
 
 
 def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
     """Fire every event-time timer <= ``watermark`` exactly as the per-timer path does for
-    ``EventTimeTrigger``: FIRE at ``max_timestamp`` (emitting non-empty contents, purging under
-    ``PurgingTrigger``), clear all state at the cleanup time."""
+    these triggers: FIRE at ``max_timestamp`` and, for ``ContinuousEventTimeTrigger``, at the
+    window's pending fire time (registering the next one, ``min(time + interval,
+    max_timestamp)``), emitting non-empty contents (purging under ``PurgingTrigger``); clear
+    all state at the cleanup time."""
     purging = type(op.trigger) is PurgingTrigger
+    trigger = base_trigger(op.trigger)
+    continuous = type(trigger) is ContinuousEventTimeTrigger
+    # the trigger's fire-time table (absent: no fire time pending)
+    fire_times = op.partitioned_state.tables.get(trigger.state_desc.name, {}) if continuous else {}
     lateness = op.allowed_lateness
     contents = op.window_contents
     spec = op.spec
@@ -452,7 +459,17 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
         for slot in slots:
             key, window = slot
             max_ts = window.max_timestamp()
-            if ts == max_ts:
+            fire = ts == max_ts
+            if not fire and fire_times.get(slot) == ts:
+                del fire_times[slot]
+                try:
+                    after = next_fire_time(ts, trigger.interval, max_ts, op.overflow)
+                except Exception as exc:  # as the per-timer path reports a trigger's error
+                    raise user_function_error(exc, key, window) from exc
+                fire_times[slot] = after
+                timers.register(after, key, window)
+                fire = True
+            if fire:
                 value = contents.get(slot)
                 if value is not None:
                     if simple and type(value) is not tuple:
@@ -465,7 +482,12 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
             cleanup = max_ts + lateness
             if ts == (cleanup if cleanup <= MAX_LONG else MAX_LONG):
                 contents.pop(slot, None)
-                timers.delete(max_ts, key, window)
+                if continuous:
+                    pending = fire_times.pop(slot, None)
+                    if pending is not None:
+                        timers.delete(pending, key, window)
+                else:
+                    timers.delete(max_ts, key, window)
                 if has_clear:
                     try:
                         op._clear_all_state(key, window, slot, None)

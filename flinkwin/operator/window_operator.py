@@ -531,6 +531,20 @@ class WindowOperator:
         except Exception as exc:
             raise user_function_error(exc, key, window) from exc
 
+    def fire_elements(self, key: Any, window: Any, elements: Sequence[Any]) -> None:
+        """FIRE a window of list state whose elements are ``elements`` (handed to the window
+        function as they are): what a timer's FIRE does with the window's contents."""
+        self.current_key = key
+        self.num_windows_fired += 1
+        try:
+            self.emit_window_values(key, window, elements)
+        except LongOverflowError as exc:
+            raise located(exc, key, window) from None
+        except OPERATOR_ERRORS:
+            raise
+        except Exception as exc:
+            raise user_function_error(exc, key, window) from exc
+
     def _emit_evicting(
         self, key: Any, window: Any, slot: tuple[Any, Any], contents: list[tuple[Any, int]]
     ) -> None:
@@ -557,7 +571,7 @@ class WindowOperator:
         else:
             self.window_contents.pop(slot, None)
 
-    def emit_window_values(self, key: Any, window: Any, values: list[Any]) -> None:
+    def emit_window_values(self, key: Any, window: Any, values: Sequence[Any]) -> None:
         """Run the full-window function (if any) over ``values`` and emit its outputs with
         timestamp ``window.max_timestamp()``."""
         spec = self.spec

@@ -57,8 +57,8 @@ from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWi
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.longs import ERROR, WRAP
-from flinkwin.operator.columnar import supports as columnar_supported
-from flinkwin.operator.panes import supports as panes_supported
+from flinkwin.operator.states import DESCRIPTIONS as STATE_DESCRIPTIONS
+from flinkwin.operator.states import state_kind
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.timestamps import TimestampAssigner
@@ -592,8 +592,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     frame_state = streaming and not pipeline.with_window and all(
         isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields
     )
-    runtime.panes = frame_state and panes_supported(template)
-    runtime.columnar = frame_state and not runtime.panes and columnar_supported(template)
+    runtime.state_kind = state_kind(template, frame_state)
 
     grouped = staged.groupBy(_KG)
     if streaming:
@@ -610,13 +609,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     summary = _summary(pipeline, domain, streaming, side_tags, mode)
     if streaming:
         summary["metrics"] = f"query.lastProgress['observedMetrics'][{metrics_name!r}]"
-    if runtime.columnar:
-        summary["window state"] += " (columnar panes: one pandas frame per key group)"
-    if runtime.panes:
-        summary["window state"] += (
-            " (panes of gcd(size, slide) per key, combined when a window fires: one pandas"
-            " frame per key group)"
-        )
+    summary["window state"] += STATE_DESCRIPTIONS[runtime.state_kind]
     if event_time is not None:
         summary["event time"] = _describe_event_time(event_time)
     summary["long overflow"] = (

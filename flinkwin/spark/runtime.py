@@ -5,12 +5,11 @@ once per key group (hash of the key modulo ``key_groups``) that has rows in the 
 once per key group whose timeout is due. Each call:
 
 1. restores the group's state from the ``GroupState`` bytes (checking the recorded number of key
-   groups): a :class:`~flinkwin.operator.WindowOperator`, or for built-in aggregations the
-   equivalent :class:`~flinkwin.operator.columnar.ColumnarAggregation`, which hands over to a
-   ``WindowOperator`` for a batch that would fire a window on arrival (and takes the state back
-   after it), or for aligned sliding windows :class:`~flinkwin.operator.panes.PaneAggregation`
-   (panes of ``gcd(size, slide)``; it hands over only a batch it cannot take, e.g. a
-   non-integral column, and the group stays object-based until it holds nothing);
+   groups) in the form it was written in: a :class:`~flinkwin.operator.WindowOperator` or one of
+   its columnar equivalents (built-in aggregations, panes of aligned sliding windows, element
+   lists of full-window functions; see :mod:`flinkwin.operator.states`), which hands a batch it
+   cannot take (e.g. one that fires a window on arrival) over to the operator, and takes the
+   state back after it where the state's shape allows;
 2. advances it to Spark's current watermark if that is greater than the watermark the group has
    seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
@@ -58,11 +57,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.internal import iterate_outputs, resolve_window_function
-from flinkwin.operator import WindowOperator
-from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
-from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format
-from flinkwin.operator.panes import FORMAT as PANES_FORMAT
-from flinkwin.operator.panes import PaneAggregation
+from flinkwin.operator import WindowOperator, states
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.window_operator import open_function
 from flinkwin.output_tag import OutputTag
@@ -95,8 +90,6 @@ METRIC_COLUMNS = tuple(f"_fw_x_{name}" for name in METRICS)
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
-#: Key-group states that hold frames instead of records (outputs drained as frames).
-_FRAME_STATES = (ColumnarAggregation, PaneAggregation)
 
 
 class KeyGroupMismatchError(RuntimeError):
@@ -303,8 +296,8 @@ class KeyGroupRuntime:
     null_timestamp_tag: OutputTag | None = None
     #: Static input in STREAMING mode: the column with the DataFrame's row order.
     sequence_column: str | None = None
-    columnar: bool = False
-    panes: bool = False
+    #: The key groups' state kind (see flinkwin.operator.states).
+    state_kind: str = states.OBJECT
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
@@ -408,7 +401,7 @@ class KeyGroupRuntime:
         output of the stage reads are discarded here (and counted)."""
         groups: list[tuple[int, list[pa.Array]]] = []
         late_sent = discarded = 0
-        if isinstance(op, _FRAME_STATES):
+        if states.frame_outputs(op):
             frame, stamps = op.drain_main_timed()
             count, main_arrays = _frame_group(self.main_encoder, frame)
             groups.append((count, [*main_arrays, pa.array(stamps, pa.int64())]))
@@ -494,23 +487,23 @@ class KeyGroupRuntime:
                 )
             op = _CACHE.take(self.stage_id, group, version)
             if op is None:
-                op = self._restore(bytes(snapshot), group)
+                op = states.restore_state(bytes(snapshot), self._factory(group))
             bytes_before = len(snapshot)
         else:
             _CACHE.take(self.stage_id, group, None)
             bytes_before = 0
+        factory = self._factory(group)
         if op is None:
-            op = self._new_operator(group)
+            op = states.new_state(self.state_kind, factory)
         keys_before, windows_before = op.state_size()
 
         rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
-        if isinstance(op, _FRAME_STATES) and rows is not None:
+        if rows is not None:
             watermark = op.current_watermark
             if spark_watermark > 0:
                 watermark = max(watermark, spark_watermark)
-            if not op.accepts(*rows, watermark):
-                op = op.to_operator()
+            op = states.prepare(op, *rows, watermark)
         dropped, fired = op.num_late_records_dropped, op.num_windows_fired
         if spark_watermark > 0:
             op.advance_watermark(spark_watermark)
@@ -531,13 +524,11 @@ class KeyGroupRuntime:
             "keyGroupCalls": 1,
         }
         out = self._output_frame(op, nulls, counts)
-        if self.columnar and isinstance(op, WindowOperator):
-            # back to columnar panes after a batch that fired windows on arrival
-            names = self.input_schema.fieldNames()
-            op = ColumnarAggregation.from_operator(op, self.operator.build, names) or op
+        # back to the columnar form after a batch handed over to the operator
+        op = states.settle(op, self.state_kind, factory, self.input_schema.fieldNames())
 
         bytes_after = 0
-        if _holds_nothing(op):
+        if states.holds_nothing(op):
             state.remove()
         else:
             version = uuid.uuid4().hex
@@ -561,8 +552,8 @@ class KeyGroupRuntime:
         """Fail on a pending timer of a time domain this stage cannot wake keys for (a user
         trigger's timers are assumed to be in the assigner's domain when the stage is built):
         such a timer would fire late or never, silently."""
-        if isinstance(op, _FRAME_STATES):
-            return
+        if not isinstance(op, WindowOperator):
+            return  # columnar states have event-time timers only
         domains = (
             (EVENT_TIME, op.event_timers, "registerEventTimeTimer"),
             (PROCESSING_TIME, op.processing_timers, "registerProcessingTimeTimer"),
@@ -586,26 +577,10 @@ class KeyGroupRuntime:
                 "static DataFrame, where both domains work"
             )
 
-    def _new_operator(self, group: int) -> Any:
-        """A fresh key-group state: columnar when the configuration allows it."""
-        if self.panes:
-            return PaneAggregation(self.operator.build(), self.operator.build)
-        if self.columnar:
-            return ColumnarAggregation(self.operator.build(), self.operator.build)
-        return self.operator.build(self._subtask(group))
-
-    def _restore(self, snapshot: bytes, group: int) -> Any:
-        if snapshot_format(snapshot) == PANES_FORMAT:
-            panes = PaneAggregation(self.operator.build(), self.operator.build)
-            panes.restore(snapshot)
-            return panes
-        if snapshot_format(snapshot) == COLUMNAR_FORMAT:
-            columnar = ColumnarAggregation(self.operator.build(), self.operator.build)
-            columnar.restore(snapshot)
-            return columnar
-        op = self.operator.build(self._subtask(group))
-        op.restore(snapshot)
-        return op
+    def _factory(self, group: int) -> states.Factory:
+        """Builds the operator of the key group labelled ``group``."""
+        subtask = self._subtask(group)
+        return lambda: self.operator.build(subtask)
 
     def _set_timeout(self, op: Any, state: Any, watermark: int, now: int) -> None:
         if self.timer_domain == EVENT_TIME:
@@ -706,21 +681,6 @@ def _frame_group(encoder: RowEncoder, frame: pd.DataFrame | None) -> tuple[int, 
     if frame is None:
         return 0, encoder.arrays([])
     return len(frame), encoder.frame_arrays(frame)
-
-
-def _holds_nothing(op: Any) -> bool:
-    """True when the operator keeps no state worth a snapshot (its clocks come back from
-    Spark on the next call)."""
-    if isinstance(op, _FRAME_STATES):
-        return op.holds_nothing()
-    return not (
-        op.window_contents
-        or op.partitioned_state.num_entries()
-        or op.function_state.num_entries()
-        or op.merging_state
-        or len(op.event_timers)
-        or len(op.processing_timers)
-    )
 
 
 #: Epoch milliseconds that convert to microseconds (Spark's timestamps) without overflow.

@@ -19,6 +19,7 @@ from flinkwin import (
     Time,
     TumblingEventTimeWindows,
 )
+from flinkwin.datastream import DataStream
 from flinkwin.functions.builtin import sum_of
 from flinkwin.testing import WindowOperatorHarness
 
@@ -322,6 +323,47 @@ def test_sliding_builtin_sum_runs_on_panes_with_lateness(spark: Any, tmp_path: P
     assert a_outputs[-2:] == [ev("a", 1000, 13), ev("a", 1000, 33)]  # [0, 10 s) re-fired
     harness = WindowOperatorHarness(
         assigner, sum_of("v"), key_field="k", allowed_lateness=Time.seconds(8),
+        late_output_tag=LATE,
+    )
+    assert_matches_harness(
+        run, LATE_SUM_BATCHES, harness, ts="ts", delay_ms=0, side_tags=[LATE]
+    )
+
+
+class ElementList(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield {"k": key, "start": context.window().start,
+               "vs": ",".join(str(e["v"]) for e in elements)}
+
+
+def test_process_function_on_columnar_element_lists_with_lateness(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Tumbling ProcessWindowFunction: the key groups keep columnar element lists; late
+    elements within the lateness re-fire the window with all its elements, in arrival order."""
+    write_batches(tmp_path / "in", LATE_SUM_BATCHES)
+    assigner = TumblingEventTimeWindows.of(Time.seconds(10))
+
+    def pipeline(s: Any) -> Any:
+        return (
+            s.assignTimestampsAndWatermarks(watermark(0))
+            .keyBy("k")
+            .window(assigner)
+            .allowedLateness(Time.seconds(8))
+            .sideOutputLateData(LATE)
+            .process(ElementList(), output_schema="k string, start bigint, vs string")
+        )
+
+    source = DataStream(spark.readStream.schema(SCHEMA).json(str(tmp_path / "in")))
+    summary = pipeline(source)._stage([LATE]).summary["window state"]
+    assert "columnar element lists" in summary
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA, pipeline, side_tags=[LATE]
+    )
+    a_outputs = [r["vs"] for r in run.main[2] if r["k"] == "a"]
+    assert a_outputs == ["1,2", "1,2,10", "1,2,10,20"]
+    harness = WindowOperatorHarness(
+        assigner, ElementList(), key_field="k", allowed_lateness=Time.seconds(8),
         late_output_tag=LATE,
     )
     assert_matches_harness(

@@ -1,0 +1,140 @@
+"""A key group's window state, whichever form it takes, behind one set of functions.
+
+The runtime keeps per key group either the object-based
+:class:`~flinkwin.operator.WindowOperator` or one of its columnar equivalents:
+
+================  ===================================================  =====================
+kind              state                                                 for
+================  ===================================================  =====================
+``"columnar"``    :class:`~flinkwin.operator.columnar.ColumnarAggregation`   built-in aggregations
+``"panes"``       :class:`~flinkwin.operator.panes.PaneAggregation`          aligned sliding windows
+``"lists"``       :class:`~flinkwin.operator.element_lists.ColumnarLists`    full-window functions
+``"object"``      :class:`~flinkwin.operator.WindowOperator`                 everything
+================  ===================================================  =====================
+
+All of them process a batch (``process_batch``), advance the watermark and processing time,
+expose their outputs (frames for the aggregations, :meth:`frame_outputs`; values otherwise),
+report timers and sizes, and snapshot. A columnar state hands a batch it cannot take over to the
+equivalent operator (:func:`prepare`) and takes the state back after it (:func:`settle`); a
+snapshot is restored into the form it was written in (:func:`restore_state`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
+from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format
+from flinkwin.operator.columnar import supports as columnar_supports
+from flinkwin.operator.element_lists import FORMAT as LISTS_FORMAT
+from flinkwin.operator.element_lists import ColumnarLists
+from flinkwin.operator.element_lists import supports as lists_supports
+from flinkwin.operator.panes import FORMAT as PANES_FORMAT
+from flinkwin.operator.panes import PaneAggregation
+from flinkwin.operator.panes import supports as panes_supports
+from flinkwin.operator.window_operator import WindowOperator
+
+OBJECT, COLUMNAR, PANES, LISTS = "object", "columnar", "panes", "lists"
+_CLASSES: dict[str, Any] = {
+    COLUMNAR: ColumnarAggregation, PANES: PaneAggregation, LISTS: ColumnarLists,
+}
+_KINDS = {COLUMNAR_FORMAT: COLUMNAR, PANES_FORMAT: PANES, LISTS_FORMAT: LISTS}
+#: What ``explain()`` adds to the window-state line per kind.
+DESCRIPTIONS = {
+    OBJECT: "",
+    COLUMNAR: " (columnar panes: one pandas frame per key group)",
+    PANES: (
+        " (panes of gcd(size, slide) per key, combined when a window fires: one pandas frame "
+        "per key group)"
+    ),
+    LISTS: " (columnar element lists: one pandas frame per key group, elements built lazily "
+    "when a window fires)",
+}
+
+Factory = Callable[[], WindowOperator]
+
+
+def state_kind(template: WindowOperator, columnar_input: bool) -> str:
+    """The state kind for ``template``'s configuration; ``columnar_input`` says whether the
+    input's columns survive a columnar (Arrow) snapshot unchanged."""
+    if columnar_input:
+        for kind, supported in (
+            (PANES, panes_supports), (COLUMNAR, columnar_supports), (LISTS, lists_supports)
+        ):
+            if supported(template):
+                return kind
+    return OBJECT
+
+
+def new_state(kind: str, factory: Factory) -> Any:
+    """An empty state of ``kind``."""
+    if kind == OBJECT:
+        return factory()
+    return _CLASSES[kind](factory(), factory)
+
+
+def restore_state(snapshot: bytes, factory: Factory) -> Any:
+    """The state a snapshot was taken of, in the form it was written in."""
+    kind = _KINDS.get(snapshot_format(snapshot), OBJECT)
+    state = new_state(kind, factory)
+    state.restore(snapshot)
+    return state
+
+
+def prepare(state: Any, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> Any:
+    """The state to process this batch with under ``watermark``: ``state``, or its operator
+    equivalent when it cannot take the batch."""
+    if isinstance(state, WindowOperator) or state.accepts(frame, timestamps, watermark):
+        return state
+    return state.to_operator()
+
+
+def settle(state: Any, kind: str, factory: Factory, columns: list[str]) -> Any:
+    """The state to keep after a call whose outputs were drained: an operator back in its
+    columnar form where ``kind`` allows it and its state has that shape; element lists whose
+    window function left keyed state behind as an operator."""
+    if isinstance(state, ColumnarLists) and state.holds_function_state():
+        return state.to_operator()
+    if isinstance(state, WindowOperator) and kind in (COLUMNAR, LISTS):
+        return _CLASSES[kind].from_operator(state, factory, columns) or state
+    return state
+
+
+def frame_outputs(state: Any) -> bool:
+    """True if the state's outputs are frames (``drain_main_timed``, ``drain_late``)."""
+    return isinstance(state, (ColumnarAggregation, PaneAggregation))
+
+
+def holds_nothing(state: Any) -> bool:
+    """True when the state keeps nothing worth a snapshot (its clocks come back from Spark on
+    the next call)."""
+    if not isinstance(state, WindowOperator):
+        return bool(state.holds_nothing())
+    return not (
+        state.window_contents
+        or state.partitioned_state.num_entries()
+        or state.function_state.num_entries()
+        or state.merging_state
+        or len(state.event_timers)
+        or len(state.processing_timers)
+    )
+
+
+__all__ = [
+    "COLUMNAR",
+    "DESCRIPTIONS",
+    "LISTS",
+    "OBJECT",
+    "PANES",
+    "frame_outputs",
+    "holds_nothing",
+    "new_state",
+    "prepare",
+    "restore_state",
+    "settle",
+    "state_kind",
+]

@@ -1,0 +1,258 @@
+"""Columnar element lists for full-window functions do exactly what the WindowOperator does.
+
+Random scripts of batches (few keys, out-of-order and late timestamps) and watermark advances
+run through :class:`ColumnarLists` (handing over to its ``to_operator()`` equivalent when a
+batch fires a window on arrival, and back with ``from_operator()``) and through a plain
+:class:`WindowOperator`; every batch's main output (the window function sees its elements in
+arrival order), late output, next timer and dropped count must agree, and so must the state
+after a snapshot/restore at any point.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flinkwin import (
+    AllWindowFunction,
+    CountTrigger,
+    OutputTag,
+    ProcessAllWindowFunction,
+    ProcessWindowFunction,
+    SlidingEventTimeWindows,
+    Time,
+    TumblingEventTimeWindows,
+    Types,
+    ValueStateDescriptor,
+    WindowFunction,
+)
+from flinkwin.operator import WindowOperator
+from flinkwin.operator.element_lists import ColumnarLists, WindowElements, supports
+from flinkwin.operator.frames import read_frame
+
+LATE = OutputTag("late")
+SIDE = OutputTag("sizes")
+_COUNT = ValueStateDescriptor("count", Types.LONG())
+
+
+class Lists(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        window = context.window()
+        values = [tuple(e) for e in elements]
+        context.output(SIDE, len(elements))
+        yield (key, window.start, window.end, context.current_watermark(), values)
+
+
+class AllLists(ProcessAllWindowFunction):
+    def process(self, context: Any, elements: Any) -> Any:
+        yield (context.window().start, [tuple(e) for e in elements])
+
+
+class ApplyLists(WindowFunction):
+    def apply(self, key: Any, window: Any, inputs: Any) -> Any:
+        return [(key, window.start, [e["v"] for e in inputs], inputs[0]["ts"])]
+
+
+class AllApply(AllWindowFunction):
+    def apply(self, window: Any, inputs: Any) -> Any:
+        yield (window.end, sum(e["v"] for e in inputs), len(inputs))
+
+
+FUNCTIONS = {"process": Lists, "process_all": AllLists, "apply": ApplyLists, "apply_all": AllApply}
+
+
+def make_operator(assigner: Any, kind: str, lateness: int, late: bool) -> WindowOperator:
+    keyed = kind in ("process", "apply")
+    return WindowOperator(
+        assigner, FUNCTIONS[kind](), key_selector="k" if keyed else None,
+        allowed_lateness=lateness, late_output_tag=LATE if late else None,
+    )
+
+
+def timer_view(op: WindowOperator) -> list[tuple[int, frozenset[Any], list[Any]]]:
+    """Timers per timestamp; the order that decides output order is that of the windows'
+    ``max_timestamp`` timers (cleanup timers emit nothing)."""
+    return [
+        (ts, frozenset(slots), [slot for slot in slots if slot[1].max_timestamp() == ts])
+        for ts, slots in op.event_timers.buckets()
+    ]
+
+
+def plain(outputs: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
+    return [(tuple(v) if isinstance(v, tuple) else v, ts) for v, ts in outputs]
+
+
+batches_strategy = st.lists(
+    st.tuples(
+        st.lists(
+            st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 60), st.integers(-5, 9)),
+            max_size=12,
+        ),
+        st.integers(0, 25),  # watermark step after the batch
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    batches=batches_strategy,
+    assigner=st.sampled_from([
+        TumblingEventTimeWindows.of(Time.milliseconds(10)),
+        TumblingEventTimeWindows.of(Time.milliseconds(10), Time.milliseconds(3)),
+        SlidingEventTimeWindows.of(Time.milliseconds(10), Time.milliseconds(4)),
+    ]),
+    kind=st.sampled_from(sorted(FUNCTIONS)),
+    lateness=st.sampled_from([0, 7]),
+    late=st.booleans(),
+    cut=st.integers(0, 8),
+    back=st.booleans(),
+)
+def test_columnar_lists_match_the_window_operator(
+    batches: list[Any], assigner: Any, kind: str, lateness: int, late: bool, cut: int,
+    back: bool,
+) -> None:
+    def factory() -> WindowOperator:
+        return make_operator(assigner, kind, lateness, late)
+
+    reference = factory()
+    state: Any = ColumnarLists(factory(), factory)
+    watermark = 0
+    for i, (elements, step) in enumerate(batches):
+        if i == cut and isinstance(state, ColumnarLists):
+            restored = ColumnarLists(factory(), factory)
+            restored.restore(state.snapshot())
+            state = restored
+        frame = pd.DataFrame(
+            {"k": [k for k, _, _ in elements], "ts": [t for _, t, _ in elements],
+             "v": np.array([v for _, _, v in elements], dtype=np.int64)}
+        )
+        order = np.argsort(frame["ts"].to_numpy(), kind="stable")
+        frame = frame.iloc[order].reset_index(drop=True)
+        ts = frame["ts"].to_numpy(dtype=np.int64)
+        if isinstance(state, ColumnarLists) and not state.accepts(frame, ts, watermark):
+            state = state.to_operator()
+        state.process_batch(frame, ts)
+        reference.process_batch(frame, ts)
+        watermark += step
+        state.advance_watermark(watermark)
+        reference.advance_watermark(watermark)
+
+        assert plain(state.drain_output()) == plain(reference.drain_output()), f"main, batch {i}"
+        assert state.drain_side_outputs() == reference.drain_side_outputs(), f"side, batch {i}"
+        if back and isinstance(state, WindowOperator):
+            state = ColumnarLists.from_operator(state, factory, ["k", "ts", "v"])
+            assert state is not None
+        assert state.next_event_time_timer() == reference.next_event_time_timer()
+        assert state.num_late_records_dropped == reference.num_late_records_dropped
+    if isinstance(state, ColumnarLists):
+        state = state.to_operator()
+    assert state.window_contents == reference.window_contents
+    assert timer_view(state) == timer_view(reference)
+
+
+def test_elements_are_built_lazily_in_arrival_order() -> None:
+    seen: list[Any] = []
+
+    class Keep(ProcessWindowFunction):
+        def process(self, key: Any, context: Any, elements: Any) -> Any:
+            seen.append(elements)
+            return [len(elements)]
+
+    def factory() -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)), Keep(),
+                              key_selector="k")
+
+    state = ColumnarLists(factory(), factory)
+    frame = pd.DataFrame({"k": ["a", "b", "a", "a"], "ts": [5, 1, 3, 9], "v": [1, 2, 3, 4]})
+    state.process_batch(frame, frame["ts"].to_numpy())
+    state.advance_watermark(100)
+    assert [v for v, _ in state.drain_output()] == [3, 1]
+    first, second = seen
+    assert isinstance(first, WindowElements)
+    assert first._source.records is None  # nothing built: len() only
+    assert [e["v"] for e in first] == [1, 3, 4]  # arrival order, not timestamp order
+    assert first[-1]["ts"] == 9 and first[1:] == [("a", 3, 3), ("a", 9, 4)]
+    assert list(second) == [("b", 1, 2)] and type(second[0]).__fields__ == ("k", "ts", "v")
+    assert pickle.loads(pickle.dumps(first)) == list(first)
+    with pytest.raises(IndexError):
+        first[3]
+    assert state.holds_nothing()
+
+
+def test_function_state_hands_over_to_the_operator() -> None:
+    class Counting(ProcessWindowFunction):
+        def process(self, key: Any, context: Any, elements: Any) -> Any:
+            count = context.global_state().get_state(_COUNT)
+            count.update((count.value() or 0) + 1)
+            yield (key, count.value())
+
+    def factory() -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)), Counting(),
+                              key_selector="k")
+
+    state = ColumnarLists(factory(), factory)
+    frame = pd.DataFrame({"k": ["a"], "ts": [1], "v": [1]})
+    state.process_batch(frame, np.array([1]))
+    state.advance_watermark(50)
+    assert [v for v, _ in state.drain_output()] == [("a", 1)]
+    assert state.holds_function_state() and not state.holds_nothing()
+    op = state.to_operator()
+    assert op.function_state.num_entries() == 1
+    assert ColumnarLists.from_operator(op, factory, ["k", "ts", "v"]) is None
+    op.process_batch(frame.assign(ts=[55]), np.array([55]))
+    op.advance_watermark(100)
+    assert [v for v, _ in op.drain_output()] == [("a", 2)]
+
+
+def test_supported_configurations() -> None:
+    tumbling = TumblingEventTimeWindows.of(Time.seconds(1))
+    assert supports(WindowOperator(tumbling, Lists(), key_selector="k"))
+    assert supports(WindowOperator(tumbling, AllLists()))
+    few = SlidingEventTimeWindows.of(Time.seconds(4), Time.seconds(1))
+    many = SlidingEventTimeWindows.of(Time.minutes(60), Time.minutes(1))
+    assert supports(WindowOperator(few, Lists(), key_selector="k"))
+    assert not supports(WindowOperator(many, Lists(), key_selector="k"))  # 60 copies
+    assert not supports(WindowOperator(tumbling, Lists(), key_selector="k",
+                                       trigger=CountTrigger.of(2)))
+    assert not supports(WindowOperator(tumbling, lambda a, b: a, key_selector="k"))
+
+    class Clearing(Lists):
+        def clear(self, context: Any) -> None:
+            pass
+
+    assert not supports(WindowOperator(tumbling, Clearing(), key_selector="k"))
+
+
+def test_snapshot_keeps_nullable_and_timestamp_columns() -> None:
+    def factory() -> WindowOperator:
+        return make_operator(TumblingEventTimeWindows.of(Time.seconds(10)), "process", 0, False)
+
+    state = ColumnarLists(factory(), factory)
+    frame = pd.DataFrame({
+        "k": ["a", "a"], "ts": [1000, 2000], "v": np.array([1, 2], dtype=np.int64),
+        "extra": pd.Series([None, 7], dtype=object),
+        "at": pd.to_datetime(
+            ["2024-01-01 00:00:00.000001", "2024-01-01 00:00:01.000000"], utc=True
+        ),
+    })
+    direct = ColumnarLists(factory(), factory)
+    direct.process_batch(frame, np.array([1000, 2000], dtype=np.int64))
+    state.process_batch(frame, np.array([1000, 2000], dtype=np.int64))
+    restored = ColumnarLists(factory(), factory)
+    restored.restore(state.snapshot())
+    rows, meta = read_frame(state.snapshot(), "element-lists-1", "flinkwin.lists", "x")
+    assert rows is not None and len(rows) == 2 and meta["next_seq"] == 1
+    for s in (direct, restored):
+        s.advance_watermark(20_000)
+    assert restored.drain_output() == direct.drain_output()
+    with pytest.raises(ValueError, match="not a element-list"):
+        restored.restore(factory().snapshot())
+
