@@ -170,7 +170,10 @@ class DataStream:
             out_schema = parse_schema(output_type, f"{kind} output_type")
             type_info = output_type if isinstance(output_type, TypeInformation) else None
         schema = self.toDF().schema
-        df = apply_transform(self._elements_df(), kind, function, schema, out_schema, kind)
+        df = apply_transform(
+            self._elements_df(), kind, function, schema, out_schema, kind,
+            tuple_elements=_is_tuple_type(self._type_info),
+        )
         return self._derive(df, type_info=type_info)
 
     def execute_and_collect(self, job_execution_name: str | None = None,
@@ -582,6 +585,7 @@ class WindowedStream:
             key_selector=state.key_selector,
             key_type=state.key_type,
             runtime_mode=state.stream._runtime_mode,
+            element_type=state.stream._type_info,
         )
         if isinstance(declared, TypeInformation):
             type_info: TypeInformation | None = declared
@@ -589,6 +593,10 @@ class WindowedStream:
             type_info = state.stream._type_info if declared is None else None
         # compiles: errors surface where it is built
         return WindowResultStream(pipeline, type_info)
+
+
+def _is_tuple_type(type_info: TypeInformation | None) -> bool:
+    return type_info is not None and type_info.name == "TUPLE"
 
 
 _KIND_NAMES = {

@@ -71,11 +71,14 @@ def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd
     return normalize_input(frame, schema)
 
 
-def batch_elements(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> list[Any]:
-    """The elements of an Arrow batch, exactly as the window functions see them."""
+def batch_elements(
+    batch: pa.RecordBatch, schema: StructType, time_zone: str, tuple_elements: bool = False
+) -> list[Any]:
+    """The elements of an Arrow batch, exactly as the window functions see them (tuples for
+    a ``Types.TUPLE`` stream, else Rows)."""
     names = schema.fieldNames()
     frame = batch_frame(batch, schema, time_zone)[names]
-    return _records(frame)
+    return _records(frame, tuple_elements)
 
 
 def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> None:
@@ -157,13 +160,14 @@ class ElementStage:
     key_type: TypeInformation | None
     timestamp_assigner: TimestampAssigner | None
     record_timestamps: bool
+    tuple_elements: bool = False
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function."""
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            elements = batch_elements(batch, self.schema, self.time_zone)
+            elements = batch_elements(batch, self.schema, self.time_zone, self.tuple_elements)
             arrays = list(batch.columns)
             names = list(batch.schema.names)
             if self.key_selector is not None:
@@ -204,9 +208,11 @@ def apply_element_stage(
     key_type: TypeInformation | None,
     timestamp_assigner: TimestampAssigner | None,
     time_zone: str,
+    tuple_elements: bool = False,
 ) -> DataFrame:
     """``df`` with ``_fw_kh`` (when there is a key selector) and ``_fw_ats`` (when there is a
-    timestamp assigner) appended; ``schema`` is the elements' schema (``df``'s user columns)."""
+    timestamp assigner) appended; ``schema`` is the elements' schema (``df``'s user columns),
+    ``tuple_elements`` their shape (tuples for a ``Types.TUPLE`` stream)."""
     selector = make_key_selector(key_selector) if key_selector is not None else None
     stage = ElementStage(
         schema=schema,
@@ -215,6 +221,7 @@ def apply_element_stage(
         key_type=key_type,
         timestamp_assigner=timestamp_assigner,
         record_timestamps=RECORD_TIMESTAMP_COLUMN in df.columns,
+        tuple_elements=tuple_elements,
     )
     fields = list(df.schema.fields)
     if selector is not None:

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from flinkwin.record import Record, to_record
+from flinkwin.record import Record, is_tuple_element, to_record
 from flinkwin.types import TypeInformation
 
 _BASIC = frozenset(
@@ -52,6 +52,8 @@ def flink_string(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return java_double(value)
+    if is_tuple_element(value):
+        return "(" + ",".join(flink_string(v) for v in value) + ")"
     if isinstance(value, Record) or hasattr(value, "__fields__"):
         return "+I[" + ", ".join(flink_string(v) for v in value) + "]"
     if isinstance(value, tuple):

@@ -255,6 +255,8 @@ class OperatorSpec:
     task_name: str = "Window"
     #: the long-overflow policy (see flinkwin.longs), from spark.sql.ansi.enabled
     overflow: str = "wrap"
+    #: the elements are tuples (a ``Types.TUPLE`` input stream), else Rows
+    tuple_elements: bool = False
 
     def build(self, key_group: int = 0) -> WindowOperator:
         """The operator of one key group, with its own copy of the user functions (as each
@@ -274,6 +276,7 @@ class OperatorSpec:
                 max_number_of_parallel_subtasks=self.key_groups,
             ),
             overflow=self.overflow,
+            tuple_elements=self.tuple_elements,
         )
 
 

@@ -38,13 +38,14 @@ class TransformStage:
     encoder: RowEncoder | None
     time_zone: str
     name: str
+    tuple_elements: bool = False
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function."""
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            elements = batch_elements(batch, self.schema, self.time_zone)
+            elements = batch_elements(batch, self.schema, self.time_zone, self.tuple_elements)
             index = batch.schema.get_field_index(RECORD_TIMESTAMP_COLUMN)
             stamps = batch.column(index) if index >= 0 else None
             if self.kind == FILTER:
@@ -78,8 +79,10 @@ def apply_transform(
     schema: StructType,
     output_schema: StructType | None,
     name: str,
+    tuple_elements: bool = False,
 ) -> DataFrame:
-    """``df`` (user columns ``schema`` plus an optional ``_fw_rts``) through the transform."""
+    """``df`` (user columns ``schema`` plus an optional ``_fw_rts``) through the transform;
+    ``tuple_elements``: the elements are tuples (a ``Types.TUPLE`` stream), else Rows."""
     time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     carried = RECORD_TIMESTAMP_COLUMN in df.columns
     if kind == FILTER:
@@ -92,7 +95,7 @@ def apply_transform(
         if carried:
             fields.append(StructField(RECORD_TIMESTAMP_COLUMN, LongType(), True))
         out_schema = StructType(fields)
-    stage = TransformStage(kind, function, schema, encoder, time_zone, name)
+    stage = TransformStage(kind, function, schema, encoder, time_zone, name, tuple_elements)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         return stage.process(batches)
