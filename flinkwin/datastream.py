@@ -58,9 +58,9 @@ from flinkwin.spark.compiler import (
     null_timestamp_tag,
 )
 from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN
-from flinkwin.spark.printing import flink_string, python_value
+from flinkwin.spark.printing import flink_string, python_string, python_value
 from flinkwin.spark.runtime import PROCESSING_TIME
-from flinkwin.spark.schema import parse_schema
+from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
 from flinkwin.spark.sinks import start_query
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.writer import WindowDataStreamWriter
@@ -145,7 +145,9 @@ class DataStream:
     # ------------------------------------------------------------ stream plumbing
     def map(self, func: Any, output_type: Any = None) -> DataStream:
         """One output per element: ``func(value)`` or a ``MapFunction``; ``output_type`` (PyFlink
-        type information, a DDL string or a StructType) is required on Spark."""
+        type information, a DDL string or a StructType) makes the outputs typed columns; without
+        it they travel pickled (as PyFlink's), one ``value binary`` column whose values the next
+        function, sink or ``execute_and_collect()`` gets back as they were returned."""
         return self._transform(MAP, as_callable(func, "map", "map"), output_type)
 
     def flat_map(self, func: Any, output_type: Any = None) -> DataStream:
@@ -162,13 +164,12 @@ class DataStream:
             out_schema = None
             type_info = self._type_info
         else:
-            if output_type is None:
-                raise TypeError(
-                    f"{kind} needs output_type=... on Spark (e.g. Types.TUPLE([Types.STRING(), "
-                    "Types.INT()]) or a DDL string): outputs become typed Spark columns"
-                )
-            out_schema = parse_schema(output_type, f"{kind} output_type")
-            type_info = output_type if isinstance(output_type, TypeInformation) else None
+            if output_type is None:  # PyFlink pickles the values: one pickled column
+                out_schema = pickled_schema()
+                type_info = None
+            else:
+                out_schema = parse_schema(output_type, f"{kind} output_type")
+                type_info = output_type if isinstance(output_type, TypeInformation) else None
         schema = self.toDF().schema
         df = apply_transform(
             self._elements_df(), kind, function, schema, out_schema, kind,
@@ -182,17 +183,21 @@ class DataStream:
         ``Types.TUPLE``, the value for a basic type, Rows otherwise)."""
         df = self._static_df("execute_and_collect")
         rows = df.collect() if limit is None else df.limit(limit).collect()
-        return [python_value(row, self._type_info) for row in rows]
+        pickled = is_pickled(df.schema)
+        return [python_value(row, self._type_info, pickled) for row in rows]
 
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
         """Flink's print sink: one line per element in Flink's format (``(a,1)`` for a tuple,
-        ``+I[a, 1]`` for a Row), prefixed ``"<sink_identifier>> "`` when given. Runs now: a
-        static stream prints from the driver and returns None; a streaming one starts a query
-        printing each micro-batch and returns it."""
+        ``+I[a, 1]`` for a Row; values without a declared type as Python's ``str``, as PyFlink
+        prints them), prefixed ``"<sink_identifier>> "`` when given. Runs now: a static stream
+        prints from the driver and returns None; a streaming one starts a query printing each
+        micro-batch and returns it."""
         prefix = "" if sink_identifier is None else f"{sink_identifier}> "
+        # PyFlink prints pickled values (no declared type) with Python's str()
+        text = python_string if is_pickled(self.toDF().schema) else flink_string
 
         def emit(value: Any, _context: Any) -> None:
-            print(prefix + flink_string(value))
+            print(prefix + text(value))
 
         return self._run_sink(emit)
 
@@ -207,13 +212,14 @@ class DataStream:
         type_info = self._type_info
         df = self._elements_df()
         carried = RECORD_TIMESTAMP_COLUMN in df.columns
+        pickled = is_pickled(self.toDF().schema)
 
         def deliver(rows: list[Any]) -> None:
             for row in rows:
                 stamp = row[RECORD_TIMESTAMP_COLUMN] if carried else None
                 public = Row(**{k: v for k, v in row.asDict().items()
                                 if k != RECORD_TIMESTAMP_COLUMN})
-                invoke(python_value(public, type_info), SinkContext(stamp))
+                invoke(python_value(public, type_info, pickled), SinkContext(stamp))
 
         if not df.isStreaming:
             deliver(df.collect())
@@ -646,6 +652,8 @@ class WindowResultStream(DataStream):
             runtime_mode=pipeline.runtime_mode,
             type_info=type_info,
         )
+        if is_pickled(self.toDF().schema):  # outputs without a declared type: the values
+            self._type_info = None
 
     def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
         key = tuple(side_tags)

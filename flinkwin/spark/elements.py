@@ -40,7 +40,7 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation
 
-from .schema import normalize_input
+from .schema import is_pickled, normalize_input, unpickle
 
 KEY_COLUMN = "_fw_kh"
 TIMESTAMP_COLUMN = "_fw_ats"
@@ -75,7 +75,11 @@ def batch_elements(
     batch: pa.RecordBatch, schema: StructType, time_zone: str, tuple_elements: bool = False
 ) -> list[Any]:
     """The elements of an Arrow batch, exactly as the window functions see them (tuples for
-    a ``Types.TUPLE`` stream, else Rows)."""
+    a ``Types.TUPLE`` stream, else Rows; the values themselves for a stream of pickled values,
+    the output of a function without a declared type)."""
+    if is_pickled(schema):
+        column = batch.column(batch.schema.get_field_index(schema.fields[0].name))
+        return [unpickle(v) for v in column.to_pylist()]
     names = schema.fieldNames()
     frame = batch_frame(batch, schema, time_zone)[names]
     return _records(frame, tuple_elements)
