@@ -19,6 +19,8 @@ the per-element path for the whole batch.
 
 from __future__ import annotations
 
+import pickle
+
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -80,8 +82,12 @@ def column_values(column: pd.Series) -> list[Any]:
     return column.tolist()
 
 
-def _records(frame: pd.DataFrame, tuple_elements: bool = False) -> list[Row]:
-    """The frame's rows as elements (tuples for a ``Types.TUPLE`` stream, else Rows)."""
+def _records(frame: pd.DataFrame, tuple_elements: bool = False, pickled: bool = False) -> list[Any]:
+    """The frame's rows as elements (tuples for a ``Types.TUPLE`` stream, else Rows); with
+    ``pickled``, the frame's one column holds pickled values (a stream without a declared
+    type) and the elements are those values."""
+    if pickled:
+        return [None if v is None else pickle.loads(v) for v in frame.iloc[:, 0].tolist()]
     columns = tuple(frame.columns)
     klass = element_class(columns, tuple_elements)
     data = [column_values(frame[c]) for c in columns]
@@ -98,7 +104,8 @@ def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarra
     if not is_vectorizable(op) or (
         op.assigner.is_event_time() and not _vectorizable_timestamps(op, timestamps)
     ):
-        for record, ts in zip(_records(frame, op.tuple_elements), timestamps.tolist()):
+        elements = _records(frame, op.tuple_elements, op.pickled_elements)
+        for record, ts in zip(elements, timestamps.tolist()):
             op._process(record, ts, op.key_of(record))
         return
     _Batch(op, frame.reset_index(drop=True), timestamps).run()
@@ -123,7 +130,7 @@ class _Batch:
 
     def records(self) -> list[Row]:
         if self._records is None:
-            self._records = _records(self.frame, self.op.tuple_elements)
+            self._records = _records(self.frame, self.op.tuple_elements, self.op.pickled_elements)
         return self._records
 
     # ---------------------------------------------------------------- keys

@@ -98,6 +98,7 @@ class WindowOperator:
         task_info: TaskInfo | None = None,
         overflow: str = WRAP,
         tuple_elements: bool = False,
+        pickled_elements: bool = False,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
@@ -126,6 +127,9 @@ class WindowOperator:
         self.overflow = check_policy(overflow)
         #: Elements built from frames are tuples (a ``Types.TUPLE`` stream), else Rows.
         self.tuple_elements = bool(tuple_elements)
+        #: Frames hold one column of pickled values (a stream without a declared type): the
+        #: elements are those values.
+        self.pickled_elements = bool(pickled_elements)
         spec = resolve_window_function(function, evictor is not None)
         if isinstance(spec.reduce_fn, BuiltinAggregation):
             spec = dataclasses.replace(spec, reduce_fn=spec.reduce_fn.with_overflow(overflow))

@@ -99,7 +99,7 @@ from .runtime import (
     stream_function,
     with_window_tagging,
 )
-from .schema import RowEncoder, parse_schema, pickled_schema
+from .schema import RowEncoder, is_pickled, parse_schema, pickled_schema
 from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
@@ -578,6 +578,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             task_name=f"Window({pipeline.function_name})",
             overflow=overflow_policy(df.sparkSession),
             tuple_elements=pipeline.tuple_elements,
+            pickled_elements=is_pickled(input_schema),
         ),
         input_schema=input_schema,
         null_timestamp_tag=null_timestamp_tag(pipeline),

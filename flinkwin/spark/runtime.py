@@ -257,6 +257,8 @@ class OperatorSpec:
     overflow: str = "wrap"
     #: the elements are tuples (a ``Types.TUPLE`` input stream), else Rows
     tuple_elements: bool = False
+    #: the input is one column of pickled values (no declared type upstream)
+    pickled_elements: bool = False
 
     def build(self, key_group: int = 0) -> WindowOperator:
         """The operator of one key group, with its own copy of the user functions (as each
@@ -277,6 +279,7 @@ class OperatorSpec:
             ),
             overflow=self.overflow,
             tuple_elements=self.tuple_elements,
+            pickled_elements=self.pickled_elements,
         )
 
 

@@ -95,3 +95,45 @@ def test_elements_take_the_shape_of_the_stream_type(
     printed = sorted(capsys.readouterr().out.splitlines())
     assert printed == (["(a,3)", "(a,9)", "(b,3)"] if tuples else
                        ["+I[a, 3]", "+I[a, 9]", "+I[b, 3]"])
+
+
+class Labelled(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        for e in elements:
+            yield key, context.window().start, e[1]
+
+
+class FirstOfList(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value[1][0])
+
+
+def test_values_without_a_declared_type_travel_pickled(spark: Any, capsys: Any) -> None:
+    """PyFlink lets map/flat_map and window functions omit ``output_type``: the values travel
+    pickled, and every downstream function, window, sink and print() gets them back as they
+    were returned (here lists inside tuples, which no column type was declared for)."""
+    df = spark.createDataFrame(DATA, "f0 string, f1 int")
+    stream = DataStream(df, type_info=Types.TUPLE([Types.STRING(), Types.INT()]))
+    values = (
+        stream.map(lambda e: (e[0], [e[1]]))
+        .flat_map(lambda p: [p, p] if p[0] == "b" else [p])
+        .filter(lambda p: p[1][0] != 9)
+    )
+    assert sorted(values.execute_and_collect()) == [
+        ("a", [1]), ("a", [2]), ("b", [3]), ("b", [3])
+    ]
+    windows = (
+        values.assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(FirstOfList())
+        )
+        .key_by(lambda p: p[0])
+        .window(EventTimeSessionWindows.with_gap(Time.milliseconds(2)))
+    )
+    reduced = windows.reduce(lambda a, b: (a[0], a[1] + b[1]))
+    assert sorted(reduced.execute_and_collect()) == [("a", [1, 2]), ("b", [3, 3])]
+    reduced.print()
+    assert sorted(capsys.readouterr().out.splitlines()) == ["('a', [1, 2])", "('b', [3, 3])"]
+    windows.process(Labelled()).print()
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        "('a', 1, [1])", "('a', 1, [2])", "('b', 3, [3])", "('b', 3, [3])"
+    ]
