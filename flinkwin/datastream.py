@@ -148,18 +148,22 @@ class DataStream:
         type information, a DDL string or a StructType) makes the outputs typed columns; without
         it they travel pickled (as PyFlink's), one ``value binary`` column whose values the next
         function, sink or ``execute_and_collect()`` gets back as they were returned."""
-        return self._transform(MAP, as_callable(func, "map", "map"), output_type)
+        return self._transform(MAP, func, as_callable(func, "map", "map"), output_type)
 
     def flat_map(self, func: Any, output_type: Any = None) -> DataStream:
         """Any number of outputs per element: ``func(value)`` returns or yields them (or a
         ``FlatMapFunction``); ``output_type`` as for ``map``."""
-        return self._transform(FLAT_MAP, as_callable(func, "flat_map", "flat_map"), output_type)
+        return self._transform(
+            FLAT_MAP, func, as_callable(func, "flat_map", "flat_map"), output_type
+        )
 
     def filter(self, func: Any) -> DataStream:
         """The elements for which ``func(value)`` (or a ``FilterFunction``) is true."""
-        return self._transform(FILTER, as_callable(func, "filter", "filter"), None)
+        return self._transform(FILTER, func, as_callable(func, "filter", "filter"), None)
 
-    def _transform(self, kind: str, function: Any, output_type: Any) -> DataStream:
+    def _transform(self, kind: str, rich: Any, function: Any, output_type: Any) -> DataStream:
+        """``function`` (``rich``'s method, or ``rich`` itself when it is a plain function)
+        over every element; ``rich`` is opened and closed per task when it is a Function."""
         if kind == FILTER:
             out_schema = None
             type_info = self._type_info
@@ -173,7 +177,7 @@ class DataStream:
         schema = self.toDF().schema
         df = apply_transform(
             self._elements_df(), kind, function, schema, out_schema, kind,
-            tuple_elements=_is_tuple_type(self._type_info),
+            tuple_elements=_is_tuple_type(self._type_info), rich=rich,
         )
         return self._derive(df, type_info=type_info)
 

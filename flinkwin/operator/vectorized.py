@@ -20,7 +20,6 @@ the per-element path for the whole batch.
 from __future__ import annotations
 
 import pickle
-
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np

@@ -169,13 +169,21 @@ class WindowOperator:
         spec = self.spec
         return [f for f in (spec.reduce_fn, spec.agg_fn, spec.window_fn) if f is not None]
 
+    def _rich_functions(self) -> list[Any]:
+        """The functions opened and closed: the user functions and a ``KeySelector`` (PyFlink
+        opens that too)."""
+        selector = self.key_selector
+        extra = [selector] if type(selector) not in (FieldKeySelector, CallableKeySelector,
+                                                     type(None)) else []
+        return self.user_functions() + extra
+
     def open(self) -> None:
         """Open every user function once, before its first call (``open(runtime_context)``);
         called by the first element, watermark or processing-time advance."""
         if self._opened:
             return
         self._opened = True
-        for fn in self.user_functions():
+        for fn in self._rich_functions():
             open_function(fn, self.runtime_context)
 
     def close(self) -> None:
@@ -183,7 +191,7 @@ class WindowOperator:
         if not self._opened:
             return
         self._opened = False
-        for fn in self.user_functions():
+        for fn in self._rich_functions():
             close = getattr(fn, "close", None)
             if callable(close):
                 close()

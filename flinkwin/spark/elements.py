@@ -30,12 +30,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from pyspark import TaskContext
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
-from flinkwin.functions.base import KeySelector
+from flinkwin.functions.base import CallableKeySelector, KeySelector
+from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.vectorized import _records
-from flinkwin.operator.window_operator import make_key_selector
+from flinkwin.operator.window_operator import make_key_selector, open_function
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation
@@ -154,6 +156,22 @@ def check_timestamp(timestamp: Any, element: Any) -> int:
     )
 
 
+def task_info(name: str, parallelism: int) -> TaskInfo:
+    """The running Spark task as Flink's task information (see module docstring)."""
+    context = TaskContext.get()
+    index = context.partitionId() if context is not None else 0
+    attempt = context.attemptNumber() if context is not None else 0
+    subtasks = max(parallelism, index + 1)
+    return TaskInfo(
+        task_name=name,
+        index_of_this_subtask=index,
+        number_of_parallel_subtasks=subtasks,
+        max_number_of_parallel_subtasks=subtasks,
+        attempt_number=attempt,
+    )
+
+
+
 @dataclass
 class ElementStage:
     """The key selector and/or timestamp assigner of one window stage (picklable)."""
@@ -167,7 +185,19 @@ class ElementStage:
     tuple_elements: bool = False
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """The ``mapInArrow`` function."""
+        """The ``mapInArrow`` function; a user ``KeySelector`` is opened before the first
+        element and closed after the last (PyFlink opens it as a rich function)."""
+        selector = self.key_selector
+        rich = selector if type(selector) not in (CallableKeySelector, type(None)) else None
+        if rich is not None:
+            open_function(rich, TaskRuntimeContext(task_info("KeyBy", 0)))
+        try:
+            yield from self._process(batches)
+        finally:
+            if rich is not None:
+                rich.close()
+
+    def _process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             if batch.num_rows == 0:
                 continue
@@ -255,4 +285,5 @@ __all__ = [
     "batch_frame",
     "check_key",
     "check_timestamp",
+    "task_info",
 ]

@@ -266,7 +266,7 @@ class OperatorSpec:
         return WindowOperator(
             self.assigner,
             _own_copy(self.function),
-            key_selector=self.key_fields,
+            key_selector=_own_copy(self.key_fields),
             trigger=self.trigger,
             evictor=self.evictor,
             allowed_lateness=self.allowed_lateness_ms,
