@@ -57,7 +57,11 @@ from flinkwin.spark.compiler import (
     compile_pipeline,
     null_timestamp_tag,
 )
-from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN
+from flinkwin.spark.elements import (
+    RECORD_TIMESTAMP_COLUMN,
+    TIMESTAMP_COLUMN,
+    apply_element_stage,
+)
 from flinkwin.spark.printing import flink_string, python_string, python_value
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
@@ -65,6 +69,7 @@ from flinkwin.spark.sinks import start_query
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.writer import WindowDataStreamWriter
 from flinkwin.time import TimeLike, to_millis
+from flinkwin.timestamps import TimestampAssigner
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
 from flinkwin.types import TypeInformation
 from flinkwin.watermark import WatermarkStrategy
@@ -175,11 +180,33 @@ class DataStream:
                 out_schema = parse_schema(output_type, f"{kind} output_type")
                 type_info = output_type if isinstance(output_type, TypeInformation) else None
         schema = self.toDF().schema
+        df, strategy = self._elements_df(), self._watermark
+        if kind != FILTER and strategy is not None and isinstance(
+            strategy.timestamp_column, TimestampAssigner
+        ):
+            df, strategy = self._stamped(df, strategy)
         df = apply_transform(
-            self._elements_df(), kind, function, schema, out_schema, kind,
+            df, kind, function, schema, out_schema, kind,
             tuple_elements=_is_tuple_type(self._type_info), rich=rich,
         )
-        return self._derive(df, type_info=type_info)
+        return self._derive(df, type_info=type_info, watermark_strategy=strategy)
+
+    def _stamped(
+        self, df: DataFrame, strategy: WatermarkStrategy
+    ) -> tuple[DataFrame, WatermarkStrategy]:
+        """Flink assigns timestamps once, where ``assign_timestamps_and_watermarks`` is: before
+        a map/flat_map, the ``TimestampAssigner`` runs on the elements it was written for, the
+        timestamps travel in the hidden ``_fw_rts`` column (a map's outputs keep their
+        element's, as in Flink), and the downstream strategy reads them from there."""
+        time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
+        stamped = apply_element_stage(
+            df, self.toDF().schema, None, None, strategy.timestamp_column, time_zone,
+            tuple_elements=_is_tuple_type(self._type_info),
+        )
+        if RECORD_TIMESTAMP_COLUMN in stamped.columns:
+            stamped = stamped.drop(RECORD_TIMESTAMP_COLUMN)
+        stamped = stamped.withColumnRenamed(TIMESTAMP_COLUMN, RECORD_TIMESTAMP_COLUMN)
+        return stamped, strategy.withTimestampAssigner(RECORD_TIMESTAMP_COLUMN)
 
     def execute_and_collect(self, job_execution_name: str | None = None,
                             limit: int | None = None) -> list[Any]:
