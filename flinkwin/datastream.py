@@ -57,14 +57,19 @@ from flinkwin.spark.compiler import (
     compile_pipeline,
     null_timestamp_tag,
 )
-from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN
-from flinkwin.spark.printing import flink_string, python_value
+from flinkwin.spark.elements import (
+    RECORD_TIMESTAMP_COLUMN,
+    TIMESTAMP_COLUMN,
+    apply_element_stage,
+)
+from flinkwin.spark.printing import flink_string, python_string, python_value
 from flinkwin.spark.runtime import PROCESSING_TIME
-from flinkwin.spark.schema import parse_schema
+from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
 from flinkwin.spark.sinks import start_query
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.writer import WindowDataStreamWriter
 from flinkwin.time import TimeLike, to_millis
+from flinkwin.timestamps import TimestampAssigner
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
 from flinkwin.types import TypeInformation
 from flinkwin.watermark import WatermarkStrategy
@@ -145,33 +150,63 @@ class DataStream:
     # ------------------------------------------------------------ stream plumbing
     def map(self, func: Any, output_type: Any = None) -> DataStream:
         """One output per element: ``func(value)`` or a ``MapFunction``; ``output_type`` (PyFlink
-        type information, a DDL string or a StructType) is required on Spark."""
-        return self._transform(MAP, as_callable(func, "map", "map"), output_type)
+        type information, a DDL string or a StructType) makes the outputs typed columns; without
+        it they travel pickled (as PyFlink's), one ``value binary`` column whose values the next
+        function, sink or ``execute_and_collect()`` gets back as they were returned."""
+        return self._transform(MAP, func, as_callable(func, "map", "map"), output_type)
 
     def flat_map(self, func: Any, output_type: Any = None) -> DataStream:
         """Any number of outputs per element: ``func(value)`` returns or yields them (or a
         ``FlatMapFunction``); ``output_type`` as for ``map``."""
-        return self._transform(FLAT_MAP, as_callable(func, "flat_map", "flat_map"), output_type)
+        return self._transform(
+            FLAT_MAP, func, as_callable(func, "flat_map", "flat_map"), output_type
+        )
 
     def filter(self, func: Any) -> DataStream:
         """The elements for which ``func(value)`` (or a ``FilterFunction``) is true."""
-        return self._transform(FILTER, as_callable(func, "filter", "filter"), None)
+        return self._transform(FILTER, func, as_callable(func, "filter", "filter"), None)
 
-    def _transform(self, kind: str, function: Any, output_type: Any) -> DataStream:
+    def _transform(self, kind: str, rich: Any, function: Any, output_type: Any) -> DataStream:
+        """``function`` (``rich``'s method, or ``rich`` itself when it is a plain function)
+        over every element; ``rich`` is opened and closed per task when it is a Function."""
         if kind == FILTER:
             out_schema = None
             type_info = self._type_info
         else:
-            if output_type is None:
-                raise TypeError(
-                    f"{kind} needs output_type=... on Spark (e.g. Types.TUPLE([Types.STRING(), "
-                    "Types.INT()]) or a DDL string): outputs become typed Spark columns"
-                )
-            out_schema = parse_schema(output_type, f"{kind} output_type")
-            type_info = output_type if isinstance(output_type, TypeInformation) else None
+            if output_type is None:  # PyFlink pickles the values: one pickled column
+                out_schema = pickled_schema()
+                type_info = None
+            else:
+                out_schema = parse_schema(output_type, f"{kind} output_type")
+                type_info = output_type if isinstance(output_type, TypeInformation) else None
         schema = self.toDF().schema
-        df = apply_transform(self._elements_df(), kind, function, schema, out_schema, kind)
-        return self._derive(df, type_info=type_info)
+        df, strategy = self._elements_df(), self._watermark
+        if kind != FILTER and strategy is not None and isinstance(
+            strategy.timestamp_column, TimestampAssigner
+        ):
+            df, strategy = self._stamped(df, strategy)
+        df = apply_transform(
+            df, kind, function, schema, out_schema, kind,
+            tuple_elements=_is_tuple_type(self._type_info), rich=rich,
+        )
+        return self._derive(df, type_info=type_info, watermark_strategy=strategy)
+
+    def _stamped(
+        self, df: DataFrame, strategy: WatermarkStrategy
+    ) -> tuple[DataFrame, WatermarkStrategy]:
+        """Flink assigns timestamps once, where ``assign_timestamps_and_watermarks`` is: before
+        a map/flat_map, the ``TimestampAssigner`` runs on the elements it was written for, the
+        timestamps travel in the hidden ``_fw_rts`` column (a map's outputs keep their
+        element's, as in Flink), and the downstream strategy reads them from there."""
+        time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
+        stamped = apply_element_stage(
+            df, self.toDF().schema, None, None, strategy.timestamp_column, time_zone,
+            tuple_elements=_is_tuple_type(self._type_info),
+        )
+        if RECORD_TIMESTAMP_COLUMN in stamped.columns:
+            stamped = stamped.drop(RECORD_TIMESTAMP_COLUMN)
+        stamped = stamped.withColumnRenamed(TIMESTAMP_COLUMN, RECORD_TIMESTAMP_COLUMN)
+        return stamped, strategy.withTimestampAssigner(RECORD_TIMESTAMP_COLUMN)
 
     def execute_and_collect(self, job_execution_name: str | None = None,
                             limit: int | None = None) -> list[Any]:
@@ -179,17 +214,21 @@ class DataStream:
         ``Types.TUPLE``, the value for a basic type, Rows otherwise)."""
         df = self._static_df("execute_and_collect")
         rows = df.collect() if limit is None else df.limit(limit).collect()
-        return [python_value(row, self._type_info) for row in rows]
+        pickled = is_pickled(df.schema)
+        return [python_value(row, self._type_info, pickled) for row in rows]
 
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
         """Flink's print sink: one line per element in Flink's format (``(a,1)`` for a tuple,
-        ``+I[a, 1]`` for a Row), prefixed ``"<sink_identifier>> "`` when given. Runs now: a
-        static stream prints from the driver and returns None; a streaming one starts a query
-        printing each micro-batch and returns it."""
+        ``+I[a, 1]`` for a Row; values without a declared type as Python's ``str``, as PyFlink
+        prints them), prefixed ``"<sink_identifier>> "`` when given. Runs now: a static stream
+        prints from the driver and returns None; a streaming one starts a query printing each
+        micro-batch and returns it."""
         prefix = "" if sink_identifier is None else f"{sink_identifier}> "
+        # PyFlink prints pickled values (no declared type) with Python's str()
+        text = python_string if is_pickled(self.toDF().schema) else flink_string
 
         def emit(value: Any, _context: Any) -> None:
-            print(prefix + flink_string(value))
+            print(prefix + text(value))
 
         return self._run_sink(emit)
 
@@ -204,13 +243,14 @@ class DataStream:
         type_info = self._type_info
         df = self._elements_df()
         carried = RECORD_TIMESTAMP_COLUMN in df.columns
+        pickled = is_pickled(self.toDF().schema)
 
         def deliver(rows: list[Any]) -> None:
             for row in rows:
                 stamp = row[RECORD_TIMESTAMP_COLUMN] if carried else None
                 public = Row(**{k: v for k, v in row.asDict().items()
                                 if k != RECORD_TIMESTAMP_COLUMN})
-                invoke(python_value(public, type_info), SinkContext(stamp))
+                invoke(python_value(public, type_info, pickled), SinkContext(stamp))
 
         if not df.isStreaming:
             deliver(df.collect())
@@ -582,6 +622,7 @@ class WindowedStream:
             key_selector=state.key_selector,
             key_type=state.key_type,
             runtime_mode=state.stream._runtime_mode,
+            element_type=state.stream._type_info,
         )
         if isinstance(declared, TypeInformation):
             type_info: TypeInformation | None = declared
@@ -589,6 +630,10 @@ class WindowedStream:
             type_info = state.stream._type_info if declared is None else None
         # compiles: errors surface where it is built
         return WindowResultStream(pipeline, type_info)
+
+
+def _is_tuple_type(type_info: TypeInformation | None) -> bool:
+    return type_info is not None and type_info.name == "TUPLE"
 
 
 _KIND_NAMES = {
@@ -638,6 +683,8 @@ class WindowResultStream(DataStream):
             runtime_mode=pipeline.runtime_mode,
             type_info=type_info,
         )
+        if is_pickled(self.toDF().schema):  # outputs without a declared type: the values
+            self._type_info = None
 
     def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
         key = tuple(side_tags)

@@ -14,6 +14,11 @@ Where flinkwin differs from PyFlink (documented in ``docs/api-contract.md``):
 - every element is an insertion: ``get_row_kind()`` is ``RowKind.INSERT``.
 
 Rows of one schema share a generated subclass, so creating one costs a tuple.
+
+The elements of a ``Types.TUPLE`` stream are tuples, as PyFlink hands them: :func:`tuple_class`
+makes rows that are Python tuples to the user (``repr`` ``('a', 3)``, Flink's ``print()``
+``(a,3)``, equal to the plain tuple) and keep their field names (``f0``, ``f1``...) for
+flinkwin's own use (field-name keys and built-in aggregations) and Java-style ``t.f0`` access.
 """
 
 from __future__ import annotations
@@ -169,13 +174,19 @@ class Row(tuple):
         fields = type(self).__fields__
         if fields is None:
             return (Row, tuple(self))
+        if type(self)._is_tuple:
+            return (_rebuild_tuple, (fields, tuple(self)))
         return (_rebuild, (fields, tuple(self)))
+
+    #: True for the elements of a ``Types.TUPLE`` stream (see :func:`tuple_class`).
+    _is_tuple = False
 
 
 #: The name flinkwin used before it followed PyFlink's ``Row``.
 Record = Row
 
 _RECORD_CLASSES: dict[tuple[str, ...], type[Row]] = {}
+_TUPLE_CLASSES: dict[tuple[str, ...], type[Row]] = {}
 
 
 def _checked(klass: type[Row], values: Iterable[Any]) -> Row:
@@ -200,22 +211,52 @@ def record_class(fields: tuple[str, ...]) -> type[Row]:
     """The Row subclass for one schema (created once per field list)."""
     klass = _RECORD_CLASSES.get(fields)
     if klass is None:
-        if len(set(fields)) != len(fields):
-            raise ValueError(f"duplicate field names in {fields}")
-        namespace: dict[str, Any] = {
-            "__slots__": (),
-            "__fields__": fields,
-            "_fields": list(fields),
-            "_index": {f: i for i, f in enumerate(fields)},
-        }
-        # Field names win over tuple's and Row's methods (``row.count``, ``row.index``, as in
-        # PyFlink, whose Row is no tuple); flinkwin calls its own methods through ``Row``.
-        for i, name in enumerate(fields):
-            if name.isidentifier() and not name.startswith("_"):
-                namespace[name] = property(_field_getter(i))
-        klass = type("Row", (Row,), namespace)
+        klass = _new_class("Row", fields, {})
         _RECORD_CLASSES[fields] = klass
     return klass
+
+
+def tuple_class(fields: tuple[str, ...]) -> type[Row]:
+    """The class of a ``Types.TUPLE`` stream's elements with these field names: tuples to the
+    user (``repr``/``str`` of a tuple, printed ``(a,3)``), still named for flinkwin."""
+    klass = _TUPLE_CLASSES.get(fields)
+    if klass is None:
+        klass = _new_class(
+            "tuple",
+            fields,
+            {"_is_tuple": True, "__repr__": tuple.__repr__, "__str__": tuple.__repr__},
+        )
+        _TUPLE_CLASSES[fields] = klass
+    return klass
+
+
+def element_class(fields: tuple[str, ...], tuple_elements: bool) -> type[Row]:
+    """The class of a stream's elements: :func:`tuple_class` for a ``Types.TUPLE`` stream,
+    :func:`record_class` otherwise."""
+    return tuple_class(fields) if tuple_elements else record_class(fields)
+
+
+def is_tuple_element(value: Any) -> bool:
+    """True for the element of a ``Types.TUPLE`` stream (see :func:`tuple_class`)."""
+    return isinstance(value, Row) and type(value)._is_tuple
+
+
+def _new_class(name: str, fields: tuple[str, ...], extra: dict[str, Any]) -> type[Row]:
+    if len(set(fields)) != len(fields):
+        raise ValueError(f"duplicate field names in {fields}")
+    namespace: dict[str, Any] = {
+        "__slots__": (),
+        "__fields__": fields,
+        "_fields": list(fields),
+        "_index": {f: i for i, f in enumerate(fields)},
+        **extra,
+    }
+    # Field names win over tuple's and Row's methods (``row.count``, ``row.index``, as in
+    # PyFlink, whose Row is no tuple); flinkwin calls its own methods through ``Row``.
+    for i, field in enumerate(fields):
+        if field.isidentifier() and not field.startswith("_"):
+            namespace[field] = property(_field_getter(i))
+    return type(name, (Row,), namespace)
 
 
 def _field_getter(index: int) -> Any:
@@ -229,6 +270,11 @@ def _rebuild(fields: tuple[str, ...], values: tuple[Any, ...]) -> Row:
     """Unpickling: no validation, the class is cached per schema."""
     klass = _RECORD_CLASSES.get(fields)
     return tuple.__new__(klass if klass is not None else record_class(fields), values)
+
+
+def _rebuild_tuple(fields: tuple[str, ...], values: tuple[Any, ...]) -> Row:
+    """Unpickling a ``Types.TUPLE`` element."""
+    return tuple.__new__(tuple_class(fields), values)
 
 
 def to_record(value: Any) -> Any:

@@ -29,6 +29,8 @@ class WindowOperatorHarness:
     callable, an AggregateFunction, a ProcessWindowFunction, a WindowFunction (or their AllWindow
     forms), or a ``(reduce_or_aggregate, window_function)`` pair. ``key_field=None`` means
     non-keyed (windowAll); otherwise a field name, a list of names (tuple key) or a callable.
+    ``tuple_elements`` makes the elements of ``process_elements`` tuples (a ``Types.TUPLE``
+    stream's shape) instead of Rows.
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class WindowOperatorHarness:
         evictor: Evictor | None = None,
         allowed_lateness: TimeLike = 0,
         late_output_tag: OutputTag | None = None,
+        tuple_elements: bool = False,
     ) -> None:
         self._args = (assigner, function)
         self._kwargs = dict(
@@ -49,6 +52,7 @@ class WindowOperatorHarness:
             evictor=evictor,
             allowed_lateness=allowed_lateness,
             late_output_tag=late_output_tag,
+            tuple_elements=tuple_elements,
         )
         self.operator = WindowOperator(assigner, function, **self._kwargs)
         self._output: list[tuple[Any, int]] = []

@@ -1,4 +1,9 @@
-"""PyFlink's functions for the stream around a window: map, flat_map, filter and sinks."""
+"""PyFlink's functions for the stream around a window: map, flat_map, filter and sinks.
+
+``MapFunction``, ``FlatMapFunction`` and ``FilterFunction`` are PyFlink's rich functions
+(:class:`~flinkwin.functions.base.Function`): ``open(runtime_context)`` is called in each Spark
+task before the first element and ``close()`` after the last (see
+:mod:`flinkwin.spark.transforms`)."""
 
 from __future__ import annotations
 
@@ -6,22 +11,24 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any
 
+from flinkwin.functions.base import Function
 
-class MapFunction(ABC):
+
+class MapFunction(Function):
     """One output per element: ``map(value)``."""
 
     @abstractmethod
     def map(self, value: Any) -> Any: ...
 
 
-class FlatMapFunction(ABC):
+class FlatMapFunction(Function):
     """Any number of outputs per element: ``flat_map(value)`` returns or yields them."""
 
     @abstractmethod
     def flat_map(self, value: Any) -> Iterable[Any]: ...
 
 
-class FilterFunction(ABC):
+class FilterFunction(Function):
     """Keeps the elements for which ``filter(value)`` is true."""
 
     @abstractmethod

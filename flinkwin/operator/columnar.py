@@ -37,7 +37,6 @@ from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
 from flinkwin.operator.frames import drain_frames, read_frame, write_frame
-from flinkwin.record import record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -301,7 +300,7 @@ class ColumnarAggregation:
             return op
         panes = panes.sort_values(_SEQ, kind="stable")
         columns = [c for c in panes.columns if c not in _PANE_COLUMNS]
-        klass = record_class(tuple(columns))
+        klass = op.element_class(tuple(columns))
         from flinkwin.operator.vectorized import column_values
 
         data = [column_values(panes[c]) for c in columns]

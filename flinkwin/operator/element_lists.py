@@ -88,19 +88,26 @@ def supports(op: WindowOperator) -> bool:
     )
 
 
+def _elements(frame: pd.DataFrame, op: WindowOperator) -> list[Any]:
+    """The user-facing elements of ``frame``'s rows, shaped as the operator's stream declares
+    (tuples, Rows or pickled values)."""
+    return _records(frame, op.tuple_elements, op.pickled_elements)
+
+
 class _Records:
     """The elements of a frame's rows, built on first use (one pass for all firing windows)."""
 
-    __slots__ = ("frame", "records")
+    __slots__ = ("frame", "op", "records")
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+    def __init__(self, frame: pd.DataFrame, op: WindowOperator) -> None:
         self.frame: pd.DataFrame | None = frame
+        self.op = op
         self.records: list[Any] | None = None
 
     def get(self) -> list[Any]:
         if self.records is None:
             assert self.frame is not None
-            self.records = _records(self.frame)
+            self.records = _elements(self.frame, self.op)
             self.frame = None
         return self.records
 
@@ -254,9 +261,9 @@ class ColumnarLists:
         member = member[np.argsort(row_rank[member], kind="stable")]
         bounds = np.concatenate(([0], np.cumsum(np.bincount(row_rank[member]))))
         columns = [c for c in rows.columns if c not in _LIST_COLUMNS]
-        source = _Records(rows[columns].iloc[member])
+        source = _Records(rows[columns].iloc[member], self.op)
         firsts = first[firing]
-        heads = _records(rows[columns].iloc[firsts])
+        heads = _elements(rows[columns].iloc[firsts], self.op)
         starts = rows[_START].to_numpy()[firsts].tolist()
         ends = rows[_END].to_numpy()[firsts].tolist()
         make = TimeWindow.of
@@ -326,7 +333,7 @@ class ColumnarLists:
                     op.num_late_records_dropped += len(late)
                 else:
                     for record, ts in zip(
-                        _records(frame.iloc[late]), timestamps[late].tolist()
+                        _elements(frame.iloc[late], op), timestamps[late].tolist()
                     ):
                         op.emit_side(self.late_tag, record, ts)
             elem, starts, ends = elem[live], starts[live], ends[live]
@@ -375,7 +382,7 @@ class ColumnarLists:
         order = np.argsort(rows[_SEQ].to_numpy(), kind="stable")
         rows = rows.iloc[order]
         columns = [c for c in rows.columns if c not in _LIST_COLUMNS]
-        records = _records(rows[columns])
+        records = _elements(rows[columns], op)
         seqs = rows[_SEQ].tolist()
         starts, ends = rows[_START].tolist(), rows[_END].tolist()
         contents = op.window_contents

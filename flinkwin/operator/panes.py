@@ -42,7 +42,6 @@ from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.columnar import _codes, assign_event_windows
 from flinkwin.operator.frames import drain_frames, read_frame, write_frame
-from flinkwin.record import record_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -383,7 +382,7 @@ class PaneAggregation:
         order = np.argsort(index.first[first], kind="stable")
         rows = index.rows(first[order], agg[order])
         columns = list(rows.columns)
-        klass = record_class(tuple(columns))
+        klass = op.element_class(tuple(columns))
         from flinkwin.operator.vectorized import column_values
 
         data = [column_values(rows[c]) for c in columns]

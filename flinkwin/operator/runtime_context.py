@@ -42,6 +42,52 @@ class TaskInfo:
     job_parameters: dict[str, str] = field(default_factory=dict)
 
 
+class TaskRuntimeContext(RuntimeContext):
+    """The runtime context of a function on a non-keyed stream (``map``/``flat_map``/
+    ``filter``): task information only; keyed state needs a keyed stream, as in Flink."""
+
+    def __init__(self, info: TaskInfo) -> None:
+        self._info = info
+
+    def get_task_name(self) -> str:
+        return self._info.task_name
+
+    def get_number_of_parallel_subtasks(self) -> int:
+        return self._info.number_of_parallel_subtasks
+
+    def get_max_number_of_parallel_subtasks(self) -> int:
+        return self._info.max_number_of_parallel_subtasks
+
+    def get_index_of_this_subtask(self) -> int:
+        return self._info.index_of_this_subtask
+
+    def get_attempt_number(self) -> int:
+        return self._info.attempt_number
+
+    def get_task_name_with_subtasks(self) -> str:
+        info = self._info
+        return (
+            f"{info.task_name} ({info.index_of_this_subtask + 1}/"
+            f"{info.number_of_parallel_subtasks})"
+        )
+
+    def get_job_parameter(self, key: str, default_value: str) -> str:
+        return self._info.job_parameters.get(key, default_value)
+
+    def get_metrics_group(self) -> Any:
+        """flinkwin has no metric system: returns None."""
+        return None
+
+    def _no_keyed_state(self, state_descriptor: Any) -> Any:
+        raise RuntimeError(
+            f"{self._info.task_name}: keyed state ({state_descriptor!r}) is only available on a "
+            "keyed stream (Flink: 'Keyed state can only be used on a KeyedStream')"
+        )
+
+    get_state = get_list_state = get_map_state = _no_keyed_state
+    get_reducing_state = get_aggregating_state = _no_keyed_state
+
+
 class CurrentKeyState:
     """A keyed state handle that follows the operator's current key: every call is made on the
     state of the key being processed at that moment."""

@@ -19,6 +19,7 @@ the per-element path for the whole batch.
 
 from __future__ import annotations
 
+import pickle
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -34,7 +35,7 @@ from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
 from flinkwin.longs import ERROR, LongOverflowError, located, sums_may_overflow, to_long
 from flinkwin.operator.columnar import assign_event_windows, in_safe_band
-from flinkwin.record import Row, record_class
+from flinkwin.record import Row, element_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger, next_fire_time
 from flinkwin.triggers.count import CountTrigger
@@ -80,9 +81,14 @@ def column_values(column: pd.Series) -> list[Any]:
     return column.tolist()
 
 
-def _records(frame: pd.DataFrame) -> list[Row]:
+def _records(frame: pd.DataFrame, tuple_elements: bool = False, pickled: bool = False) -> list[Any]:
+    """The frame's rows as elements (tuples for a ``Types.TUPLE`` stream, else Rows); with
+    ``pickled``, the frame's one column holds pickled values (a stream without a declared
+    type) and the elements are those values."""
+    if pickled:
+        return [None if v is None else pickle.loads(v) for v in frame.iloc[:, 0].tolist()]
     columns = tuple(frame.columns)
-    klass = record_class(columns)
+    klass = element_class(columns, tuple_elements)
     data = [column_values(frame[c]) for c in columns]
     new = tuple.__new__
     return [new(klass, row) for row in zip(*data)]
@@ -97,7 +103,8 @@ def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarra
     if not is_vectorizable(op) or (
         op.assigner.is_event_time() and not _vectorizable_timestamps(op, timestamps)
     ):
-        for record, ts in zip(_records(frame), timestamps.tolist()):
+        elements = _records(frame, op.tuple_elements, op.pickled_elements)
+        for record, ts in zip(elements, timestamps.tolist()):
             op._process(record, ts, op.key_of(record))
         return
     _Batch(op, frame.reset_index(drop=True), timestamps).run()
@@ -122,7 +129,7 @@ class _Batch:
 
     def records(self) -> list[Row]:
         if self._records is None:
-            self._records = _records(self.frame)
+            self._records = _records(self.frame, self.op.tuple_elements, self.op.pickled_elements)
         return self._records
 
     # ---------------------------------------------------------------- keys
@@ -402,7 +409,7 @@ class _Batch:
         if self._records is not None:
             return [self._records[i] for i in elems]
         columns = tuple(self.frame.columns)
-        klass = record_class(columns)
+        klass = self.op.element_class(columns)
         sub = self.frame.iloc[elems]
         data = [column_values(sub[c]) for c in columns]
         new = tuple.__new__

@@ -64,7 +64,7 @@ from flinkwin.operator.runtime_context import OperatorRuntimeContext, TaskInfo
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.output_tag import OutputTag
-from flinkwin.record import to_record
+from flinkwin.record import Row, element_class, to_record
 from flinkwin.state.backend import StateTables
 from flinkwin.time import MAX_LONG, MIN_LONG, TimeLike, to_millis
 from flinkwin.triggers.base import Trigger, TriggerResult
@@ -97,6 +97,8 @@ class WindowOperator:
         late_output_tag: OutputTag | None = None,
         task_info: TaskInfo | None = None,
         overflow: str = WRAP,
+        tuple_elements: bool = False,
+        pickled_elements: bool = False,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
@@ -123,6 +125,11 @@ class WindowOperator:
         self.late_output_tag = late_output_tag
         self.key_selector = make_key_selector(key_selector)
         self.overflow = check_policy(overflow)
+        #: Elements built from frames are tuples (a ``Types.TUPLE`` stream), else Rows.
+        self.tuple_elements = bool(tuple_elements)
+        #: Frames hold one column of pickled values (a stream without a declared type): the
+        #: elements are those values.
+        self.pickled_elements = bool(pickled_elements)
         spec = resolve_window_function(function, evictor is not None)
         if isinstance(spec.reduce_fn, BuiltinAggregation):
             spec = dataclasses.replace(spec, reduce_fn=spec.reduce_fn.with_overflow(overflow))
@@ -162,13 +169,21 @@ class WindowOperator:
         spec = self.spec
         return [f for f in (spec.reduce_fn, spec.agg_fn, spec.window_fn) if f is not None]
 
+    def _rich_functions(self) -> list[Any]:
+        """The functions opened and closed: the user functions and a ``KeySelector`` (PyFlink
+        opens that too)."""
+        selector = self.key_selector
+        extra = [selector] if type(selector) not in (FieldKeySelector, CallableKeySelector,
+                                                     type(None)) else []
+        return self.user_functions() + extra
+
     def open(self) -> None:
         """Open every user function once, before its first call (``open(runtime_context)``);
         called by the first element, watermark or processing-time advance."""
         if self._opened:
             return
         self._opened = True
-        for fn in self.user_functions():
+        for fn in self._rich_functions():
             open_function(fn, self.runtime_context)
 
     def close(self) -> None:
@@ -176,12 +191,16 @@ class WindowOperator:
         if not self._opened:
             return
         self._opened = False
-        for fn in self.user_functions():
+        for fn in self._rich_functions():
             close = getattr(fn, "close", None)
             if callable(close):
                 close()
 
     # ------------------------------------------------------------------ inputs
+
+    def element_class(self, fields: tuple[str, ...]) -> type[Row]:
+        """The class of the elements built from a frame with columns ``fields``."""
+        return element_class(fields, self.tuple_elements)
 
     def key_of(self, record: Any) -> Any:
         return None if self.key_selector is None else self.key_selector.get_key(record)

@@ -99,7 +99,7 @@ from .runtime import (
     stream_function,
     with_window_tagging,
 )
-from .schema import RowEncoder, parse_schema, pickled_schema
+from .schema import RowEncoder, is_pickled, parse_schema, pickled_schema
 from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
@@ -152,6 +152,13 @@ class WindowPipeline:
     key_selector: Any = None
     key_type: Any = None
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
+    #: the input stream's PyFlink type information (``Types.TUPLE``: elements are tuples)
+    element_type: Any = None
+
+    @property
+    def tuple_elements(self) -> bool:
+        """The elements user functions see are tuples (a ``Types.TUPLE`` input stream)."""
+        return getattr(self.element_type, "name", None) == "TUPLE"
 
     @property
     def keyed(self) -> bool:
@@ -491,7 +498,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     if pipeline.key_selector is not None or ts_assigner is not None:
         staged = apply_element_stage(
             staged, input_schema, pipeline.key_selector, pipeline.key_type, ts_assigner,
-            session_tz,
+            session_tz, tuple_elements=pipeline.tuple_elements,
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
     staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
@@ -570,6 +577,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             key_groups=pipeline.key_groups,
             task_name=f"Window({pipeline.function_name})",
             overflow=overflow_policy(df.sparkSession),
+            tuple_elements=pipeline.tuple_elements,
+            pickled_elements=is_pickled(input_schema),
         ),
         input_schema=input_schema,
         null_timestamp_tag=null_timestamp_tag(pipeline),

@@ -30,17 +30,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from pyspark import TaskContext
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
-from flinkwin.functions.base import KeySelector
+from flinkwin.functions.base import CallableKeySelector, KeySelector
+from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.vectorized import _records
-from flinkwin.operator.window_operator import make_key_selector
+from flinkwin.operator.window_operator import make_key_selector, open_function
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation
 
-from .schema import normalize_input
+from .schema import is_pickled, normalize_input, unpickle
 
 KEY_COLUMN = "_fw_kh"
 TIMESTAMP_COLUMN = "_fw_ats"
@@ -71,11 +73,18 @@ def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd
     return normalize_input(frame, schema)
 
 
-def batch_elements(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> list[Any]:
-    """The elements of an Arrow batch, exactly as the window functions see them."""
+def batch_elements(
+    batch: pa.RecordBatch, schema: StructType, time_zone: str, tuple_elements: bool = False
+) -> list[Any]:
+    """The elements of an Arrow batch, exactly as the window functions see them (tuples for
+    a ``Types.TUPLE`` stream, else Rows; the values themselves for a stream of pickled values,
+    the output of a function without a declared type)."""
+    if is_pickled(schema):
+        column = batch.column(batch.schema.get_field_index(schema.fields[0].name))
+        return [unpickle(v) for v in column.to_pylist()]
     names = schema.fieldNames()
     frame = batch_frame(batch, schema, time_zone)[names]
-    return _records(frame)
+    return _records(frame, tuple_elements)
 
 
 def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> None:
@@ -147,6 +156,22 @@ def check_timestamp(timestamp: Any, element: Any) -> int:
     )
 
 
+def task_info(name: str, parallelism: int) -> TaskInfo:
+    """The running Spark task as Flink's task information (see module docstring)."""
+    context = TaskContext.get()
+    index = context.partitionId() if context is not None else 0
+    attempt = context.attemptNumber() if context is not None else 0
+    subtasks = max(parallelism, index + 1)
+    return TaskInfo(
+        task_name=name,
+        index_of_this_subtask=index,
+        number_of_parallel_subtasks=subtasks,
+        max_number_of_parallel_subtasks=subtasks,
+        attempt_number=attempt,
+    )
+
+
+
 @dataclass
 class ElementStage:
     """The key selector and/or timestamp assigner of one window stage (picklable)."""
@@ -157,13 +182,26 @@ class ElementStage:
     key_type: TypeInformation | None
     timestamp_assigner: TimestampAssigner | None
     record_timestamps: bool
+    tuple_elements: bool = False
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """The ``mapInArrow`` function."""
+        """The ``mapInArrow`` function; a user ``KeySelector`` is opened before the first
+        element and closed after the last (PyFlink opens it as a rich function)."""
+        selector = self.key_selector
+        rich = selector if type(selector) not in (CallableKeySelector, type(None)) else None
+        if rich is not None:
+            open_function(rich, TaskRuntimeContext(task_info("KeyBy", 0)))
+        try:
+            yield from self._process(batches)
+        finally:
+            if rich is not None:
+                rich.close()
+
+    def _process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            elements = batch_elements(batch, self.schema, self.time_zone)
+            elements = batch_elements(batch, self.schema, self.time_zone, self.tuple_elements)
             arrays = list(batch.columns)
             names = list(batch.schema.names)
             if self.key_selector is not None:
@@ -204,9 +242,11 @@ def apply_element_stage(
     key_type: TypeInformation | None,
     timestamp_assigner: TimestampAssigner | None,
     time_zone: str,
+    tuple_elements: bool = False,
 ) -> DataFrame:
     """``df`` with ``_fw_kh`` (when there is a key selector) and ``_fw_ats`` (when there is a
-    timestamp assigner) appended; ``schema`` is the elements' schema (``df``'s user columns)."""
+    timestamp assigner) appended; ``schema`` is the elements' schema (``df``'s user columns),
+    ``tuple_elements`` their shape (tuples for a ``Types.TUPLE`` stream)."""
     selector = make_key_selector(key_selector) if key_selector is not None else None
     stage = ElementStage(
         schema=schema,
@@ -215,6 +255,7 @@ def apply_element_stage(
         key_type=key_type,
         timestamp_assigner=timestamp_assigner,
         record_timestamps=RECORD_TIMESTAMP_COLUMN in df.columns,
+        tuple_elements=tuple_elements,
     )
     fields = list(df.schema.fields)
     if selector is not None:
@@ -244,4 +285,5 @@ __all__ = [
     "batch_frame",
     "check_key",
     "check_timestamp",
+    "task_info",
 ]

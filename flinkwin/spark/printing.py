@@ -16,7 +16,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from flinkwin.record import Record, to_record
+from flinkwin.record import Record, is_tuple_element, to_record
+from flinkwin.spark.schema import unpickle
 from flinkwin.types import TypeInformation
 
 _BASIC = frozenset(
@@ -25,8 +26,12 @@ _BASIC = frozenset(
 )
 
 
-def python_value(row: Any, type_info: TypeInformation | None) -> Any:
-    """A Spark row (``pyspark.sql.Row``) as the value a PyFlink program sees."""
+def python_value(row: Any, type_info: TypeInformation | None, pickled: bool = False) -> Any:
+    """A Spark row (``pyspark.sql.Row``) as the value a PyFlink program sees; ``pickled``: the
+    row is the one ``value binary`` column of pickled values (an output without a declared
+    type, see :func:`flinkwin.spark.schema.pickled_schema`), which holds the value itself."""
+    if pickled:
+        return unpickle(row[0])
     if type_info is not None and type_info.name in _BASIC:
         return row[0]
     if type_info is not None and type_info.name == "TUPLE":
@@ -52,6 +57,8 @@ def flink_string(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return java_double(value)
+    if is_tuple_element(value):
+        return "(" + ",".join(flink_string(v) for v in value) + ")"
     if isinstance(value, Record) or hasattr(value, "__fields__"):
         return "+I[" + ", ".join(flink_string(v) for v in value) + "]"
     if isinstance(value, tuple):
@@ -66,6 +73,12 @@ def flink_string(value: Any) -> str:
             f"{value.microsecond:06d}".rstrip("0") or "0"
         )
     return str(value)
+
+
+def python_string(value: Any) -> str:
+    """A pickled value (no declared type) as PyFlink's ``print()`` writes it: ``str(value)``
+    (PyFlink maps such values through ``str`` before Flink's print sink)."""
+    return value if isinstance(value, str) else str(value)
 
 
 def java_double(value: float) -> str:
@@ -88,4 +101,4 @@ def java_double(value: float) -> str:
     return f"{'-' if sign else ''}{mantissa}E{exponent}"
 
 
-__all__ = ["flink_string", "java_double", "python_value"]
+__all__ = ["flink_string", "java_double", "python_string", "python_value"]

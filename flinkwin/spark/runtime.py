@@ -248,6 +248,10 @@ class OperatorSpec:
     task_name: str = "Window"
     #: the long-overflow policy (see flinkwin.longs), from spark.sql.ansi.enabled
     overflow: str = "wrap"
+    #: the elements are tuples (a ``Types.TUPLE`` input stream), else Rows
+    tuple_elements: bool = False
+    #: the input is one column of pickled values (no declared type upstream)
+    pickled_elements: bool = False
 
     def build(self, key_group: int = 0) -> WindowOperator:
         """The operator of one key group, with its own copy of the user functions (as each
@@ -255,7 +259,7 @@ class OperatorSpec:
         return WindowOperator(
             self.assigner,
             _own_copy(self.function),
-            key_selector=self.key_fields,
+            key_selector=_own_copy(self.key_fields),
             trigger=self.trigger,
             evictor=self.evictor,
             allowed_lateness=self.allowed_lateness_ms,
@@ -267,6 +271,8 @@ class OperatorSpec:
                 max_number_of_parallel_subtasks=self.key_groups,
             ),
             overflow=self.overflow,
+            tuple_elements=self.tuple_elements,
+            pickled_elements=self.pickled_elements,
         )
 
 

@@ -7,6 +7,12 @@ conversion of window outputs (:class:`flinkwin.spark.schema.RowEncoder`): a mism
 declared output type is an error naming the value, never a silent null. ``filter`` keeps the
 input's Arrow columns as they are and only selects rows. Every output keeps the timestamp its
 element carries (the hidden ``_fw_rts`` column of a window's results), as in Flink.
+
+A rich function (a ``MapFunction``/``FlatMapFunction``/``FilterFunction``, PyFlink's
+``Function``) is opened in each Spark task before its first element, ``open(runtime_context)``
+with the task's information (a subtask is a partition of the stage's input: its index, and
+the number of partitions where Spark reports it, a static DataFrame's), and closed after the
+last, as Flink opens and closes it per subtask.
 """
 
 from __future__ import annotations
@@ -20,9 +26,12 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.types import LongType, StructField, StructType
 
+from flinkwin.functions.base import Function
 from flinkwin.functions.internal import iterate_outputs
+from flinkwin.operator.runtime_context import TaskRuntimeContext
+from flinkwin.operator.window_operator import open_function
 
-from .elements import RECORD_TIMESTAMP_COLUMN, batch_elements
+from .elements import RECORD_TIMESTAMP_COLUMN, batch_elements, task_info
 from .schema import RowEncoder
 
 MAP, FLAT_MAP, FILTER = "map", "flat_map", "filter"
@@ -38,13 +47,28 @@ class TransformStage:
     encoder: RowEncoder | None
     time_zone: str
     name: str
+    tuple_elements: bool = False
+    #: the user's ``Function`` object to open and close (None for a plain function)
+    rich: Any = None
+    #: the number of partitions of the input (0: unknown)
+    parallelism: int = 0
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """The ``mapInArrow`` function."""
+        """The ``mapInArrow`` function: opens the rich function, transforms, closes it."""
+        rich = self.rich
+        if rich is not None:
+            open_function(rich, TaskRuntimeContext(task_info(self.name, self.parallelism)))
+        try:
+            yield from self._transform(batches)
+        finally:
+            if rich is not None:
+                rich.close()
+
+    def _transform(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            elements = batch_elements(batch, self.schema, self.time_zone)
+            elements = batch_elements(batch, self.schema, self.time_zone, self.tuple_elements)
             index = batch.schema.get_field_index(RECORD_TIMESTAMP_COLUMN)
             stamps = batch.column(index) if index >= 0 else None
             if self.kind == FILTER:
@@ -78,8 +102,11 @@ def apply_transform(
     schema: StructType,
     output_schema: StructType | None,
     name: str,
+    tuple_elements: bool = False,
+    rich: Any = None,
 ) -> DataFrame:
-    """``df`` (user columns ``schema`` plus an optional ``_fw_rts``) through the transform."""
+    """``df`` (user columns ``schema`` plus an optional ``_fw_rts``) through the transform;
+    ``tuple_elements``: the elements are tuples (a ``Types.TUPLE`` stream), else Rows."""
     time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     carried = RECORD_TIMESTAMP_COLUMN in df.columns
     if kind == FILTER:
@@ -92,12 +119,26 @@ def apply_transform(
         if carried:
             fields.append(StructField(RECORD_TIMESTAMP_COLUMN, LongType(), True))
         out_schema = StructType(fields)
-    stage = TransformStage(kind, function, schema, encoder, time_zone, name)
+    stage = TransformStage(
+        kind, function, schema, encoder, time_zone, name, tuple_elements,
+        rich=rich if isinstance(rich, Function) else None,
+        parallelism=_partitions(df) if isinstance(rich, Function) else 0,
+    )
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         return stage.process(batches)
 
     return df.mapInArrow(run, out_schema)
+
+
+def _partitions(df: DataFrame) -> int:
+    """The number of partitions of a static DataFrame (0: unknown, e.g. a streaming one)."""
+    if df.isStreaming:
+        return 0
+    try:
+        return int(df.rdd.getNumPartitions())
+    except Exception:  # Spark Connect has no RDDs
+        return 0
 
 
 __all__ = ["FILTER", "FLAT_MAP", "MAP", "TransformStage", "apply_transform"]

@@ -489,3 +489,35 @@ def test_count_sliding_window():
     assert _pyflink_count_run(CountSlidingWindowAssigner(2, 1), data) == sorted(
         [("hello", 6), ("hi", 8), ("hi", 4), ("hello", 10)]
     )
+
+
+def test_key_selector_is_opened_and_closed_with_the_window_operator():
+    """PyFlink opens a ``KeySelector`` (a rich ``Function``) like the window function."""
+    calls = []
+
+    class Key(KeySelector):
+        def open(self, runtime_context):
+            calls.append(("open", runtime_context.get_task_name()))
+
+        def get_key(self, value):
+            assert calls, "get_key before open"
+            return value["k"]
+
+        def close(self):
+            calls.append(("close",))
+
+    h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), lambda a, b: a, key_field=Key())
+    h.process_element({"k": "x", "v": 1}, 1)
+    h.close()
+    assert calls == [("open", "Window"), ("close",)]
+
+
+def test_map_filter_flat_map_functions_are_rich_functions():
+    from flinkwin import FilterFunction, FlatMapFunction, Function, MapFunction
+    from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
+
+    assert all(issubclass(c, Function) for c in (MapFunction, FlatMapFunction, FilterFunction))
+    context = TaskRuntimeContext(TaskInfo("map", 1, 2, 2))
+    assert context.get_task_name_with_subtasks() == "map (2/2)"
+    with pytest.raises(RuntimeError, match="only available on a keyed stream"):
+        context.get_state(ValueStateDescriptor("s", None))

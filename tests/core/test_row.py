@@ -8,9 +8,11 @@ import pickle
 import pytest
 
 import flinkwin
-from flinkwin import Record, Row, RowKind, TumblingEventTimeWindows
+from flinkwin import EventTimeSessionWindows, Record, Row, RowKind, TumblingEventTimeWindows
 from flinkwin.common import Row as CommonRow
 from flinkwin.errors import UserFunctionError
+from flinkwin.record import is_tuple_element, tuple_class
+from flinkwin.spark.printing import flink_string
 from flinkwin.testing import WindowOperatorHarness
 
 
@@ -148,3 +150,50 @@ def test_reduce_returning_another_arity_fails_clearly():
     h.process_element({"k": "x", "v": 1}, 1)
     with pytest.raises(UserFunctionError, match="TypeError: .*returns the type of its inputs"):
         h.process_element({"k": "x", "v": 2}, 2)
+
+
+def test_tuple_elements_are_tuples_to_the_user_and_keep_field_names():
+    """A ``Types.TUPLE`` stream's elements: PyFlink hands Python tuples."""
+    element = tuple.__new__(tuple_class(("f0", "f1")), ("a", 3))
+    assert repr(element) == "('a', 3)" and str(element) == "('a', 3)"
+    assert f"{element}" == "('a', 3)"
+    assert element == ("a", 3) and hash(element) == hash(("a", 3))
+    assert isinstance(element, tuple) and element[0] == "a" and element[-1] == 3
+    assert element.f0 == "a" and element["f1"] == 3  # Java's t.f0, flinkwin's field names
+    assert is_tuple_element(element) and not is_tuple_element(Row.of(("f0", "f1"), ("a", 3)))
+    assert flink_string(element) == "(a,3)"
+    back = pickle.loads(pickle.dumps(element))
+    assert type(back) is type(element) and repr(back) == "('a', 3)"
+
+
+def _seen_by_window_function(assigner, tuple_elements, reduce=None):
+    seen = []
+
+    class Collect(flinkwin.ProcessWindowFunction):
+        def process(self, key, context, elements):
+            seen.extend(str(e) for e in elements)
+            return []
+
+    function = Collect() if reduce is None else (reduce, Collect())
+    h = WindowOperatorHarness(
+        assigner, function, key_field=lambda e: e[0], tuple_elements=tuple_elements
+    )
+    h.process_elements(
+        [{"f0": "a", "f1": 1}, {"f0": "a", "f1": 2}, {"f0": "b", "f1": 3}], [1, 2, 3]
+    )
+    h.process_watermark(100)
+    return sorted(seen)
+
+
+@pytest.mark.parametrize(
+    "assigner",
+    [TumblingEventTimeWindows.of(10), EventTimeSessionWindows.with_gap(5)],
+    ids=["vectorized", "merging"],
+)
+def test_window_functions_get_tuples_for_a_tuple_stream_on_every_path(assigner):
+    assert _seen_by_window_function(assigner, True) == ["('a', 1)", "('a', 2)", "('b', 3)"]
+    # a reduced window (two elements) and a single-element window hand the same type
+    reduced = _seen_by_window_function(assigner, True, lambda a, b: (a[0], a[1] + b[1]))
+    assert reduced == ["('a', 3)", "('b', 3)"]
+    rows = _seen_by_window_function(assigner, False, lambda a, b: (a[0], a[1] + b[1]))
+    assert rows == ["Row(f0='a', f1=3)", "Row(f0='b', f1=3)"]

@@ -12,8 +12,6 @@ micro-batch) is ``test_side_output_late_data_per_element_watermarks`` below.
 
 from typing import Iterable, Tuple, Dict
 
-import pytest
-
 from flinkwin import DataStream  # noqa: F401  (PyFlink's type comments name it)
 from flinkwin import (Time, Types, WatermarkStrategy, TimestampAssigner,
                       ProcessWindowFunction, AggregateFunction, ProcessAllWindowFunction,
@@ -25,12 +23,6 @@ from pyflink_compat import DataStreamTestSinkFunction, PyFlinkStreamingTestCase
 from flinkwin import CountSlidingWindowAssigner
 from pyflink_window_functions import (SumWindowFunction, CountWindowProcessFunction,
                                       CountAllWindowProcessFunction)
-
-# A Types.TUPLE stream's elements (and reduce results, which take their shape) are Rows here,
-# printing as Row(f0='a', f1=3) where PyFlink's tuples print as ('a', 3) (issue 10 item 5).
-needs_tuple_elements = pytest.mark.xfail(
-    strict=True, reason="a Types.TUPLE stream's elements must be tuples (issue 10 item 5)"
-)
 
 
 class WindowTests(PyFlinkStreamingTestCase):
@@ -173,7 +165,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         expected = ['(a,3)', '(a,6)', '(a,15)', '(b,3)', '(b,17)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_tuple_elements
     def test_window_reduce_process(self):
         data_stream = self.env.from_collection([
             ('a', 1), ('a', 2), ('b', 3), ('a', 6), ('b', 8), ('b', 9), ('a', 15)],
@@ -434,7 +425,6 @@ class WindowTests(PyFlinkStreamingTestCase):
         expected = ['(a,15)', '(a,6)', '(a,23)']
         self.assert_equals_sorted(expected, results)
 
-    @needs_tuple_elements
     def test_window_all_reduce_process(self):
         self.env.set_parallelism(1)
         data_stream = self.env.from_collection([

@@ -10,7 +10,10 @@ from pyspark.errors import PythonException
 
 from flinkwin import (
     DataStream,
+    FilterFunction,
     FlatMapFunction,
+    KeySelector,
+    MapFunction,
     ProcessAllWindowFunction,
     Time,
     TimestampAssigner,
@@ -60,8 +63,8 @@ def test_map_flat_map_filter_and_print(spark: Any, capsys: Any) -> None:
          "split> +I[b, 10000]",
          "0.25", "2.5", "25.0", "250.0", "2500.0"]
     )
-    with pytest.raises(TypeError, match="map needs output_type"):
-        stream.map(lambda r: r.v)
+    # without output_type (as PyFlink allows) the values travel pickled
+    assert sorted(stream.map(lambda r: r.v).execute_and_collect()) == [1, 10, 100, 1000, 10000]
     with pytest.raises(PythonException, match="map output"):
         stream.map(lambda r: r.k, output_type=Types.LONG()).execute_and_collect()
 
@@ -113,4 +116,111 @@ def test_flink_string_formats_as_java_to_string() -> None:
     assert flink_string("text") == "text"
     assert [java_double(v) for v in (1e7, 1.5e-5, 0.001, 123.25, -2e20)] == [
         "1.0E7", "1.5E-5", "0.001", "123.25", "-2.0E20"
+    ]
+
+
+class _Logged:
+    """Records open/close in a file (the functions run in Spark's Python workers)."""
+
+    def __init__(self, log: str) -> None:
+        self.log = log
+        self.task: str | None = None
+
+    def open(self, runtime_context: Any) -> None:
+        self.task = (
+            f"{runtime_context.get_task_name()} {runtime_context.get_index_of_this_subtask()}/"
+            f"{runtime_context.get_number_of_parallel_subtasks()}"
+        )
+
+    def close(self) -> None:
+        with open(self.log, "a") as f:
+            f.write(f"{type(self).__name__} closed\n")
+
+    def checked(self) -> str:
+        if self.task is None:
+            raise AssertionError(f"{type(self).__name__} called before open()")
+        return self.task
+
+
+class LoggedMap(_Logged, MapFunction):
+    def map(self, value: Any) -> Any:
+        return value.k, self.checked()
+
+
+class LoggedFlatMap(_Logged, FlatMapFunction):
+    def flat_map(self, value: Any) -> Any:
+        self.checked()
+        yield value
+
+
+class LoggedFilter(_Logged, FilterFunction):
+    def filter(self, value: Any) -> bool:
+        self.checked()
+        return True
+
+
+class LoggedKey(_Logged, KeySelector):
+    def get_key(self, value: Any) -> Any:
+        self.checked()
+        return value[0]
+
+
+def test_rich_functions_are_opened_before_and_closed_after_each_task(
+    spark: Any, tmp_path: Any
+) -> None:
+    """PyFlink's MapFunction, FlatMapFunction, FilterFunction and KeySelector are rich
+    functions: ``open(runtime_context)`` before the first element of each subtask (a Spark
+    task: a partition), ``close()`` after its last."""
+    log = str(tmp_path / "log")
+    df = spark.createDataFrame(ROWS, SCHEMA).repartition(2)
+    stream = DataStream(df).filter(LoggedFilter(log)).flat_map(LoggedFlatMap(log), SCHEMA)
+    mapped = stream.map(LoggedMap(log), output_type="k string, task string")
+    tasks = {task for _, task in mapped.execute_and_collect()}
+    assert tasks <= {"map 0/2", "map 1/2"} and tasks
+    closed = sorted((tmp_path / "log").read_text().splitlines())
+    assert closed == sorted(
+        ["LoggedFilter closed"] * 2 + ["LoggedFlatMap closed"] * 2 + ["LoggedMap closed"] * 2
+    )
+
+    (tmp_path / "log").write_text("")
+    windows = (
+        _stream(spark).key_by(LoggedKey(log))
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(5)))
+        .reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
+    )
+    assert sorted(windows.execute_and_collect()) == [
+        ("a", 1, 1), ("a", 6, 100), ("a", 12, 1000), ("b", 2, 10), ("b", 14, 10000)
+    ]
+    # opened and closed in each task before the shuffle; the window stage opens its own copy
+    # (get_key raises if called before open)
+    assert "LoggedKey closed" in (tmp_path / "log").read_text()
+
+
+class SecondField(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value[1])
+
+
+def test_map_after_assign_timestamps_keeps_the_element_timestamps(spark: Any) -> None:
+    """Flink assigns timestamps once, at ``assign_timestamps_and_watermarks``; a map's outputs
+    keep their element's timestamp, even when the map drops (or moves) the field the
+    ``TimestampAssigner`` read: the assigner is not run again on the map's outputs."""
+    df = spark.createDataFrame(ROWS, SCHEMA)
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        SecondField()
+    )
+    pairs = (
+        DataStream(df, type_info=Types.TUPLE([Types.STRING(), Types.LONG(), Types.LONG()]))
+        .assign_timestamps_and_watermarks(strategy)
+        .map(lambda e: (e[0], e[2]), output_type=Types.TUPLE([Types.STRING(), Types.LONG()]))
+    )
+    sums = (
+        pairs.key_by(lambda p: p[0])
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(10)))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+    )
+    # the timestamps the map dropped: a at 1, 6 | 12 ms, b at 2 | 14 ms (the values now in
+    # their place, 1, 100, 1000..., would put every element of a in a window of its own)
+    assert sorted(sums.execute_and_collect()) == [
+        ("a", 101), ("a", 1000), ("b", 10), ("b", 10000)
     ]
