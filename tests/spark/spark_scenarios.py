@@ -63,14 +63,16 @@ def run_stream(
     schema: str,
     build: Callable[[DataStream], WindowResultStream],
     side_tags: Sequence[OutputTag] = (),
+    type_info: Any = None,
 ) -> StreamRun:
-    """Run ``build(DataStream(stream of source_dir))`` to completion under availableNow."""
+    """Run ``build(DataStream(stream of source_dir, type_info=type_info))`` to completion
+    under availableNow."""
     df = (
         spark.readStream.schema(schema)
         .option("maxFilesPerTrigger", 1)
         .json(str(source_dir))
     )
-    result = build(DataStream(df))
+    result = build(DataStream(df, type_info=type_info))
     main = MemorySink("scenario_main")
     sides = {tag: MemorySink(f"scenario_{tag.tag_id}") for tag in side_tags}
     query = result.start(

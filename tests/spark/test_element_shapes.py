@@ -137,3 +137,56 @@ def test_values_without_a_declared_type_travel_pickled(spark: Any, capsys: Any) 
     assert sorted(capsys.readouterr().out.splitlines()) == [
         "('a', 1, [1])", "('a', 1, [2])", "('b', 3, [3])", "('b', 3, [3])"
     ]
+
+
+def test_streaming_full_window_functions_get_tuples_from_columnar_element_lists(
+    spark: Any, tmp_path: Any
+) -> None:
+    """A streaming stage keeps a ProcessWindowFunction's elements in columnar lists; the
+    elements it hands over (on firing, on a late re-firing, in the late side output) still
+    take the stream's PyFlink shape."""
+    from spark_scenarios import run_stream, write_batches
+
+    from flinkwin import OutputTag, TumblingEventTimeWindows
+
+    late = OutputTag("late")
+    batches = [
+        [{"f0": "a", "f1": 1}, {"f0": "a", "f1": 3}, {"f0": "b", "f1": 4}],
+        [{"f0": "a", "f1": 25}],
+        [{"f0": "a", "f1": 2}, {"f0": "b", "f1": 1}],
+        [{"f0": "a", "f1": 60}],
+        [{"f0": "a", "f1": 5}],
+    ]
+    write_batches(tmp_path / "in", batches)
+
+    def pipeline(stream: Any) -> Any:
+        return (
+            stream.assign_timestamps_and_watermarks(
+                WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                    SecondField(True)
+                )
+            )
+            .key_by("f0")
+            .window(TumblingEventTimeWindows.of(Time.milliseconds(10)))
+            .allowed_lateness(Time.milliseconds(20))
+            .side_output_late_data(late)
+            .process(Show(), output_type=Types.STRING())
+        )
+
+    from flinkwin import DataStream as Stream
+
+    source = spark.readStream.schema("f0 string, f1 long").json(str(tmp_path / "in"))
+    tuples = Types.TUPLE([Types.STRING(), Types.LONG()])
+    stage = pipeline(Stream(source, type_info=tuples))._stage([late])
+    assert "columnar element lists" in stage.summary["window state"]
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", "f0 string, f1 long", pipeline,
+        side_tags=[late], type_info=tuples,
+    )
+    main = [next(iter(r.values())) for b in sorted(run.main) for r in run.main[b]]
+    assert sorted(main) == sorted([
+        "0: tuple:('a', 1), tuple:('a', 3)", "0: tuple:('b', 4)",
+        "0: tuple:('a', 1), tuple:('a', 3), tuple:('a', 2)", "0: tuple:('b', 4), tuple:('b', 1)",
+        "20: tuple:('a', 25)",
+    ])
+    assert [r for b in run.sides["late"].values() for r in b] == [{"f0": "a", "f1": 5}]
