@@ -111,6 +111,9 @@ def assign_event_windows(assigner: Any, ts: np.ndarray) -> tuple[np.ndarray, ...
 class ColumnarAggregation:
     """The panes of one key group for a configuration :func:`supports` accepts."""
 
+    #: The ``flinkwin.format`` this class writes and reads.
+    FORMAT = FORMAT
+
     def __init__(self, template: WindowOperator, operator_factory: Callable[[], WindowOperator]):
         builtin = template.spec.builtin
         assert builtin is not None and type(template.key_selector) is FieldKeySelector
@@ -411,7 +414,7 @@ class ColumnarAggregation:
             "next_seq": self.next_seq,
         }
         table = table.replace_schema_metadata(
-            {"flinkwin.format": FORMAT, "flinkwin.columnar": json.dumps(meta)}
+            {"flinkwin.format": self.FORMAT, "flinkwin.columnar": json.dumps(meta)}
         )
         sink = pa.BufferOutputStream()
         options = pa.ipc.IpcWriteOptions(compression="lz4")
@@ -422,8 +425,8 @@ class ColumnarAggregation:
     def restore(self, data: bytes) -> None:
         reader = pa.ipc.open_stream(pa.py_buffer(data))
         metadata = reader.schema.metadata or {}
-        if metadata.get(b"flinkwin.format") != FORMAT.encode():
-            raise ValueError("not a columnar flinkwin snapshot")
+        if metadata.get(b"flinkwin.format") != self.FORMAT.encode():
+            raise ValueError(f"not a {self.FORMAT} flinkwin snapshot")
         meta = json.loads(metadata[b"flinkwin.columnar"])
         table = reader.read_all().replace_schema_metadata(None)
         self.current_watermark = meta["watermark"]

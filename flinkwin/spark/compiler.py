@@ -57,7 +57,7 @@ from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWi
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.longs import ERROR, WRAP
-from flinkwin.operator.columnar import supports as columnar_supported
+from flinkwin.operator import frame_states
 from flinkwin.operator.panes import supports as panes_supported
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
@@ -593,7 +593,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields
     )
     runtime.panes = frame_state and panes_supported(template)
-    runtime.columnar = frame_state and not runtime.panes and columnar_supported(template)
+    runtime.columnar = frame_state and not runtime.panes and frame_states.supports(template)
 
     grouped = staged.groupBy(_KG)
     if streaming:
@@ -611,7 +611,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     if streaming:
         summary["metrics"] = f"query.lastProgress['observedMetrics'][{metrics_name!r}]"
     if runtime.columnar:
-        summary["window state"] += " (columnar panes: one pandas frame per key group)"
+        summary["window state"] += f" ({frame_states.describe(template)})"
     if runtime.panes:
         summary["window state"] += (
             " (panes of gcd(size, slide) per key, combined when a window fires: one pandas"

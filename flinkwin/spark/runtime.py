@@ -6,11 +6,13 @@ once per key group whose timeout is due. Each call:
 
 1. restores the group's state from the ``GroupState`` bytes (checking the recorded number of key
    groups): a :class:`~flinkwin.operator.WindowOperator`, or for built-in aggregations the
-   equivalent :class:`~flinkwin.operator.columnar.ColumnarAggregation`, which hands over to a
-   ``WindowOperator`` for a batch that would fire a window on arrival (and takes the state back
-   after it), or for aligned sliding windows :class:`~flinkwin.operator.panes.PaneAggregation`
-   (panes of ``gcd(size, slide)``; it hands over only a batch it cannot take, e.g. a
-   non-integral column, and the group stays object-based until it holds nothing);
+   equivalent columnar state chosen by :mod:`flinkwin.operator.frame_states`
+   (``ColumnarAggregation``, or ``SessionAggregation`` for event-time sessions), which hands
+   over to a ``WindowOperator`` for a batch that would fire a window on arrival (and takes the
+   state back after it), or for aligned sliding windows
+   :class:`~flinkwin.operator.panes.PaneAggregation` (panes of ``gcd(size, slide)``; it hands
+   over only a batch it cannot take, e.g. a non-integral column, and the group stays
+   object-based until it holds nothing);
 2. advances it to Spark's current watermark if that is greater than the watermark the group has
    seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
@@ -58,8 +60,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.internal import iterate_outputs, resolve_window_function
-from flinkwin.operator import WindowOperator
-from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
+from flinkwin.operator import WindowOperator, frame_states
 from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format
 from flinkwin.operator.panes import FORMAT as PANES_FORMAT
 from flinkwin.operator.panes import PaneAggregation
@@ -532,9 +533,9 @@ class KeyGroupRuntime:
         }
         out = self._output_frame(op, nulls, counts)
         if self.columnar and isinstance(op, WindowOperator):
-            # back to columnar panes after a batch that fired windows on arrival
+            # back to the columnar state after a batch that fired windows on arrival
             names = self.input_schema.fieldNames()
-            op = ColumnarAggregation.from_operator(op, self.operator.build, names) or op
+            op = frame_states.from_operator(op, self.operator.build, names) or op
 
         bytes_after = 0
         if _holds_nothing(op):
@@ -591,7 +592,7 @@ class KeyGroupRuntime:
         if self.panes:
             return PaneAggregation(self.operator.build(), self.operator.build)
         if self.columnar:
-            return ColumnarAggregation(self.operator.build(), self.operator.build)
+            return frame_states.new_state(self.operator.build(), self.operator.build)
         return self.operator.build(self._subtask(group))
 
     def _restore(self, snapshot: bytes, group: int) -> Any:
@@ -599,10 +600,9 @@ class KeyGroupRuntime:
             panes = PaneAggregation(self.operator.build(), self.operator.build)
             panes.restore(snapshot)
             return panes
-        if snapshot_format(snapshot) == COLUMNAR_FORMAT:
-            columnar = ColumnarAggregation(self.operator.build(), self.operator.build)
-            columnar.restore(snapshot)
-            return columnar
+        state = frame_states.restore_state(snapshot, self.operator.build(), self.operator.build)
+        if state is not None:
+            return state
         op = self.operator.build(self._subtask(group))
         op.restore(snapshot)
         return op
