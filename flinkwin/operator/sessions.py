@@ -105,9 +105,44 @@ def _touching(
     if not len(skey) or not len(ekey):
         return empty, empty
     order = np.lexsort((sstart, skey))
+    low = min(int(sstart.min()), int(estart.min()))
+    span = max(int(send.max()), int(eend.max())) - low + 1
+    if (max(int(skey.max()), int(ekey.max())) + 1) * span < 2**62:
+        # one sortable int64 per (key, time): binary searches instead of joins
+        keys = skey[order]
+        by_start = keys * span + (sstart[order] - low)
+        by_end = keys * span + (send[order] - low)
+        last = np.searchsorted(by_start, ekey * span + (eend - low), side="right") - 1
+        first = np.searchsorted(by_end, ekey * span + (estart - low), side="left")
+        first_ok = first < len(order)
+        first_ok[first_ok] = keys[first[first_ok]] == ekey[first_ok]
+        last_ok = last >= 0
+        last_ok[last_ok] = keys[last[last_ok]] == ekey[last_ok]
+        p_last = np.where(last_ok, last, np.nan)
+        p_first = np.where(first_ok, first, np.nan)
+    else:
+        p_last, p_first = _touching_joins(
+            ekey, estart, eend, skey[order], sstart[order], send[order]
+        )
+    valid = ~np.isnan(p_last) & ~np.isnan(p_first)
+    valid[valid] = p_first[valid] <= p_last[valid]
+    elems = np.flatnonzero(valid)
+    lo = p_first[elems].astype(np.int64)
+    counts = p_last[elems].astype(np.int64) - lo + 1
+    pair_elem = np.repeat(elems, counts)
+    offsets = np.arange(len(pair_elem)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return pair_elem, order[np.repeat(lo, counts) + offsets]
+
+
+def _touching_joins(
+    ekey: np.ndarray, estart: np.ndarray, eend: np.ndarray,
+    skey: np.ndarray, sstart: np.ndarray, send: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each element window, the (float, NaN for none) positions among the sessions
+    (sorted by key and start) of the last session of its key starting at or before its end
+    and of the first one ending at or after its start: ``merge_asof`` per key."""
     right = pd.DataFrame({
-        "k": skey[order], "s": sstart[order], "e": send[order],
-        "p": np.arange(len(order), dtype=np.float64),
+        "k": skey, "s": sstart, "e": send, "p": np.arange(len(skey), dtype=np.float64),
     })
     left = pd.DataFrame({"k": ekey, "s": eend, "e": estart, "i": np.arange(len(ekey))})
     last = pd.merge_asof(
@@ -122,14 +157,7 @@ def _touching(
     p_last[last["i"].to_numpy()] = last["p"].to_numpy()
     p_first = np.full(len(ekey), np.nan)
     p_first[first["i"].to_numpy()] = first["p"].to_numpy()
-    valid = ~np.isnan(p_last) & ~np.isnan(p_first)
-    valid[valid] = p_first[valid] <= p_last[valid]
-    elems = np.flatnonzero(valid)
-    lo = p_first[elems].astype(np.int64)
-    counts = p_last[elems].astype(np.int64) - lo + 1
-    pair_elem = np.repeat(elems, counts)
-    offsets = np.arange(len(pair_elem)) - np.repeat(np.cumsum(counts) - counts, counts)
-    return pair_elem, order[np.repeat(lo, counts) + offsets]
+    return p_last, p_first
 
 
 class SessionAggregation(ColumnarAggregation):

@@ -90,7 +90,7 @@ batches_strategy = st.lists(
 )
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     batches=batches_strategy,
     gap=st.sampled_from([1, 4, 10]),
@@ -215,3 +215,20 @@ def test_snapshot_round_trip() -> None:
     restored.restore(data)
     restored.advance_watermark(100)
     assert frame_rows(restored.drain_main()) == [("b", 2, 5, "e1"), ("a", 1, 4, "e0")]
+
+
+def test_touching_sessions_far_apart_use_joins() -> None:
+    """Timestamps too far apart for one int64 per (key, time) take the join path, with the
+    same pairs (every session an element window overlaps or touches)."""
+    from flinkwin.operator.sessions import _touching
+
+    def pairs(shift: int) -> list[tuple[int, int]]:
+        ekey = np.array([0, 0, 1, 1], dtype=np.int64)
+        estart = np.array([5, 40, 0, 100], dtype=np.int64) + ekey * shift
+        skey = np.array([0, 0, 0, 1], dtype=np.int64)
+        sstart = np.array([0, 15, 50, 110], dtype=np.int64) + skey * shift
+        send = np.array([10, 20, 60, 120], dtype=np.int64) + skey * shift
+        e, s = _touching(ekey, estart, estart + 10, skey, sstart, send)
+        return sorted(zip(e.tolist(), s.tolist()))
+
+    assert pairs(0) == pairs(2**61) == [(0, 0), (0, 1), (1, 2), (3, 3)]
