@@ -111,6 +111,9 @@ def assign_event_windows(assigner: Any, ts: np.ndarray) -> tuple[np.ndarray, ...
 class ColumnarAggregation:
     """The panes of one key group for a configuration :func:`supports` accepts."""
 
+    #: The ``flinkwin.format`` this class writes and reads.
+    FORMAT = FORMAT
+
     def __init__(self, template: WindowOperator, operator_factory: Callable[[], WindowOperator]):
         builtin = template.spec.builtin
         assert builtin is not None and type(template.key_selector) is FieldKeySelector
@@ -400,10 +403,10 @@ class ColumnarAggregation:
             "dropped": self.num_late_records_dropped,
             "next_seq": self.next_seq,
         }
-        return write_frame(self.panes, FORMAT, _META_KEY, meta)
+        return write_frame(self.panes, self.FORMAT, _META_KEY, meta)
 
     def restore(self, data: bytes) -> None:
-        self.panes, meta = read_frame(data, FORMAT, _META_KEY, "columnar")
+        self.panes, meta = read_frame(data, self.FORMAT, _META_KEY, self.FORMAT)
         self.current_watermark = meta["watermark"]
         self.current_processing_time = meta["processing_time"]
         self.num_late_records_dropped = meta["dropped"]

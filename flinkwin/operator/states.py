@@ -3,14 +3,13 @@
 The runtime keeps per key group either the object-based
 :class:`~flinkwin.operator.WindowOperator` or one of its columnar equivalents:
 
-================  ===================================================  =====================
-kind              state                                                 for
-================  ===================================================  =====================
-``"columnar"``    :class:`~flinkwin.operator.columnar.ColumnarAggregation`   built-in aggregations
-``"panes"``       :class:`~flinkwin.operator.panes.PaneAggregation`          aligned sliding windows
-``"lists"``       :class:`~flinkwin.operator.element_lists.ColumnarLists`    full-window functions
-``"object"``      :class:`~flinkwin.operator.WindowOperator`                 everything
-================  ===================================================  =====================
+- ``"columnar"``: :class:`~flinkwin.operator.columnar.ColumnarAggregation`, built-in
+  aggregations over tumbling and sliding windows;
+- ``"panes"``: :class:`~flinkwin.operator.panes.PaneAggregation`, aligned sliding windows;
+- ``"sessions"``: :class:`~flinkwin.operator.sessions.SessionAggregation`, built-in
+  aggregations over event-time sessions;
+- ``"lists"``: :class:`~flinkwin.operator.element_lists.ColumnarLists`, full-window functions;
+- ``"object"``: :class:`~flinkwin.operator.WindowOperator`, everything.
 
 All of them process a batch (``process_batch``), advance the watermark and processing time,
 expose their outputs (frames for the aggregations, :meth:`frame_outputs`; values otherwise),
@@ -36,13 +35,20 @@ from flinkwin.operator.element_lists import supports as lists_supports
 from flinkwin.operator.panes import FORMAT as PANES_FORMAT
 from flinkwin.operator.panes import PaneAggregation
 from flinkwin.operator.panes import supports as panes_supports
+from flinkwin.operator.sessions import FORMAT as SESSIONS_FORMAT
+from flinkwin.operator.sessions import SessionAggregation
+from flinkwin.operator.sessions import supports as sessions_supports
 from flinkwin.operator.window_operator import WindowOperator
 
-OBJECT, COLUMNAR, PANES, LISTS = "object", "columnar", "panes", "lists"
+OBJECT, COLUMNAR, PANES, SESSIONS, LISTS = "object", "columnar", "panes", "sessions", "lists"
 _CLASSES: dict[str, Any] = {
-    COLUMNAR: ColumnarAggregation, PANES: PaneAggregation, LISTS: ColumnarLists,
+    COLUMNAR: ColumnarAggregation, PANES: PaneAggregation, SESSIONS: SessionAggregation,
+    LISTS: ColumnarLists,
 }
-_KINDS = {COLUMNAR_FORMAT: COLUMNAR, PANES_FORMAT: PANES, LISTS_FORMAT: LISTS}
+_KINDS = {
+    COLUMNAR_FORMAT: COLUMNAR, PANES_FORMAT: PANES, SESSIONS_FORMAT: SESSIONS,
+    LISTS_FORMAT: LISTS,
+}
 #: What ``explain()`` adds to the window-state line per kind.
 DESCRIPTIONS = {
     OBJECT: "",
@@ -51,6 +57,7 @@ DESCRIPTIONS = {
         " (panes of gcd(size, slide) per key, combined when a window fires: one pandas frame "
         "per key group)"
     ),
+    SESSIONS: " (columnar sessions: one pandas frame per key group, batches merged per key)",
     LISTS: " (columnar element lists: one pandas frame per key group, elements built lazily "
     "when a window fires)",
 }
@@ -63,7 +70,8 @@ def state_kind(template: WindowOperator, columnar_input: bool) -> str:
     input's columns survive a columnar (Arrow) snapshot unchanged."""
     if columnar_input:
         for kind, supported in (
-            (PANES, panes_supports), (COLUMNAR, columnar_supports), (LISTS, lists_supports)
+            (PANES, panes_supports), (COLUMNAR, columnar_supports),
+            (SESSIONS, sessions_supports), (LISTS, lists_supports),
         ):
             if supported(template):
                 return kind
@@ -99,7 +107,7 @@ def settle(state: Any, kind: str, factory: Factory, columns: list[str]) -> Any:
     window function left keyed state behind as an operator."""
     if isinstance(state, ColumnarLists) and state.holds_function_state():
         return state.to_operator()
-    if isinstance(state, WindowOperator) and kind in (COLUMNAR, LISTS):
+    if isinstance(state, WindowOperator) and kind in (COLUMNAR, SESSIONS, LISTS):
         return _CLASSES[kind].from_operator(state, factory, columns) or state
     return state
 
@@ -130,6 +138,7 @@ __all__ = [
     "LISTS",
     "OBJECT",
     "PANES",
+    "SESSIONS",
     "frame_outputs",
     "holds_nothing",
     "new_state",

@@ -369,3 +369,50 @@ def test_process_function_on_columnar_element_lists_with_lateness(
     assert_matches_harness(
         run, LATE_SUM_BATCHES, harness, ts="ts", delay_ms=0, side_tags=[LATE]
     )
+
+
+# Session sum (gap 3 s, lateness 2 s, watermark = max ts - 1 ms). Batch 1's watermark 4999 fires
+# a's [1, 4 s) (1) and b's [2, 5 s) (10); then a's 3.5 s bridges a's fired session and its
+# session [5, 8 s) (the key group hands over to the object operator for that batch, and
+# back); in batch 2 (watermark 7999) b's 5 s is within the lateness: its session fires on
+# arrival; batch 4's watermark fires a's merged session (1 + 2 + 4 + 1 + 8) and c's, and a's
+# 1 s is late for every session: side output.
+SESSION_SUM_BATCHES = [
+    [ev("a", 1000, 1), ev("a", 5000, 2), ev("b", 2000, 10)],
+    [ev("a", 3500, 4), ev("a", 8000, 1)],
+    [ev("a", 4500, 8), ev("b", 5000, 20), ev("c", 9000, 3)],
+    [ev("a", 30000, 1)],
+    [ev("a", 1000, 7)],
+]
+
+
+def test_session_builtin_sum_runs_on_columnar_sessions(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", SESSION_SUM_BATCHES)
+    assigner = EventTimeSessionWindows.withGap(Time.seconds(3))
+
+    def pipeline(s: Any) -> Any:
+        return (
+            s.assignTimestampsAndWatermarks(watermark(0))
+            .keyBy("k")
+            .window(assigner)
+            .allowedLateness(Time.seconds(2))
+            .sideOutputLateData(LATE)
+            .sum("v")
+        )
+
+    source = spark.readStream.schema(SCHEMA).json(str(tmp_path / "in"))
+    assert "columnar sessions" in pipeline(DataStream(source))._stage([]).summary["window state"]
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA, pipeline, side_tags=[LATE]
+    )
+    assert run.main[1] == [ev("a", 1000, 1), ev("b", 2000, 10)]
+    assert run.main[2] == [ev("b", 5000, 20)]
+    assert run.main[4] == [ev("a", 1000, 16), ev("c", 9000, 3)]
+    assert run.sides["late"][4] == [ev("a", 1000, 7)]
+    harness = WindowOperatorHarness(
+        assigner, sum_of("v"), key_field="k", allowed_lateness=Time.seconds(2),
+        late_output_tag=LATE,
+    )
+    assert_matches_harness(
+        run, SESSION_SUM_BATCHES, harness, ts="ts", delay_ms=0, side_tags=[LATE]
+    )

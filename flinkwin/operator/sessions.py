@@ -1,0 +1,619 @@
+"""Columnar event-time session windows for the built-in aggregations.
+
+A keyed ``sum``/``min``/``max`` over an integer field on ``EventTimeSessionWindows.withGap``
+with the default ``EventTimeTrigger`` and no evictor keeps, per in-flight session, one row: the
+first element of the session's *state window* (the window whose state the session's merges were
+folded into, Flink's ``MergingWindowSet`` mapping) with the aggregate in place of the field,
+the session's bounds, its state window's bounds, the registration number of its
+``max_timestamp`` timer and whether it fired (allowed lateness). :class:`SessionAggregation`
+merges a whole batch into these rows with array operations and gives exactly
+:class:`~flinkwin.operator.WindowOperator`'s results:
+
+- each element's window ``[t, t + gap)`` and the sessions it touches (``merge_asof`` per key);
+  intervals (touched sessions and element windows) sorted per key form connected components
+  (windows that overlap or touch merge, as ``TimeWindow.mergeWindows``), each becomes one
+  session;
+- a component is *simple* when its elements, in processing order, chain (each window touches
+  the previous one; the first touches the component's one held session, if any): then it grew
+  from one root and kept that root's state window, and its timer was registered by the last
+  element that changed its bounds. Other components (elements bridging held sessions, where
+  Flink's choice of the surviving state window follows Java's ``HashSet`` order, and elements
+  whose own window is late that may merge into a session) are replayed element by element
+  through the real :class:`~flinkwin.operator.merging_window_set.MergingWindowSet` on plain
+  ints;
+- firing, cleanup and snapshots are :class:`~flinkwin.operator.columnar.ColumnarAggregation`'s:
+  sessions fire when the watermark passes their ``max_timestamp``, in (timestamp, registration)
+  order.
+
+A batch that would fire a session on arrival (an element within the allowed lateness, or
+touching a session that already fired), with a non-integral field, or with timestamps near the
+long limits is not taken (:meth:`SessionAggregation.accepts` is False); the caller continues
+with :meth:`SessionAggregation.to_operator`, and can come back with
+:meth:`SessionAggregation.from_operator`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from flinkwin.assigners.session import EventTimeSessionWindows
+from flinkwin.functions.base import FieldKeySelector
+from flinkwin.functions.internal import REDUCING
+from flinkwin.longs import ERROR, safe_band, sums_may_overflow
+from flinkwin.operator.columnar import (
+    _END,
+    _FIRED,
+    _SEQ,
+    _START,
+    _UFUNCS,
+    ColumnarAggregation,
+    _codes,
+)
+from flinkwin.operator.frames import drain_frames
+from flinkwin.operator.merging_window_set import MergingWindowSet
+from flinkwin.time import MAX_LONG, MIN_LONG
+from flinkwin.triggers.event_time import EventTimeTrigger
+from flinkwin.windows import TimeWindow
+
+if TYPE_CHECKING:
+    from flinkwin.operator.window_operator import WindowOperator
+
+#: The ``flinkwin.format`` of a session snapshot.
+FORMAT = "sessions-1"
+_SW_START, _SW_END = "_fw_sw_start", "_fw_sw_end"
+_SESSION_COLUMNS = (_START, _END, _SW_START, _SW_END, _SEQ, _FIRED)
+_MASK64 = (1 << 64) - 1
+
+
+def supports(op: WindowOperator) -> bool:
+    """True if ``op``'s configuration has a columnar session equivalent (module docstring)."""
+    spec = op.spec
+    builtin = spec.builtin if spec.state_kind == REDUCING else None
+    selector = op.key_selector
+    return (
+        type(op.assigner) is EventTimeSessionWindows
+        and type(op.trigger) is EventTimeTrigger
+        and op.evictor is None
+        and spec.window_fn is None
+        and builtin is not None
+        and builtin.kind in _UFUNCS
+        and type(selector) is FieldKeySelector
+        and builtin.field not in selector.fields
+    )
+
+
+def _wrap(value: int) -> int:
+    """A Python int as a Java long (wrapping), as the int64 sums are."""
+    value &= _MASK64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def _touching(
+    ekey: np.ndarray, estart: np.ndarray, eend: np.ndarray,
+    skey: np.ndarray, sstart: np.ndarray, send: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(element, session) index pairs where an element window overlaps or touches a session of
+    its key. A key's sessions are disjoint, so those an element touches are consecutive in
+    start order: from the first ending at or after the window's start to the last starting at
+    or before its end."""
+    empty = np.empty(0, dtype=np.int64)
+    if not len(skey) or not len(ekey):
+        return empty, empty
+    order = np.lexsort((sstart, skey))
+    low = min(int(sstart.min()), int(estart.min()))
+    span = max(int(send.max()), int(eend.max())) - low + 1
+    if (max(int(skey.max()), int(ekey.max())) + 1) * span < 2**62:
+        # one sortable int64 per (key, time): binary searches instead of joins
+        keys = skey[order]
+        by_start = keys * span + (sstart[order] - low)
+        by_end = keys * span + (send[order] - low)
+        last = np.searchsorted(by_start, ekey * span + (eend - low), side="right") - 1
+        first = np.searchsorted(by_end, ekey * span + (estart - low), side="left")
+        first_ok = first < len(order)
+        first_ok[first_ok] = keys[first[first_ok]] == ekey[first_ok]
+        last_ok = last >= 0
+        last_ok[last_ok] = keys[last[last_ok]] == ekey[last_ok]
+        p_last = np.where(last_ok, last, np.nan)
+        p_first = np.where(first_ok, first, np.nan)
+    else:
+        p_last, p_first = _touching_joins(
+            ekey, estart, eend, skey[order], sstart[order], send[order]
+        )
+    valid = ~np.isnan(p_last) & ~np.isnan(p_first)
+    valid[valid] = p_first[valid] <= p_last[valid]
+    elems = np.flatnonzero(valid)
+    lo = p_first[elems].astype(np.int64)
+    counts = p_last[elems].astype(np.int64) - lo + 1
+    pair_elem = np.repeat(elems, counts)
+    offsets = np.arange(len(pair_elem)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return pair_elem, order[np.repeat(lo, counts) + offsets]
+
+
+def _touching_joins(
+    ekey: np.ndarray, estart: np.ndarray, eend: np.ndarray,
+    skey: np.ndarray, sstart: np.ndarray, send: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each element window, the (float, NaN for none) positions among the sessions
+    (sorted by key and start) of the last session of its key starting at or before its end
+    and of the first one ending at or after its start: ``merge_asof`` per key."""
+    right = pd.DataFrame({
+        "k": skey, "s": sstart, "e": send, "p": np.arange(len(skey), dtype=np.float64),
+    })
+    left = pd.DataFrame({"k": ekey, "s": eend, "e": estart, "i": np.arange(len(ekey))})
+    last = pd.merge_asof(
+        left.sort_values("s", kind="stable"), right[["k", "s", "p"]].sort_values("s"),
+        on="s", by="k", direction="backward",
+    )
+    first = pd.merge_asof(
+        left.sort_values("e", kind="stable"), right[["k", "e", "p"]].sort_values("e"),
+        on="e", by="k", direction="forward",
+    )
+    p_last = np.full(len(ekey), np.nan)
+    p_last[last["i"].to_numpy()] = last["p"].to_numpy()
+    p_first = np.full(len(ekey), np.nan)
+    p_first[first["i"].to_numpy()] = first["p"].to_numpy()
+    return p_last, p_first
+
+
+class SessionAggregation(ColumnarAggregation):
+    """The in-flight sessions of one key group for a configuration :func:`supports` accepts."""
+
+    FORMAT = FORMAT
+
+    def __init__(self, template: WindowOperator, operator_factory: Callable[[], WindowOperator]):
+        super().__init__(template, operator_factory)
+        self.gap = int(template.assigner.session_timeout)  # type: ignore[attr-defined]
+
+    # ----------------------------------------------------------------- input
+    def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:
+        """True if, under ``watermark``, no element fires a session on arrival, the field is
+        integral and the timestamps are far from the long limits (else :meth:`to_operator`)."""
+        if len(timestamps) == 0:
+            return True
+        dtype = frame[self.field].dtype
+        if not (dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)):
+            return False
+        low, high = safe_band(2 * self.gap + self.lateness + 1)
+        if not (low <= int(timestamps.min()) and int(timestamps.max()) <= high):
+            return False
+        if self.kind == "sum" and self.overflow == ERROR and self._sum_may_overflow(frame):
+            return False
+        if self.lateness == 0:
+            return True
+        own_max = timestamps + (self.gap - 1)
+        if bool(((own_max <= watermark) & (own_max + self.lateness > watermark)).any()):
+            return False
+        sessions = self.panes
+        if sessions is None or not len(sessions):
+            return True
+        max_ts = sessions[_END].to_numpy() - 1
+        fired = (max_ts <= watermark) & (self._cleanup(max_ts) > watermark)
+        if not fired.any():
+            return True
+        held = sessions[fired]
+        codes = _codes([
+            np.concatenate([held[f].to_numpy(), frame[f].to_numpy()]) for f in self.key_fields
+        ])
+        pairs, _ = _touching(
+            codes[len(held):], timestamps, timestamps + self.gap,
+            codes[: len(held)], held[_START].to_numpy(), held[_END].to_numpy(),
+        )
+        return not len(pairs)
+
+    def _sum_may_overflow(self, frame: pd.DataFrame) -> bool:
+        """Conservatively: could a session's running sum overflow (all held sums may merge)?"""
+        held = 0.0
+        if self.panes is not None and len(self.panes):
+            held = float(np.abs(self.panes[self.field].to_numpy(dtype=np.float64)).sum())
+        values = frame[self.field].to_numpy()
+        return sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
+
+    def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
+        """Merge the rows of ``frame`` (in processing order) into the sessions; the batch must
+        be one :meth:`accepts` under the current watermark."""
+        n = len(frame)
+        if n == 0:
+            return
+        frame = frame.reset_index(drop=True)
+        wm, gap = self.current_watermark, self.gap
+        old = self.panes if self.panes is not None else frame.iloc[:0].assign(
+            **{c: np.empty(0, dtype=np.int64) for c in _SESSION_COLUMNS}
+        )
+        n_old = len(old)
+        codes = _codes([
+            np.concatenate([old[f].to_numpy(), frame[f].to_numpy()]) for f in self.key_fields
+        ])
+        okey, ekey = codes[:n_old], codes[n_old:]
+        ostart, oend = old[_START].to_numpy(dtype=np.int64), old[_END].to_numpy(dtype=np.int64)
+        estart = timestamps.astype(np.int64, copy=False)
+        eend = estart + gap
+        pair_elem, pair_sess = _touching(ekey, estart, eend, okey, ostart, oend)
+
+        # elements whose own window is late: kept only if they may merge into a session
+        late_alone = self._cleanup(eend - 1) <= wm
+        candidate = np.ones(n, dtype=bool)
+        late_idx: list[int] = []
+        if late_alone.any():
+            near = np.zeros(n, dtype=bool)
+            near[pair_elem] = True
+            by_key = np.lexsort((estart, ekey))
+            k_sorted, s_sorted = ekey[by_key], estart[by_key]
+            close = (k_sorted[1:] == k_sorted[:-1]) & (s_sorted[1:] - s_sorted[:-1] <= gap)
+            neighbour = np.zeros(n, dtype=bool)
+            neighbour[by_key[1:][close]] = True
+            neighbour[by_key[:-1][close]] = True
+            candidate = ~late_alone | near | neighbour
+            late_idx = np.flatnonzero(~candidate).tolist()
+
+        elem = np.flatnonzero(candidate)
+        touched = np.unique(pair_sess[candidate[pair_elem]])
+        values = frame[self.field].to_numpy()
+        rows: list[pd.DataFrame] = []
+        if len(elem):
+            late_idx += self._merge_components(
+                frame, old, elem, touched, ekey, okey, estart, values, late_alone, rows
+            )
+        keep = np.ones(n_old, dtype=bool)
+        keep[touched] = False
+        parts = [old[keep]] if keep.any() else []
+        parts += [r for r in rows if len(r)]
+        self.next_seq += n
+        self.panes = pd.concat(parts, ignore_index=True) if parts else None
+        if late_idx:
+            late = np.sort(np.asarray(late_idx, dtype=np.int64))
+            if self.late_tag is None:
+                self.num_late_records_dropped += len(late)
+            else:
+                self._late.append(frame.iloc[late])
+
+    def _merge_components(
+        self, frame: pd.DataFrame, old: pd.DataFrame, elem: np.ndarray, touched: np.ndarray,
+        ekey: np.ndarray, okey: np.ndarray, estart: np.ndarray, values: np.ndarray,
+        late_alone: np.ndarray, rows: list[pd.DataFrame],
+    ) -> list[int]:
+        """Append the new session rows of every component to ``rows``; return the elements
+        the replay found late."""
+        gap = self.gap
+        n_t = len(touched)
+        # intervals: touched sessions (order -1), then candidate elements (order = position)
+        key = np.concatenate([okey[touched], ekey[elem]])
+        start = np.concatenate([old[_START].to_numpy(dtype=np.int64)[touched], estart[elem]])
+        end = np.concatenate([old[_END].to_numpy(dtype=np.int64)[touched], estart[elem] + gap])
+        srt = np.lexsort((start, key))
+        k_s, s_s, e_s = key[srt], start[srt], end[srt]
+        run_max = pd.Series(e_s).groupby(k_s).cummax().to_numpy()
+        new_comp = np.ones(len(srt), dtype=bool)
+        new_comp[1:] = (k_s[1:] != k_s[:-1]) | (s_s[1:] > run_max[:-1])
+        comp_sorted = np.cumsum(new_comp) - 1
+        comp = np.empty(len(key), dtype=np.int64)
+        comp[srt] = comp_sorted
+        n_comp = int(comp_sorted[-1]) + 1
+        win_start = s_s[new_comp]
+        win_end = np.maximum.reduceat(e_s, np.flatnonzero(new_comp))
+
+        sess_comp = comp[:n_t]
+        n_init = np.bincount(sess_comp, minlength=n_comp)
+        ec = comp[n_t:]
+        has_late = np.bincount(ec, weights=late_alone[elem], minlength=n_comp) > 0
+        # elements per component in processing order
+        eo = np.lexsort((elem, ec))
+        ec_o, el_o = ec[eo], elem[eo]
+        t_o = estart[el_o]
+        first = np.ones(len(eo), dtype=bool)
+        first[1:] = ec_o[1:] != ec_o[:-1]
+        step = np.zeros(len(eo), dtype=np.int64)
+        step[1:] = t_o[1:] - t_o[:-1]
+        broken = ~first & ((step < 0) | (step > gap))
+        chain_ok = np.bincount(ec_o, weights=broken, minlength=n_comp) == 0
+        firsts = np.flatnonzero(first)
+        t0 = np.zeros(n_comp, dtype=np.int64)
+        t0[ec_o[firsts]] = t_o[firsts]
+        sess_of = np.full(n_comp, -1, dtype=np.int64)  # the component's held session, if one
+        sess_of[sess_comp] = touched
+        s1 = np.zeros(n_comp, dtype=np.int64)
+        s2 = np.zeros(n_comp, dtype=np.int64)
+        one = sess_of >= 0
+        s1[one] = old[_START].to_numpy(dtype=np.int64)[sess_of[one]]
+        s2[one] = old[_END].to_numpy(dtype=np.int64)[sess_of[one]]
+        first_touches = (t0 <= s2) & (t0 + gap >= s1)
+        simple = (n_init <= 1) & ~has_late & chain_ok & ((n_init == 0) | first_touches)
+
+        # ---- simple components: one root, bounds grown by the chain
+        sel = simple[ec_o]
+        if sel.any():
+            rows.append(self._simple_rows(
+                frame, old, ec_o[sel], el_o[sel], t_o[sel], first[sel], values, sess_of, s1, s2,
+                win_start, win_end,
+            ))
+        late: list[int] = []
+        if not simple.all():
+            hard = np.flatnonzero(~simple)
+            late = self._replay(
+                frame, old, hard, ec_o, el_o, sess_comp, touched, estart, values, rows
+            )
+        return late
+
+    def _simple_rows(
+        self, frame: pd.DataFrame, old: pd.DataFrame, comp: np.ndarray, elems: np.ndarray,
+        t: np.ndarray, first: np.ndarray, values: np.ndarray, sess_of: np.ndarray,
+        s1: np.ndarray, s2: np.ndarray, win_start: np.ndarray, win_end: np.ndarray,
+    ) -> pd.DataFrame:
+        gap = self.gap
+        bounds = np.flatnonzero(first)
+        comps = comp[bounds]
+        held = sess_of[comps]
+        has = held >= 0
+        # which elements changed their session's bounds (the last one registered its timer)
+        prev_t = np.empty_like(t)
+        prev_t[1:] = t[:-1]
+        in_held = sess_of[comp] >= 0
+        reach = np.where(in_held, s2[comp], MIN_LONG)
+        changed = np.where(
+            first,
+            ~in_held | (t < s1[comp]) | (t + gap > s2[comp]),
+            (t > prev_t) & (t + gap > reach),
+        )
+        last_change = np.maximum.reduceat(np.where(changed, elems, -1), bounds)
+        agg = _UFUNCS[self.kind].reduceat(values[elems].astype(np.int64), bounds)
+        if has.any():
+            held_agg = old[self.field].to_numpy()[held[has]].astype(np.int64)
+            agg[has] = _UFUNCS[self.kind](held_agg, agg[has])
+        first_elem = elems[bounds]
+        base = pd.concat([
+            old.iloc[held[has]].drop(columns=list(_SESSION_COLUMNS)),
+            frame.iloc[first_elem[~has]],
+        ], ignore_index=True) if has.any() else frame.iloc[first_elem].reset_index(drop=True)
+        order = np.concatenate([np.flatnonzero(has), np.flatnonzero(~has)])
+
+        def held_or(column: str, default: np.ndarray) -> np.ndarray:
+            out = default.copy()
+            out[has] = old[column].to_numpy(dtype=np.int64)[held[has]]
+            return out
+
+        sw_start = held_or(_SW_START, t[bounds])
+        sw_end = held_or(_SW_END, t[bounds] + gap)
+        seq = np.where(
+            last_change >= 0, self.next_seq + last_change, held_or(_SEQ, last_change)
+        )
+        self._set_session_columns(
+            base, agg[order], win_start[comps][order], win_end[comps][order],
+            sw_start[order], sw_end[order], seq[order],
+        )
+        return base
+
+    def _set_session_columns(
+        self, base: pd.DataFrame, agg: np.ndarray, start: np.ndarray, end: np.ndarray,
+        sw_start: np.ndarray, sw_end: np.ndarray, seq: np.ndarray,
+    ) -> None:
+        base[self.field] = agg
+        base[_START] = start
+        base[_END] = end
+        base[_SW_START] = sw_start
+        base[_SW_END] = sw_end
+        base[_SEQ] = seq
+        base[_FIRED] = np.zeros(len(base), dtype=bool)
+
+    def _replay(
+        self, frame: pd.DataFrame, old: pd.DataFrame, hard: np.ndarray, ec_o: np.ndarray,
+        el_o: np.ndarray, sess_comp: np.ndarray, touched: np.ndarray, estart: np.ndarray,
+        values: np.ndarray, rows: list[pd.DataFrame],
+    ) -> list[int]:
+        """Replay the elements of components ``hard`` through ``MergingWindowSet`` (Flink's
+        choice of surviving state windows); append their sessions to ``rows``, return the
+        elements found late."""
+        gap, wm = self.gap, self.current_watermark
+        kind = self.kind
+        ostart = old[_START].tolist()
+        oend = old[_END].tolist()
+        osws = old[_SW_START].tolist()
+        oswe = old[_SW_END].tolist()
+        oseq = old[_SEQ].tolist()
+        oagg = old[self.field].tolist()
+        ts_list = estart.tolist()
+        val_list = values.tolist()
+        lateness = self.lateness
+        late: list[int] = []
+        # per result session: (source ("o" held row / "e" element), index, agg, window, sw, seq)
+        out_src: list[tuple[str, int]] = []
+        out_cols: list[tuple[int, int, int, int, int, int]] = []
+        hard_set = set(hard.tolist())
+        sessions_of: dict[int, list[int]] = {}
+        for j, c in zip(touched.tolist(), sess_comp.tolist()):
+            if c in hard_set:
+                sessions_of.setdefault(c, []).append(j)
+        elems_of: dict[int, list[int]] = {}
+        for c, e in zip(ec_o.tolist(), el_o.tolist()):
+            if c in hard_set:
+                elems_of.setdefault(c, []).append(e)
+
+        def combine(a: int, b: int) -> int:
+            if kind == "sum":
+                return a + b
+            return min(a, b) if kind == "min" else max(a, b)
+
+        for c in hard.tolist():
+            make = TimeWindow.of
+            contents: dict[TimeWindow, list[Any]] = {}
+            seqs: dict[TimeWindow, int] = {}
+            state: list[tuple[Any, Any]] = []
+            for j in sessions_of.get(c, []):
+                window, sw = make(ostart[j], oend[j]), make(osws[j], oswe[j])
+                state.append((window, sw))
+                contents[sw] = ["o", j, oagg[j]]
+                seqs[window] = oseq[j]
+            merging = MergingWindowSet(self.assigner, state)
+
+            def merge(
+                result: Any, merged: list[Any], target: Any, sources: list[Any],
+                contents: dict[TimeWindow, list[Any]] = contents,
+            ) -> None:
+                for source in sources:
+                    if source != target and source in contents:
+                        contents[target][2] = combine(contents[target][2], contents.pop(source)[2])
+
+            for e in elems_of.get(c, []):
+                t = ts_list[e]
+                existed = set(merging.mapping)
+                actual = merging.add_window(make(t, t + gap), merge)
+                if actual.max_timestamp() + lateness <= wm:
+                    merging.retire_window(actual)
+                    late.append(e)
+                    continue
+                if actual not in existed:
+                    seqs[actual] = self.next_seq + e
+                sw = merging.get_state_window(actual)
+                if sw in contents:
+                    contents[sw][2] = combine(contents[sw][2], val_list[e])
+                else:
+                    contents[sw] = ["e", e, val_list[e]]
+            for window, sw in merging.mapping.items():
+                source, index, agg = contents[sw]
+                out_src.append((source, index))
+                out_cols.append((_wrap(agg), window.start, window.end, sw.start, sw.end,
+                                 seqs[window]))
+        if out_src:
+            from_old = [i for i, (s, _) in enumerate(out_src) if s == "o"]
+            from_new = [i for i, (s, _) in enumerate(out_src) if s == "e"]
+            base = pd.concat([
+                old.iloc[[out_src[i][1] for i in from_old]].drop(columns=list(_SESSION_COLUMNS)),
+                frame.iloc[[out_src[i][1] for i in from_new]],
+            ], ignore_index=True)
+            cols = np.array([out_cols[i] for i in from_old + from_new], dtype=np.int64)
+            self._set_session_columns(base, *cols.T)
+            rows.append(base)
+        return late
+
+    # ---------------------------------------------------------------- output
+    def drain_main(self) -> pd.DataFrame | None:
+        """The fired sessions' rows (input columns, aggregate in place) since the last call."""
+        return drain_frames(self._main, drop=_SESSION_COLUMNS)
+
+    def drain_main_timed(self) -> tuple[pd.DataFrame | None, np.ndarray]:
+        """``drain_main`` and each row's timestamp: its session's ``max_timestamp()``."""
+        frame = drain_frames(self._main, drop=(_START, _SW_START, _SW_END, _SEQ, _FIRED))
+        if frame is None:
+            return None, np.empty(0, dtype=np.int64)
+        timestamps = frame.pop(_END).to_numpy(dtype=np.int64) - 1
+        return frame, timestamps
+
+    # ------------------------------------------------------- object-based operator
+    def to_operator(self) -> WindowOperator:
+        """The equivalent :class:`WindowOperator`: same clocks, contents, merging-window
+        sets and timers (registered in this state's order). Outputs must have been drained."""
+        assert not self._main and not self._late, "drain outputs before converting"
+        op = self._factory()
+        op.current_watermark = self.current_watermark
+        op.current_processing_time = self.current_processing_time
+        op.num_late_records_dropped = self.num_late_records_dropped
+        sessions = self.panes
+        if sessions is None or not len(sessions):
+            return op
+        sessions = sessions.sort_values(_SEQ, kind="stable")
+        columns = [c for c in sessions.columns if c not in _SESSION_COLUMNS]
+        klass = op.element_class(tuple(columns))
+        from flinkwin.operator.vectorized import column_values
+
+        data = [column_values(sessions[c]) for c in columns]
+        new = tuple.__new__
+        make = TimeWindow.of
+        bounds = zip(*(sessions[c].tolist() for c in _SESSION_COLUMNS if c != _SEQ))
+        for row, (start, end, sw_start, sw_end, fired) in zip(zip(*data), bounds):
+            record = new(klass, row)
+            key = op.key_of(record)
+            window, state_window = make(start, end), make(sw_start, sw_end)
+            op.window_contents[(key, state_window)] = record
+            op.merging_state.setdefault(key, []).append((window, state_window))
+            if not fired:
+                op.event_timers.register(end - 1, key, window)
+            cleanup = op.cleanup_time(window)
+            if cleanup != MAX_LONG:
+                op.event_timers.register(cleanup, key, window)
+        return op
+
+    @classmethod
+    def from_operator(
+        cls, op: WindowOperator, operator_factory: Callable[[], WindowOperator],
+        columns: list[str],
+    ) -> SessionAggregation | None:
+        """The columnar equivalent of ``op``, or None when its state has another shape (see
+        :meth:`ColumnarAggregation.from_operator`); every content must belong to an in-flight
+        session's state window."""
+        if (
+            op.partitioned_state.num_entries() or op.function_state.num_entries()
+            or len(op.processing_timers)
+        ):
+            return None
+        state = cls(op, operator_factory)
+        state.current_watermark = op.current_watermark
+        state.current_processing_time = op.current_processing_time
+        state.num_late_records_dropped = op.num_late_records_dropped
+        contents = op.window_contents
+        inflight = [
+            (key, window, sw) for key, pairs in op.merging_state.items() for window, sw in pairs
+        ]
+        if len(inflight) != len(contents) or any(
+            (key, sw) not in contents or type(window) is not TimeWindow
+            for key, window, sw in inflight
+        ):
+            return None
+        windows = {(key, window) for key, window, _ in inflight}
+        seq: dict[tuple[Any, Any], int] = {}
+        cleanups: set[tuple[Any, Any]] = set()
+        for ts, slots in op.event_timers.buckets():
+            for slot in slots:
+                if slot not in windows:
+                    return None
+                window = slot[1]
+                if ts == window.max_timestamp():
+                    seq[slot] = len(seq)
+                if ts == op.cleanup_time(window):
+                    cleanups.add(slot)
+                elif ts != window.max_timestamp():
+                    return None
+        if not inflight:
+            return state
+        records = [contents[(key, sw)] for key, _, sw in inflight]
+        klass = type(records[0])
+        if getattr(klass, "__fields__", None) != tuple(columns) or any(
+            type(r) is not klass for r in records
+        ):
+            return None
+        field = columns.index(state.field)
+        if any(type(r[field]) is not int for r in records):
+            return None
+        slots = [(key, window) for key, window, _ in inflight]
+        fired = [slot not in seq for slot in slots]
+        if any(
+            f != (slot[1].max_timestamp() <= op.current_watermark)
+            or (slot not in cleanups and op.cleanup_time(slot[1]) != MAX_LONG)
+            for slot, f in zip(slots, fired)
+        ):
+            return None
+        try:
+            table = pa.Table.from_arrays(
+                [pa.array([r[i] for r in records]) for i in range(len(columns))], names=columns
+            )
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            return None
+        sessions = table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
+        after = len(seq)
+        sessions[_START] = np.array([w.start for _, w, _ in inflight], dtype=np.int64)
+        sessions[_END] = np.array([w.end for _, w, _ in inflight], dtype=np.int64)
+        sessions[_SW_START] = np.array([sw.start for _, _, sw in inflight], dtype=np.int64)
+        sessions[_SW_END] = np.array([sw.end for _, _, sw in inflight], dtype=np.int64)
+        sessions[_SEQ] = np.array(
+            [seq[slot] if slot in seq else after + i for i, slot in enumerate(slots)],
+            dtype=np.int64,
+        )
+        sessions[_FIRED] = np.array(fired, dtype=bool)
+        state.panes = sessions
+        state.next_seq = after + len(slots)
+        return state
+
+
+__all__ = ["FORMAT", "SessionAggregation", "supports"]

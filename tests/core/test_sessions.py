@@ -1,0 +1,234 @@
+"""The columnar session state does exactly what the WindowOperator does.
+
+Random scripts of batches (few keys, out-of-order, bridging and late timestamps, batches in
+event-time order as the runtime hands them over or in any order) and watermark advances run
+through :class:`SessionAggregation` (falling back to its ``to_operator()`` equivalent when a
+batch would fire a session on arrival, and back with ``from_operator()`` after such a batch) and
+through a plain :class:`WindowOperator`; every batch's main output (in order), late output, next
+timer and dropped count must agree, and so must the state (contents per surviving state window,
+merging-window sets, timers) after a snapshot/restore at any point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flinkwin import (
+    CountTrigger,
+    EventTimeSessionWindows,
+    OutputTag,
+    Time,
+    TumblingEventTimeWindows,
+)
+from flinkwin.functions.builtin import max_by, max_of, min_of, sum_of
+from flinkwin.operator import WindowOperator
+from flinkwin.operator.columnar import snapshot_format
+from flinkwin.operator.sessions import SessionAggregation, supports
+
+LATE = OutputTag("late")
+AGGS = {"sum": sum_of, "min": min_of, "max": max_of}
+COLUMNS = ["k", "ts", "v", "tag"]
+
+
+def make_operator(gap: int, agg: str, lateness: int, late: bool) -> WindowOperator:
+    return WindowOperator(
+        EventTimeSessionWindows.with_gap(Time.milliseconds(gap)), AGGS[agg]("v"),
+        key_selector="k", allowed_lateness=lateness, late_output_tag=LATE if late else None,
+    )
+
+
+def timer_view(op: WindowOperator) -> list[tuple[int, frozenset[Any], list[Any]]]:
+    """Timers per timestamp; the order that decides output order is that of the windows'
+    ``max_timestamp`` timers (cleanup timers emit nothing)."""
+    return [
+        (ts, frozenset(slots), [slot for slot in slots if slot[1].max_timestamp() == ts])
+        for ts, slots in op.event_timers.buckets()
+    ]
+
+
+def merging_view(op: WindowOperator) -> dict[Any, dict[Any, Any]]:
+    return {key: dict(pairs) for key, pairs in op.merging_state.items()}
+
+
+def rows_of(records: list[Any]) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r, _ in records]
+
+
+def frame_rows(frame: pd.DataFrame | None) -> list[tuple[Any, ...]]:
+    if frame is None:
+        return []
+    return [tuple(row) for row in frame.itertuples(index=False)]
+
+
+def batch_frame(elements: list[Any], sort: bool) -> tuple[pd.DataFrame, np.ndarray]:
+    frame = pd.DataFrame({
+        "k": [k for k, _, _ in elements], "ts": [t for _, t, _ in elements],
+        "v": np.array([v for _, _, v in elements], dtype=np.int64),
+        "tag": [f"e{i}" for i in range(len(elements))],  # tells apart whose fields survive
+    })
+    if sort:
+        order = np.argsort(frame["ts"].to_numpy(), kind="stable")
+        frame = frame.iloc[order].reset_index(drop=True)
+    return frame, frame["ts"].to_numpy(dtype=np.int64)
+
+
+batches_strategy = st.lists(
+    st.tuples(
+        st.lists(
+            st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 80), st.integers(-5, 9)),
+            max_size=14,
+        ),
+        st.integers(0, 25),  # watermark step after the batch
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    batches=batches_strategy,
+    gap=st.sampled_from([1, 4, 10]),
+    agg=st.sampled_from(sorted(AGGS)),
+    lateness=st.sampled_from([0, 7]),
+    late=st.booleans(),
+    cut=st.integers(0, 8),
+    back=st.booleans(),
+    sort=st.booleans(),
+)
+def test_session_state_matches_the_window_operator(
+    batches: list[Any], gap: int, agg: str, lateness: int, late: bool, cut: int, back: bool,
+    sort: bool,
+) -> None:
+    def factory() -> WindowOperator:
+        return make_operator(gap, agg, lateness, late)
+
+    reference = factory()
+    state: Any = SessionAggregation(factory(), factory)
+    watermark = 0
+    for i, (elements, step) in enumerate(batches):
+        if i == cut and isinstance(state, SessionAggregation):
+            restored = SessionAggregation(factory(), factory)
+            restored.restore(state.snapshot())
+            state = restored
+        frame, ts = batch_frame(elements, sort)
+        if isinstance(state, SessionAggregation) and not state.accepts(frame, ts, watermark):
+            state = state.to_operator()
+        state.process_batch(frame, ts)
+        reference.process_batch(frame, ts)
+        watermark += step
+        state.advance_watermark(watermark)
+        reference.advance_watermark(watermark)
+
+        expected_main = rows_of(reference.drain_output())
+        expected_late = rows_of(reference.drain_side_output(LATE))
+        if isinstance(state, SessionAggregation):
+            assert frame_rows(state.drain_main()) == expected_main, f"main, batch {i}"
+            assert frame_rows(state.drain_late()) == expected_late, f"late, batch {i}"
+            converted = state.to_operator()
+        else:
+            assert rows_of(state.drain_output()) == expected_main, f"main, batch {i}"
+            assert rows_of(state.drain_side_output(LATE)) == expected_late
+            converted = state
+            if back:
+                state = SessionAggregation.from_operator(state, factory, COLUMNS)
+                assert state is not None
+        assert converted.window_contents == reference.window_contents, f"contents, batch {i}"
+        assert merging_view(converted) == merging_view(reference), f"sessions, batch {i}"
+        assert timer_view(converted) == timer_view(reference), f"timers, batch {i}"
+        assert state.next_event_time_timer() == reference.next_event_time_timer()
+        assert state.num_late_records_dropped == reference.num_late_records_dropped
+
+
+def test_a_bridging_element_keeps_flinks_state_window() -> None:
+    """An element joining two sessions keeps the state window Flink's MergingWindowSet keeps
+    (the first merged window in Java ``HashSet`` order), whose first element's fields survive."""
+    def factory() -> WindowOperator:
+        return make_operator(10, "sum", 0, False)
+
+    reference = factory()
+    state = SessionAggregation(factory(), factory)
+    for elements in ([("a", 0, 1), ("a", 20, 2)], [("a", 10, 4)]):
+        frame, ts = batch_frame(elements, True)
+        frame["tag"] = [f"t{t}" for t in ts]
+        assert state.accepts(frame, ts, 0)
+        state.process_batch(frame, ts)
+        reference.process_batch(frame, ts)
+    assert merging_view(state.to_operator()) == merging_view(reference)
+    assert state.to_operator().window_contents == reference.window_contents
+    state.advance_watermark(100)
+    reference.advance_watermark(100)
+    expected = rows_of(reference.drain_output())
+    assert frame_rows(state.drain_main()) == expected
+    assert len(expected) == 1 and expected[0][2] == 7
+
+
+def test_supported_configurations() -> None:
+    sessions = EventTimeSessionWindows.with_gap(Time.seconds(1))
+    assert supports(make_operator(1000, "sum", 0, False))
+    assert not supports(WindowOperator(sessions, max_by("v"), key_selector="k"))
+    assert not supports(WindowOperator(sessions, sum_of("v")))  # not keyed
+    assert not supports(
+        WindowOperator(sessions, sum_of("v"), key_selector="k", trigger=CountTrigger.of(2))
+    )
+    assert not supports(WindowOperator(
+        EventTimeSessionWindows.with_dynamic_gap(lambda e: 5), sum_of("v"), key_selector="k"
+    ))
+    assert not supports(
+        WindowOperator(TumblingEventTimeWindows.of(Time.seconds(1)), sum_of("v"),
+                       key_selector="k")
+    )
+
+
+def test_batches_it_does_not_take() -> None:
+    op = make_operator(10, "sum", 5, False)
+    state = SessionAggregation(op, lambda: op)
+    floats = pd.DataFrame({"k": ["a"], "ts": [1], "v": [1.5], "tag": ["x"]})
+    assert not state.accepts(floats, np.array([1]), 0)
+    frame, ts = batch_frame([("a", 100, 1)], True)
+    assert state.accepts(frame, ts, 0)
+    # within the allowed lateness: Flink fires the session on arrival
+    assert not state.accepts(frame, ts, 112)
+    state.process_batch(frame, ts)
+    state.advance_watermark(110)  # fired, kept until 114
+    touching, ts = batch_frame([("a", 110, 1)], True)
+    assert not state.accepts(touching, ts, 110)
+    apart, ts = batch_frame([("a", 125, 1)], True)
+    assert state.accepts(apart, ts, 110)
+
+
+def test_snapshot_round_trip() -> None:
+    def factory() -> WindowOperator:
+        return make_operator(10, "max", 0, False)
+
+    state = SessionAggregation(factory(), factory)
+    frame, ts = batch_frame([("a", 1, 3), ("b", 2, 5), ("a", 8, 4)], True)
+    state.process_batch(frame, ts)
+    data = state.snapshot()
+    assert snapshot_format(data) == "sessions-1"
+    restored = SessionAggregation(factory(), factory)
+    restored.restore(data)
+    restored.advance_watermark(100)
+    assert frame_rows(restored.drain_main()) == [("b", 2, 5, "e1"), ("a", 1, 4, "e0")]
+
+
+def test_touching_sessions_far_apart_use_joins() -> None:
+    """Timestamps too far apart for one int64 per (key, time) take the join path, with the
+    same pairs (every session an element window overlaps or touches)."""
+    from flinkwin.operator.sessions import _touching
+
+    def pairs(shift: int) -> list[tuple[int, int]]:
+        ekey = np.array([0, 0, 1, 1], dtype=np.int64)
+        estart = np.array([5, 40, 0, 100], dtype=np.int64) + ekey * shift
+        skey = np.array([0, 0, 0, 1], dtype=np.int64)
+        sstart = np.array([0, 15, 50, 110], dtype=np.int64) + skey * shift
+        send = np.array([10, 20, 60, 120], dtype=np.int64) + skey * shift
+        e, s = _touching(ekey, estart, estart + 10, skey, sstart, send)
+        return sorted(zip(e.tolist(), s.tolist()))
+
+    assert pairs(0) == pairs(2**61) == [(0, 0), (0, 1), (1, 2), (3, 3)]
