@@ -94,3 +94,33 @@ def test_job_runs_demo_into_delta_and_restarts_from_its_checkpoint(
     assert main(_args(work, 6), spark=spark) == 0  # nothing new: nothing committed
     assert _versions(work) == versions
     assert _tables(work) == expected
+
+
+def test_every_output_needs_exactly_one_sink_before_any_query_starts(spark: Any) -> None:
+    """A sink for an output the module does not have, or an output without a sink (its rows
+    would be lost), fails the job naming both lists; nothing is started."""
+    from flinkwin import OutputTag
+    from flinkwin.demo import pipelines
+    from flinkwin.job import JobConfigError, Pipeline, build_config
+    from flinkwin.job.runner import start_queries
+
+    clicks = spark.createDataFrame([], "user string, amount long, ts timestamp")
+    built = pipelines(clicks)
+    queries = {"revenue": Pipeline(built["tumbling_revenue"], {"late": OutputTag("late-clicks")}),
+               "sessions": Pipeline(built["sessions"])}
+    config = build_config({
+        "module": "flinkwin.demo", "checkpoint": "/nowhere",
+        "sinks": {"revenue.main": "delta:/a", "sessions.mian": "delta:/b"},
+    })
+    with pytest.raises(JobConfigError) as failed:
+        start_queries(config, spark, queries)
+    assert str(failed.value) == (
+        "no sink for output(s) ['revenue.late', 'sessions.main']; sink(s) for unknown "
+        "output(s) ['sessions.mian']; the module's outputs are ['revenue.late', "
+        "'revenue.main', 'sessions.main']"
+    )
+    assert not spark.streams.active
+    with pytest.raises(ValueError, match="cannot be named 'main'"):
+        Pipeline(built["sessions"], {"main": OutputTag("x")})
+    with pytest.raises(TypeError, match="takes a window result"):
+        Pipeline(clicks)  # type: ignore[arg-type]
