@@ -197,7 +197,7 @@ class QueryFailed(RuntimeError):
     """A query of the job ended with an error (the others were stopped)."""
 
 
-def wait(started: list[StartedQuery], config: JobConfig, spark: Any) -> None:
+def wait(started: list[StartedQuery], config: JobConfig) -> None:
     """Wait until every query has ended (availableNow, once), or for the timeout, or (a
     processing-time job) until one query stops or fails; then stop the rest. Raises
     :class:`QueryFailed` naming each query that failed."""
@@ -232,7 +232,7 @@ def run_job(config: JobConfig, spark: Any = None) -> list[StartedQuery]:
         spark = make_session(config)
     queries = build_pipelines(build, spark, config.params)
     started = start_queries(config, spark, queries)
-    wait(started, config, spark)
+    wait(started, config)
     return started
 
 
