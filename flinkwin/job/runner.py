@@ -154,8 +154,7 @@ def output_names(queries: Mapping[str, Pipeline]) -> dict[str, tuple[str, str]]:
     return names
 
 
-def start_queries(config: JobConfig, spark: Any,
-                  queries: Mapping[str, Pipeline]) -> list[StartedQuery]:
+def start_queries(config: JobConfig, queries: Mapping[str, Pipeline]) -> list[StartedQuery]:
     """Start every query with its sinks; each output must have exactly one sink."""
     names = output_names(queries)
     missing = sorted(set(names) - set(config.sinks))
@@ -231,7 +230,7 @@ def run_job(config: JobConfig, spark: Any = None) -> list[StartedQuery]:
     if spark is None:
         spark = make_session(config)
     queries = build_pipelines(build, spark, config.params)
-    started = start_queries(config, spark, queries)
+    started = start_queries(config, queries)
     wait(started, config)
     return started
 

@@ -113,7 +113,7 @@ def test_every_output_needs_exactly_one_sink_before_any_query_starts(spark: Any)
         "sinks": {"revenue.main": "delta:/a", "sessions.mian": "delta:/b"},
     })
     with pytest.raises(JobConfigError) as failed:
-        start_queries(config, spark, queries)
+        start_queries(config, queries)
     assert str(failed.value) == (
         "no sink for output(s) ['revenue.late', 'sessions.main']; sink(s) for unknown "
         "output(s) ['sessions.mian']; the module's outputs are ['revenue.late', "
