@@ -146,11 +146,12 @@ def session(args: argparse.Namespace) -> Any:
 # Spark Connect starts the foreachBatch Python worker when the query starts and gives it a fixed
 # few seconds to connect back; on a heavily loaded machine that can pass. Nothing ran yet then.
 WORKER_START_TIMEOUT = "Timed out while waiting for the Python worker to connect back"
+START_ATTEMPTS = 12
 
 
 def start(pipeline: Any, main_path: Path, late_path: Path, checkpoint: Path,
           trigger: dict[str, Any]) -> Any:
-    for attempt in range(5):
+    for attempt in range(START_ATTEMPTS):
         try:
             return pipeline.start(
                 main=DeltaSink(str(main_path), engine="deltalake"),
@@ -159,7 +160,7 @@ def start(pipeline: Any, main_path: Path, late_path: Path, checkpoint: Path,
                 trigger=trigger,
             )
         except Exception as exc:
-            if WORKER_START_TIMEOUT not in str(exc) or attempt == 4:
+            if WORKER_START_TIMEOUT not in str(exc) or attempt == START_ATTEMPTS - 1:
                 raise
             print(f"retrying the query's start: {WORKER_START_TIMEOUT}", file=sys.stderr)
     raise AssertionError("unreachable")
