@@ -10,6 +10,9 @@ out of order and a few arriving far too late. Three keyed event-time pipelines r
 
 Each pipeline is one streaming query (``trigger(availableNow=True)``) that writes its main output
 and its late data to separate sinks. Run it with ``make demo`` or ``python -m flinkwin.demo``.
+As a job module (:func:`build`), the same pipelines run through ``python -m flinkwin.job
+--module flinkwin.demo`` with sinks, checkpoint and trigger from the command line (the
+Databricks bundle in ``deploy/databricks`` does that).
 """
 
 from __future__ import annotations
@@ -65,12 +68,17 @@ def clickstream(batches: int = 6, per_batch: int = 40, seed: int = 7) -> list[li
     return out
 
 
-def write_source(directory: str, batches: Iterable[list[dict]]) -> None:
+def write_source(
+    directory: str, batches: Iterable[list[dict]], *, keep_existing: bool = False
+) -> None:
     """One JSON file per micro-batch. Spark's file source orders files by modification time, so
-    each file gets a distinct, increasing one."""
-    base = time.time() - 3600
+    each file gets a distinct, increasing one (its batch number past a fixed base).
+    ``keep_existing`` leaves files already there untouched (a restarted job adds new ones)."""
+    base = 1_700_000_000
     for i, batch in enumerate(batches):
         path = os.path.join(directory, f"clicks-{i:03d}.json")
+        if keep_existing and os.path.exists(path):
+            continue
         with open(path, "w") as f:
             f.writelines(json.dumps(event) + "\n" for event in batch)
         os.utime(path, (base + i, base + i))
@@ -124,21 +132,15 @@ def _spark() -> Any:
     return spark
 
 
-def run(workdir: str) -> dict[str, list[Any]]:
-    """Run the three pipelines over the embedded source; return each sink's rows."""
+LATE = OutputTag("late-clicks")
+SOURCE_SCHEMA = "user string, amount long, ts timestamp"
+
+
+def pipelines(clicks: Any) -> dict[str, Any]:
+    """The three window pipelines over a streaming DataFrame of clicks, by name."""
     import flinkwin as fw
-    from flinkwin.spark.sinks import FileSink, MemorySink
     from flinkwin.watermark import WatermarkStrategy
 
-    spark = _spark()
-    source = os.path.join(workdir, "source")
-    os.makedirs(source)
-    write_source(source, clickstream())
-    clicks = (
-        spark.readStream.schema("user string, amount long, ts timestamp")
-        .option("maxFilesPerTrigger", 1)
-        .json(source)
-    )
     keyed = (
         fw.DataStream(clicks)
         .assignTimestampsAndWatermarks(
@@ -147,12 +149,11 @@ def run(workdir: str) -> dict[str, list[Any]]:
         )
         .keyBy("user")
     )
-    late = OutputTag("late-clicks")
-    pipelines = {
+    return {
         "tumbling_revenue": keyed.window(TumblingEventTimeWindows.of(Time.minutes(5)))
         .trigger(ContinuousEventTimeTrigger.of(Time.minutes(1)))
         .allowedLateness(Time.minutes(1))
-        .sideOutputLateData(late)
+        .sideOutputLateData(LATE)
         .sum("amount", with_window=True),
         "sliding_activity": keyed.window(
             SlidingEventTimeWindows.of(Time.minutes(10), Time.minutes(5))
@@ -166,16 +167,73 @@ def run(workdir: str) -> dict[str, list[Any]]:
             "clicks long, revenue long",
         ),
     }
+
+
+def read_clicks(spark: Any, source: str) -> Any:
+    """The clickstream as a streaming DataFrame: one JSON file per micro-batch."""
+    return spark.readStream.schema(SOURCE_SCHEMA).option("maxFilesPerTrigger", 1).json(source)
+
+
+def build(spark: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """The demo as a job module for ``python -m flinkwin.job --module flinkwin.demo``.
+
+    Params: ``source`` (required) the folder of click files; ``generate`` (default true)
+    first writes the embedded clickstream's first ``batches`` files there (default all 6;
+    files already there are kept, so a restart that raises ``batches`` adds only the new
+    ones); ``pipelines`` a comma-separated subset of tumbling_revenue, sliding_activity,
+    sessions (default all). Outputs: ``<pipeline>.main`` for each, and
+    ``tumbling_revenue.late`` (the late clicks)."""
+    from flinkwin.job import JobConfigError, Pipeline
+
+    unknown = sorted(set(params) - {"source", "generate", "batches", "pipelines"})
+    if unknown:
+        raise JobConfigError(f"flinkwin.demo: unknown param(s) {unknown}")
+    source = params.get("source")
+    if not source:
+        raise JobConfigError("flinkwin.demo needs --param source=<folder of click files>")
+    generate = str(params.get("generate", "true")).lower()
+    if generate not in ("true", "false"):
+        raise JobConfigError(f"flinkwin.demo: generate={generate!r}, expected true or false")
+    if generate == "true":
+        stream = clickstream()
+        try:
+            count = int(params.get("batches", len(stream)))
+        except ValueError:
+            count = -1
+        if not 0 < count <= len(stream):
+            raise JobConfigError(
+                f"flinkwin.demo: batches={params.get('batches')!r}, expected 1..{len(stream)}"
+            )
+        os.makedirs(source, exist_ok=True)
+        write_source(source, stream[:count], keep_existing=True)
+    built = pipelines(read_clicks(spark, source))
+    chosen = [p.strip() for p in str(params.get("pipelines", ",".join(built))).split(",")]
+    wrong = [p for p in chosen if p not in built]
+    if wrong or not chosen:
+        raise JobConfigError(f"flinkwin.demo: unknown pipeline(s) {wrong}; have {list(built)}")
+    sides = {"tumbling_revenue": {"late": LATE}}
+    return {name: Pipeline(built[name], sides.get(name, {})) for name in chosen}
+
+
+def run(workdir: str) -> dict[str, list[Any]]:
+    """Run the three pipelines over the embedded source; return each sink's rows."""
+    from flinkwin.spark.sinks import FileSink, MemorySink
+
+    spark = _spark()
+    source = os.path.join(workdir, "source")
+    os.makedirs(source)
+    write_source(source, clickstream())
+    streams = pipelines(read_clicks(spark, source))
     late_path = os.path.join(workdir, "late-clicks")
-    sinks = {name: MemorySink(name) for name in pipelines}
+    sinks = {name: MemorySink(name) for name in streams}
     queries = [
         stream.start(
             sinks[name],
-            {late: FileSink(late_path, format="parquet")} if name == "tumbling_revenue" else {},
+            {LATE: FileSink(late_path, format="parquet")} if name == "tumbling_revenue" else {},
             checkpoint_location=os.path.join(workdir, "checkpoints", name),
             trigger={"availableNow": True},
         )
-        for name, stream in pipelines.items()
+        for name, stream in streams.items()
     ]
     for query in queries:
         query.awaitTermination()

@@ -1,5 +1,5 @@
 """Runs one restartable flinkwin streaming pipeline on the Spark given on the command line and
-writes what its parquet sinks hold as JSON: the deployment tests run it on ``local[2]``, on a
+writes what its sinks hold as JSON: the deployment tests run it on ``local[2]``, on a
 Spark Connect server and on a standalone cluster and compare the three files.
 
     python deploy_driver.py --master local[2] WORK OUT.json
@@ -9,9 +9,13 @@ Spark Connect server and on a standalone cluster and compare the three files.
 The input arrives in three steps (JSON files, one per micro-batch under ``maxFilesPerTrigger=1``),
 out of order and with late elements; after each step the query runs under ``availableNow`` to
 the end and stops, and the next step starts a new query (a restarted job) from the same
-checkpoint. The pipeline is a keyed tumbling window with a user ``ReduceFunction`` +
-``ProcessWindowFunction`` (from ``deploy_functions``, shipped to the Python workers), allowed
-lateness (re-firing) and the late side output; main and late outputs go to parquet.
+checkpoint. The first two steps run under ``availableNow``; the last under a ``processingTime``
+trigger, drained (every file read, no batch due) and stopped, as a continuous job is. The
+pipeline is a keyed tumbling window keyed by a ``KeySelector`` defined in this script (pickled
+by value, as a notebook's classes are) with a user ``ReduceFunction`` +
+``ProcessWindowFunction`` (from the module ``deploy_functions``, shipped to the Python
+workers), allowed lateness (re-firing) and the late side output; the main output goes to a
+Delta table (delta-rs), the late output to parquet files.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +35,13 @@ from deploy_functions import LabelWindow, SumValues  # noqa: E402
 
 from flinkwin import (  # noqa: E402
     DataStream,
+    DeltaSink,
     Duration,
+    KeySelector,
     OutputTag,
     Time,
     TumblingEventTimeWindows,
+    Types,
     WatermarkStrategy,
 )
 from flinkwin.spark import FileSink  # noqa: E402
@@ -65,6 +73,14 @@ STEPS: list[list[list[dict[str, Any]]]] = [
 ]
 
 
+class KeyOfElement(KeySelector):
+    """A user class defined in the driver's ``__main__``, as in a notebook: cloudpickle ships
+    it by value to the Python workers (executors, Connect's foreachBatch worker)."""
+
+    def get_key(self, value: Any) -> str:
+        return str(value["k"])
+
+
 def build(df: Any) -> Any:
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_seconds(2)
@@ -72,7 +88,7 @@ def build(df: Any) -> Any:
     return (
         DataStream(df)
         .assign_timestamps_and_watermarks(strategy)
-        .key_by("k")
+        .key_by(KeyOfElement(), key_type=Types.STRING())
         .window(TumblingEventTimeWindows.of(Time.seconds(10)))
         .allowed_lateness(Time.seconds(5))
         .side_output_late_data(LATE)
@@ -130,28 +146,56 @@ def session(args: argparse.Namespace) -> Any:
 # Spark Connect starts the foreachBatch Python worker when the query starts and gives it a fixed
 # few seconds to connect back; on a heavily loaded machine that can pass. Nothing ran yet then.
 WORKER_START_TIMEOUT = "Timed out while waiting for the Python worker to connect back"
+START_ATTEMPTS = 12
 
 
-def start(pipeline: Any, main_path: Path, late_path: Path, checkpoint: Path) -> Any:
-    for attempt in range(5):
+def start(pipeline: Any, main_path: Path, late_path: Path, checkpoint: Path,
+          trigger: dict[str, Any]) -> Any:
+    for attempt in range(START_ATTEMPTS):
         try:
             return pipeline.start(
-                main=FileSink(str(main_path)),
+                main=DeltaSink(str(main_path), engine="deltalake"),
                 side_outputs={LATE: FileSink(str(late_path))},
                 checkpoint_location=str(checkpoint),
-                trigger={"availableNow": True},
+                trigger=trigger,
             )
         except Exception as exc:
-            if WORKER_START_TIMEOUT not in str(exc) or attempt == 4:
+            if WORKER_START_TIMEOUT not in str(exc) or attempt == START_ATTEMPTS - 1:
                 raise
             print(f"retrying the query's start: {WORKER_START_TIMEOUT}", file=sys.stderr)
     raise AssertionError("unreachable")
 
 
-def rows(spark: Any, path: Path) -> list[dict[str, Any]]:
-    """Every row a parquet sink holds (duplicates kept: a re-firing shows as a second row)."""
-    found = [r.asDict() for r in spark.read.parquet(str(path)).collect()]
+def drain(query: Any, quiet_s: float = 5.0, limit_s: float = 600.0) -> None:
+    """Under a processingTime trigger: wait until every file is read and no batch ran for
+    ``quiet_s`` (a no-data batch that fires windows at the new watermark runs one trigger
+    after the last data batch), then stop the query."""
+    query.processAllAvailable()
+    deadline = time.monotonic() + limit_s
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        progress = query.lastProgress
+        batch = None if progress is None else progress["batchId"]
+        if batch != last or query.status["isTriggerActive"]:
+            last, since = batch, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            query.stop()
+            return
+        time.sleep(0.5)
+    query.stop()
+    raise SystemExit(f"the processing-time query did not go quiet within {limit_s:.0f} s")
+
+
+def rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every row a sink holds, in a fixed order (duplicates kept: a re-firing shows as a
+    second row)."""
     return sorted(found, key=lambda r: json.dumps(r, sort_keys=True))
+
+
+def delta_rows(path: Path) -> list[dict[str, Any]]:
+    import deltalake
+
+    return rows(deltalake.DeltaTable(str(path)).to_pyarrow_table().to_pylist())
 
 
 def connect_limits(spark: Any, pipeline: Any, work: Path) -> dict[str, str]:
@@ -189,7 +233,11 @@ def main() -> None:
     for step in range(len(STEPS)):
         write_step(source, step)
         df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
-        query = start(build(df), main_path, late_path, work / "checkpoint")
+        last = step == len(STEPS) - 1
+        trigger = {"processingTime": "1 second"} if last else {"availableNow": True}
+        query = start(build(df), main_path, late_path, work / "checkpoint", trigger)
+        if last:
+            drain(query)
         query.awaitTermination(600)
         if query.isActive:
             query.stop()
@@ -205,8 +253,8 @@ def main() -> None:
                                 work)
     result = {
         "connect_limits": limits,
-        "main": rows(spark, main_path),
-        "late": rows(spark, late_path),
+        "main": delta_rows(main_path),
+        "late": rows([r.asDict() for r in spark.read.parquet(str(late_path)).collect()]),
         "executors": sorted(executors),
     }
     args.out.write_text(json.dumps(result, sort_keys=True, indent=1, default=str))

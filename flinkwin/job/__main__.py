@@ -1,0 +1,5 @@
+"""``python -m flinkwin.job``: see :mod:`flinkwin.job`."""
+
+from flinkwin.job import cli
+
+cli()
