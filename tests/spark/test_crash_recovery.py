@@ -31,8 +31,8 @@ from deltalake import DeltaTable
 from flinkwin.sinks import DeltaSink
 
 DRIVER = Path(__file__).with_name("crash_driver.py")
-BATCHES = 24
-KILLS = 11
+BATCHES = 21
+KILLS = 10
 USERS = [f"u{i}" for i in range(5)]
 
 
