@@ -1,6 +1,7 @@
 """A stream's elements have one shape on every path, the one its PyFlink type gives them:
 tuples for ``Types.TUPLE``, ``Row(f0=..., f1=...)`` for ``Types.ROW`` (PyFlink names a
-``RowTypeInfo``'s fields ``f0, f1, ...``), as key selectors, timestamp assigners, ``map``,
+``RowTypeInfo``'s fields ``f0, f1, ...``), the values themselves for an atomic type
+(``Types.STRING()``, ``Types.INT()``...), as key selectors, timestamp assigners, ``map``,
 ``filter``, single-element and reduced windows and ``print()`` see them."""
 
 from __future__ import annotations
