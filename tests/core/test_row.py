@@ -236,3 +236,38 @@ def test_field_aggregations_are_refused_on_an_atomic_stream():
 
     with pytest.raises(TypeError, match="bare values"):
         WindowOperatorHarness(TumblingEventTimeWindows.of(10), sum_of("w"), atomic_elements=True)
+
+
+def test_late_elements_of_an_atomic_stream_are_the_values():
+    late = flinkwin.OutputTag("late", flinkwin.Types.STRING())
+    h = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(10), lambda a, b: a + b, key_field="w",
+        late_output_tag=late, atomic_elements=True,
+    )
+    h.process_elements([{"w": "a"}, {"w": "a"}], [1, 2])
+    h.process_watermark(20)
+    h.process_elements([{"w": "b"}], [3])
+    assert h.output() == ["aa"] and h.side_output(late) == ["b"]
+
+
+def test_an_aggregate_function_adds_the_values_of_an_atomic_stream():
+    class Lengths(flinkwin.AggregateFunction):
+        def create_accumulator(self):
+            return 0
+
+        def add(self, value, accumulator):
+            return accumulator + len(value)  # a str, not a Row
+
+        def get_result(self, accumulator):
+            return accumulator
+
+        def merge(self, a, b):
+            return a + b
+
+    h = WindowOperatorHarness(
+        EventTimeSessionWindows.with_gap(5), Lengths(), key_field=lambda w: w[0],
+        atomic_elements=True,
+    )
+    h.process_elements([{"w": "ab"}, {"w": "abc"}, {"w": "b"}], [1, 2, 3])
+    h.process_watermark(100)
+    assert sorted(h.output()) == [1, 5]
