@@ -71,7 +71,7 @@ from flinkwin.spark.writer import WindowDataStreamWriter
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
-from flinkwin.types import TypeInformation
+from flinkwin.types import TypeInformation, is_atomic_type
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
@@ -108,6 +108,13 @@ class DataStream:
             raise ValueError(f"key_groups must be a positive int, got {key_groups!r}")
         if not isinstance(runtime_mode, RuntimeExecutionMode):
             raise TypeError(f"runtime_mode must be a RuntimeExecutionMode, got {runtime_mode!r}")
+        if is_atomic_type(type_info):
+            public = [c for c in df.columns if c != RECORD_TIMESTAMP_COLUMN]
+            if len(public) != 1:
+                raise ValueError(
+                    f"a stream of {type_info!r} holds one value per element: its DataFrame "
+                    f"needs exactly one column, got {public}"
+                )
         self._df = df
         self._key_groups = key_groups
         self._watermark = watermark_strategy
@@ -188,6 +195,7 @@ class DataStream:
         df = apply_transform(
             df, kind, function, schema, out_schema, kind,
             tuple_elements=_is_tuple_type(self._type_info), rich=rich,
+            atomic_elements=is_atomic_type(self._type_info),
         )
         return self._derive(df, type_info=type_info, watermark_strategy=strategy)
 
@@ -202,6 +210,7 @@ class DataStream:
         stamped = apply_element_stage(
             df, self.toDF().schema, None, None, strategy.timestamp_column, time_zone,
             tuple_elements=_is_tuple_type(self._type_info),
+            atomic_elements=is_atomic_type(self._type_info),
         )
         if RECORD_TIMESTAMP_COLUMN in stamped.columns:
             stamped = stamped.drop(RECORD_TIMESTAMP_COLUMN)
@@ -628,6 +637,8 @@ class WindowedStream:
             type_info: TypeInformation | None = declared
         else:
             type_info = state.stream._type_info if declared is None else None
+        if with_window and is_atomic_type(type_info):
+            type_info = None  # the window columns make Rows of the outputs
         # compiles: errors surface where it is built
         return WindowResultStream(pipeline, type_info)
 

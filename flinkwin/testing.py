@@ -30,7 +30,8 @@ class WindowOperatorHarness:
     forms), or a ``(reduce_or_aggregate, window_function)`` pair. ``key_field=None`` means
     non-keyed (windowAll); otherwise a field name, a list of names (tuple key) or a callable.
     ``tuple_elements`` makes the elements of ``process_elements`` tuples (a ``Types.TUPLE``
-    stream's shape) instead of Rows.
+    stream's shape) instead of Rows; ``atomic_elements`` makes them the values of the batches'
+    one column (a stream of an atomic type such as ``Types.STRING()``).
     """
 
     def __init__(
@@ -44,6 +45,7 @@ class WindowOperatorHarness:
         allowed_lateness: TimeLike = 0,
         late_output_tag: OutputTag | None = None,
         tuple_elements: bool = False,
+        atomic_elements: bool = False,
     ) -> None:
         self._args = (assigner, function)
         self._kwargs = dict(
@@ -53,6 +55,7 @@ class WindowOperatorHarness:
             allowed_lateness=allowed_lateness,
             late_output_tag=late_output_tag,
             tuple_elements=tuple_elements,
+            atomic_elements=atomic_elements,
         )
         self.operator = WindowOperator(assigner, function, **self._kwargs)
         self._output: list[tuple[Any, int]] = []

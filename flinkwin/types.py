@@ -28,6 +28,19 @@ class TypeInformation:
         return hash(self.name)
 
 
+#: PyFlink's atomic (basic) types: a stream of one of them hands each element's value itself.
+BASIC_TYPE_NAMES = frozenset(
+    "STRING BYTE BOOLEAN SHORT INT LONG FLOAT DOUBLE CHAR BIG_INT BIG_DEC INSTANT SQL_DATE "
+    "SQL_TIME SQL_TIMESTAMP".split()
+)
+
+
+def is_atomic_type(type_info: Any) -> bool:
+    """True for an atomic PyFlink type (``Types.STRING()``, ``Types.INT()``...): the elements
+    of such a stream are bare values, not rows (``PICKLED_BYTE_ARRAY`` travels pickled)."""
+    return isinstance(type_info, TypeInformation) and type_info.name in BASIC_TYPE_NAMES
+
+
 class _TypesFactory:
     _NAMES = frozenset(
         "STRING BYTE BOOLEAN SHORT INT LONG FLOAT DOUBLE CHAR BIG_INT BIG_DEC INSTANT SQL_DATE "

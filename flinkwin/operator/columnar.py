@@ -303,12 +303,9 @@ class ColumnarAggregation:
             return op
         panes = panes.sort_values(_SEQ, kind="stable")
         columns = [c for c in panes.columns if c not in _PANE_COLUMNS]
-        klass = op.element_class(tuple(columns))
         from flinkwin.operator.vectorized import column_values
 
-        data = [column_values(panes[c]) for c in columns]
-        new = tuple.__new__
-        records = [new(klass, row) for row in zip(*data)]
+        records = op.elements(tuple(columns), [column_values(panes[c]) for c in columns])
         make = TimeWindow.of
         for record, start, end, fired in zip(
             records, panes[_START].tolist(), panes[_END].tolist(), panes[_FIRED].tolist()

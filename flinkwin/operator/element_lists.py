@@ -91,7 +91,7 @@ def supports(op: WindowOperator) -> bool:
 def _elements(frame: pd.DataFrame, op: WindowOperator) -> list[Any]:
     """The user-facing elements of ``frame``'s rows, shaped as the operator's stream declares
     (tuples, Rows or pickled values)."""
-    return _records(frame, op.tuple_elements, op.pickled_elements)
+    return _records(frame, op.tuple_elements, op.pickled_elements, op.atomic_elements)
 
 
 class _Records:

@@ -382,14 +382,11 @@ class PaneAggregation:
         order = np.argsort(index.first[first], kind="stable")
         rows = index.rows(first[order], agg[order])
         columns = list(rows.columns)
-        klass = op.element_class(tuple(columns))
         from flinkwin.operator.vectorized import column_values
 
-        data = [column_values(rows[c]) for c in columns]
-        new = tuple.__new__
+        records = op.elements(tuple(columns), [column_values(rows[c]) for c in columns])
         make = TimeWindow.of
-        for row, start in zip(zip(*data), starts[order].tolist()):
-            record = new(klass, row)
+        for record, start in zip(records, starts[order].tolist()):
             key = op.key_of(record)
             window = make(start, start + self.size)
             op.window_contents[(key, window)] = record

@@ -515,15 +515,12 @@ class SessionAggregation(ColumnarAggregation):
             return op
         sessions = sessions.sort_values(_SEQ, kind="stable")
         columns = [c for c in sessions.columns if c not in _SESSION_COLUMNS]
-        klass = op.element_class(tuple(columns))
         from flinkwin.operator.vectorized import column_values
 
-        data = [column_values(sessions[c]) for c in columns]
-        new = tuple.__new__
+        records = op.elements(tuple(columns), [column_values(sessions[c]) for c in columns])
         make = TimeWindow.of
         bounds = zip(*(sessions[c].tolist() for c in _SESSION_COLUMNS if c != _SEQ))
-        for row, (start, end, sw_start, sw_end, fired) in zip(zip(*data), bounds):
-            record = new(klass, row)
+        for record, (start, end, sw_start, sw_end, fired) in zip(records, bounds):
             key = op.key_of(record)
             window, state_window = make(start, end), make(sw_start, sw_end)
             op.window_contents[(key, state_window)] = record

@@ -81,12 +81,18 @@ def column_values(column: pd.Series) -> list[Any]:
     return column.tolist()
 
 
-def _records(frame: pd.DataFrame, tuple_elements: bool = False, pickled: bool = False) -> list[Any]:
+def _records(
+    frame: pd.DataFrame, tuple_elements: bool = False, pickled: bool = False,
+    atomic: bool = False,
+) -> list[Any]:
     """The frame's rows as elements (tuples for a ``Types.TUPLE`` stream, else Rows); with
     ``pickled``, the frame's one column holds pickled values (a stream without a declared
-    type) and the elements are those values."""
+    type) and the elements are those values; with ``atomic``, the frame's one column holds
+    the values of an atomic type (``Types.STRING()``...) and the elements are those values."""
     if pickled:
         return [None if v is None else pickle.loads(v) for v in frame.iloc[:, 0].tolist()]
+    if atomic:
+        return column_values(frame.iloc[:, 0])
     columns = tuple(frame.columns)
     klass = element_class(columns, tuple_elements)
     data = [column_values(frame[c]) for c in columns]
@@ -103,7 +109,7 @@ def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarra
     if not is_vectorizable(op) or (
         op.assigner.is_event_time() and not _vectorizable_timestamps(op, timestamps)
     ):
-        elements = _records(frame, op.tuple_elements, op.pickled_elements)
+        elements = _records(frame, op.tuple_elements, op.pickled_elements, op.atomic_elements)
         for record, ts in zip(elements, timestamps.tolist()):
             op._process(record, ts, op.key_of(record))
         return
@@ -129,7 +135,10 @@ class _Batch:
 
     def records(self) -> list[Row]:
         if self._records is None:
-            self._records = _records(self.frame, self.op.tuple_elements, self.op.pickled_elements)
+            op = self.op
+            self._records = _records(
+                self.frame, op.tuple_elements, op.pickled_elements, op.atomic_elements
+            )
         return self._records
 
     # ---------------------------------------------------------------- keys
@@ -409,11 +418,8 @@ class _Batch:
         if self._records is not None:
             return [self._records[i] for i in elems]
         columns = tuple(self.frame.columns)
-        klass = self.op.element_class(columns)
         sub = self.frame.iloc[elems]
-        data = [column_values(sub[c]) for c in columns]
-        new = tuple.__new__
-        return [new(klass, row) for row in zip(*data)]
+        return self.op.elements(columns, [column_values(sub[c]) for c in columns])
 
 
 def _segment_reduce(

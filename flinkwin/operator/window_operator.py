@@ -64,7 +64,7 @@ from flinkwin.operator.runtime_context import OperatorRuntimeContext, TaskInfo
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.output_tag import OutputTag
-from flinkwin.record import Row, element_class, to_record
+from flinkwin.record import element_class, to_record
 from flinkwin.state.backend import StateTables
 from flinkwin.time import MAX_LONG, MIN_LONG, TimeLike, to_millis
 from flinkwin.triggers.base import Trigger, TriggerResult
@@ -99,6 +99,7 @@ class WindowOperator:
         overflow: str = WRAP,
         tuple_elements: bool = False,
         pickled_elements: bool = False,
+        atomic_elements: bool = False,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
@@ -130,8 +131,17 @@ class WindowOperator:
         #: Frames hold one column of pickled values (a stream without a declared type): the
         #: elements are those values.
         self.pickled_elements = bool(pickled_elements)
+        #: Frames hold one column of an atomic type (``Types.STRING()``...): the elements are
+        #: its values themselves, as PyFlink hands them.
+        self.atomic_elements = bool(atomic_elements)
         spec = resolve_window_function(function, evictor is not None)
         if isinstance(spec.reduce_fn, BuiltinAggregation):
+            if self.atomic_elements:
+                raise TypeError(
+                    f"{spec.reduce_fn!r} aggregates a field, but the elements of a stream of an "
+                    "atomic type (Types.STRING(), Types.INT()...) are bare values: use "
+                    "reduce(lambda a, b: a + b) (or min/max) instead"
+                )
             spec = dataclasses.replace(spec, reduce_fn=spec.reduce_fn.with_overflow(overflow))
         self.spec: WindowFunctionSpec = spec
         self.is_merging = isinstance(assigner, MergingWindowAssigner)
@@ -198,12 +208,23 @@ class WindowOperator:
 
     # ------------------------------------------------------------------ inputs
 
-    def element_class(self, fields: tuple[str, ...]) -> type[Row]:
-        """The class of the elements built from a frame with columns ``fields``."""
-        return element_class(fields, self.tuple_elements)
+    def elements(self, fields: tuple[str, ...], columns: Sequence[list[Any]]) -> list[Any]:
+        """The elements of a frame with columns ``fields`` holding ``columns`` (one list of
+        values per column): the values themselves for a stream of an atomic type, else rows of
+        the stream's element class (tuples or Rows)."""
+        if self.atomic_elements:
+            return list(columns[0])
+        klass = element_class(fields, self.tuple_elements)
+        new = tuple.__new__
+        return [new(klass, row) for row in zip(*columns)]
 
     def key_of(self, record: Any) -> Any:
-        return None if self.key_selector is None else self.key_selector.get_key(record)
+        selector = self.key_selector
+        if selector is None:
+            return None
+        if self.atomic_elements and type(selector) is FieldKeySelector:
+            return record  # the one column's name keys a stream of bare values by the value
+        return selector.get_key(record)
 
     def process_element(self, value: Any, timestamp: int | None) -> None:
         """Process one element with event ``timestamp`` (see module docstring); ``None`` means

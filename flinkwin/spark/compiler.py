@@ -74,6 +74,7 @@ from flinkwin.triggers import (
     PurgingTrigger,
     Trigger,
 )
+from flinkwin.types import is_atomic_type
 from flinkwin.watermark import WatermarkStrategy
 
 from .elements import (
@@ -159,6 +160,12 @@ class WindowPipeline:
     def tuple_elements(self) -> bool:
         """The elements user functions see are tuples (a ``Types.TUPLE`` input stream)."""
         return getattr(self.element_type, "name", None) == "TUPLE"
+
+    @property
+    def atomic_elements(self) -> bool:
+        """The elements user functions see are bare values (an input stream of an atomic type,
+        ``Types.STRING()``...)."""
+        return is_atomic_type(self.element_type)
 
     @property
     def keyed(self) -> bool:
@@ -499,6 +506,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         staged = apply_element_stage(
             staged, input_schema, pipeline.key_selector, pipeline.key_type, ts_assigner,
             session_tz, tuple_elements=pipeline.tuple_elements,
+            atomic_elements=pipeline.atomic_elements,
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
     staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
@@ -579,6 +587,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             overflow=overflow_policy(df.sparkSession),
             tuple_elements=pipeline.tuple_elements,
             pickled_elements=is_pickled(input_schema),
+            atomic_elements=pipeline.atomic_elements,
         ),
         input_schema=input_schema,
         null_timestamp_tag=null_timestamp_tag(pipeline),

@@ -74,17 +74,18 @@ def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd
 
 
 def batch_elements(
-    batch: pa.RecordBatch, schema: StructType, time_zone: str, tuple_elements: bool = False
+    batch: pa.RecordBatch, schema: StructType, time_zone: str, tuple_elements: bool = False,
+    atomic_elements: bool = False,
 ) -> list[Any]:
     """The elements of an Arrow batch, exactly as the window functions see them (tuples for
     a ``Types.TUPLE`` stream, else Rows; the values themselves for a stream of pickled values,
-    the output of a function without a declared type)."""
+    the output of a function without a declared type, and for a stream of an atomic type)."""
     if is_pickled(schema):
         column = batch.column(batch.schema.get_field_index(schema.fields[0].name))
         return [unpickle(v) for v in column.to_pylist()]
     names = schema.fieldNames()
     frame = batch_frame(batch, schema, time_zone)[names]
-    return _records(frame, tuple_elements)
+    return _records(frame, tuple_elements, atomic=atomic_elements)
 
 
 def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> None:
@@ -183,6 +184,7 @@ class ElementStage:
     timestamp_assigner: TimestampAssigner | None
     record_timestamps: bool
     tuple_elements: bool = False
+    atomic_elements: bool = False
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function; a user ``KeySelector`` is opened before the first
@@ -201,7 +203,9 @@ class ElementStage:
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            elements = batch_elements(batch, self.schema, self.time_zone, self.tuple_elements)
+            elements = batch_elements(
+                batch, self.schema, self.time_zone, self.tuple_elements, self.atomic_elements
+            )
             arrays = list(batch.columns)
             names = list(batch.schema.names)
             if self.key_selector is not None:
@@ -243,10 +247,12 @@ def apply_element_stage(
     timestamp_assigner: TimestampAssigner | None,
     time_zone: str,
     tuple_elements: bool = False,
+    atomic_elements: bool = False,
 ) -> DataFrame:
     """``df`` with ``_fw_kh`` (when there is a key selector) and ``_fw_ats`` (when there is a
     timestamp assigner) appended; ``schema`` is the elements' schema (``df``'s user columns),
-    ``tuple_elements`` their shape (tuples for a ``Types.TUPLE`` stream)."""
+    ``tuple_elements``/``atomic_elements`` their shape (tuples for a ``Types.TUPLE`` stream,
+    the one column's values for an atomic type)."""
     selector = make_key_selector(key_selector) if key_selector is not None else None
     stage = ElementStage(
         schema=schema,
@@ -256,6 +262,7 @@ def apply_element_stage(
         timestamp_assigner=timestamp_assigner,
         record_timestamps=RECORD_TIMESTAMP_COLUMN in df.columns,
         tuple_elements=tuple_elements,
+        atomic_elements=atomic_elements,
     )
     fields = list(df.schema.fields)
     if selector is not None:

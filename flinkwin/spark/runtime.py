@@ -252,6 +252,8 @@ class OperatorSpec:
     tuple_elements: bool = False
     #: the input is one column of pickled values (no declared type upstream)
     pickled_elements: bool = False
+    #: the input is one column of an atomic type (``Types.STRING()``...): elements are values
+    atomic_elements: bool = False
 
     def build(self, key_group: int = 0) -> WindowOperator:
         """The operator of one key group, with its own copy of the user functions (as each
@@ -273,6 +275,7 @@ class OperatorSpec:
             overflow=self.overflow,
             tuple_elements=self.tuple_elements,
             pickled_elements=self.pickled_elements,
+            atomic_elements=self.atomic_elements,
         )
 
 

@@ -48,6 +48,8 @@ class TransformStage:
     time_zone: str
     name: str
     tuple_elements: bool = False
+    #: the elements are the one column's values (a stream of an atomic type)
+    atomic_elements: bool = False
     #: the user's ``Function`` object to open and close (None for a plain function)
     rich: Any = None
     #: the number of partitions of the input (0: unknown)
@@ -68,7 +70,9 @@ class TransformStage:
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            elements = batch_elements(batch, self.schema, self.time_zone, self.tuple_elements)
+            elements = batch_elements(
+                batch, self.schema, self.time_zone, self.tuple_elements, self.atomic_elements
+            )
             index = batch.schema.get_field_index(RECORD_TIMESTAMP_COLUMN)
             stamps = batch.column(index) if index >= 0 else None
             if self.kind == FILTER:
@@ -104,9 +108,11 @@ def apply_transform(
     name: str,
     tuple_elements: bool = False,
     rich: Any = None,
+    atomic_elements: bool = False,
 ) -> DataFrame:
     """``df`` (user columns ``schema`` plus an optional ``_fw_rts``) through the transform;
-    ``tuple_elements``: the elements are tuples (a ``Types.TUPLE`` stream), else Rows."""
+    ``tuple_elements``: the elements are tuples (a ``Types.TUPLE`` stream), ``atomic_elements``:
+    the one column's values (an atomic type such as ``Types.STRING()``), else Rows."""
     time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     carried = RECORD_TIMESTAMP_COLUMN in df.columns
     if kind == FILTER:
@@ -123,6 +129,7 @@ def apply_transform(
         kind, function, schema, encoder, time_zone, name, tuple_elements,
         rich=rich if isinstance(rich, Function) else None,
         parallelism=_partitions(df) if isinstance(rich, Function) else 0,
+        atomic_elements=atomic_elements,
     )
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -197,3 +197,77 @@ def test_window_functions_get_tuples_for_a_tuple_stream_on_every_path(assigner):
     assert reduced == ["('a', 3)", "('b', 3)"]
     rows = _seen_by_window_function(assigner, False, lambda a, b: (a[0], a[1] + b[1]))
     assert rows == ["Row(f0='a', f1=3)", "Row(f0='b', f1=3)"]
+
+
+def _seen_in_atomic_stream(assigner, key_field, reduce=None):
+    seen = []
+
+    class Collect(flinkwin.ProcessWindowFunction):
+        def process(self, key, context, elements):
+            seen.extend(f"{key!r}:{e!r}" for e in elements)
+            return []
+
+    function = Collect() if reduce is None else (reduce, Collect())
+    h = WindowOperatorHarness(assigner, function, key_field=key_field, atomic_elements=True)
+    h.process_elements([{"w": "a"}, {"w": "bb"}, {"w": "a"}], [1, 2, 3])
+    h.process_watermark(100)
+    return sorted(seen)
+
+
+@pytest.mark.parametrize(
+    "assigner",
+    [TumblingEventTimeWindows.of(10), EventTimeSessionWindows.with_gap(5)],
+    ids=["vectorized", "merging"],
+)
+@pytest.mark.parametrize("key_field", ["w", len], ids=["column", "selector"])
+def test_an_atomic_stream_hands_bare_values_on_every_path(assigner, key_field):
+    """A ``Types.STRING()`` stream's elements are the strings, keyed by its column's name (the
+    value) or by a selector of the value; reduce gets and returns values."""
+    key = ("'a'", "'bb'") if key_field == "w" else ("1", "2")
+    assert _seen_in_atomic_stream(assigner, key_field) == [
+        f"{key[0]}:'a'", f"{key[0]}:'a'", f"{key[1]}:'bb'"
+    ]
+    reduced = _seen_in_atomic_stream(assigner, key_field, lambda a, b: a + b)
+    assert reduced == [f"{key[0]}:'aa'", f"{key[1]}:'bb'"]
+
+
+def test_field_aggregations_are_refused_on_an_atomic_stream():
+    from flinkwin.functions.builtin import sum_of
+
+    with pytest.raises(TypeError, match="bare values"):
+        WindowOperatorHarness(TumblingEventTimeWindows.of(10), sum_of("w"), atomic_elements=True)
+
+
+def test_late_elements_of_an_atomic_stream_are_the_values():
+    late = flinkwin.OutputTag("late", flinkwin.Types.STRING())
+    h = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(10), lambda a, b: a + b, key_field="w",
+        late_output_tag=late, atomic_elements=True,
+    )
+    h.process_elements([{"w": "a"}, {"w": "a"}], [1, 2])
+    h.process_watermark(20)
+    h.process_elements([{"w": "b"}], [3])
+    assert h.output() == ["aa"] and h.side_output(late) == ["b"]
+
+
+def test_an_aggregate_function_adds_the_values_of_an_atomic_stream():
+    class Lengths(flinkwin.AggregateFunction):
+        def create_accumulator(self):
+            return 0
+
+        def add(self, value, accumulator):
+            return accumulator + len(value)  # a str, not a Row
+
+        def get_result(self, accumulator):
+            return accumulator
+
+        def merge(self, a, b):
+            return a + b
+
+    h = WindowOperatorHarness(
+        EventTimeSessionWindows.with_gap(5), Lengths(), key_field=lambda w: w[0],
+        atomic_elements=True,
+    )
+    h.process_elements([{"w": "ab"}, {"w": "abc"}, {"w": "b"}], [1, 2, 3])
+    h.process_watermark(100)
+    assert sorted(h.output()) == [1, 5]

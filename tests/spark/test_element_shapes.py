@@ -1,6 +1,7 @@
 """A stream's elements have one shape on every path, the one its PyFlink type gives them:
 tuples for ``Types.TUPLE``, ``Row(f0=..., f1=...)`` for ``Types.ROW`` (PyFlink names a
-``RowTypeInfo``'s fields ``f0, f1, ...``), as key selectors, timestamp assigners, ``map``,
+``RowTypeInfo``'s fields ``f0, f1, ...``), the values themselves for an atomic type
+(``Types.STRING()``, ``Types.INT()``...), as key selectors, timestamp assigners, ``map``,
 ``filter``, single-element and reduced windows and ``print()`` see them."""
 
 from __future__ import annotations
@@ -190,3 +191,121 @@ def test_streaming_full_window_functions_get_tuples_from_columnar_element_lists(
         "20: tuple:('a', 25)",
     ])
     assert [r for b in run.sides["late"].values() for r in b] == [{"f0": "a", "f1": 5}]
+
+
+LINES = [("to be or not to be",), ("that is the question",), ("to be",)]
+
+
+class WordTime(TimestampAssigner):
+    """Event time: the word's length (milliseconds); refuses anything but a bare string."""
+
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        if type(value) is not str:
+            raise AssertionError(f"timestamp assigner got {value!r}")
+        return len(value)
+
+
+class Words(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield f"{key}@{context.window().start}: " + ",".join(_shape(e) for e in elements)
+
+
+def test_pyflink_word_count_over_a_string_stream(spark: Any, capsys: Any) -> None:
+    """PyFlink's word-count shape: a ``Types.STRING()`` stream hands each line itself to
+    flat_map, whose ``Types.STRING()`` outputs reach map as bare words."""
+    from flinkwin import TumblingEventTimeWindows
+
+    lines = DataStream(spark.createDataFrame(LINES, "line string"), type_info=Types.STRING())
+    words = lines.flat_map(lambda line: line.split(), output_type=Types.STRING())
+    counts = (
+        words.map(lambda w: (w, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        .assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                _Const()
+            )
+        )
+        .key_by(lambda t: t[0])
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(10)))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]),
+                output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+    )
+    assert sorted(counts.execute_and_collect()) == [
+        ("be", 3), ("is", 1), ("not", 1), ("or", 1), ("question", 1), ("that", 1),
+        ("the", 1), ("to", 3),
+    ]
+    counts.print()
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        "(be,3)", "(is,1)", "(not,1)", "(or,1)", "(question,1)", "(that,1)", "(the,1)", "(to,3)",
+    ]
+    assert words.execute_and_collect() == "to be or not to be that is the question to be".split()
+    words.filter(lambda w: w.startswith("q")).print()
+    assert capsys.readouterr().out == "question\n"
+
+
+class Itself(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        if type(value) is not int:
+            raise AssertionError(f"timestamp assigner got {value!r}")
+        return value
+
+
+class _Const(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return 1
+
+
+def test_atomic_streams_hand_bare_values_to_every_function(spark: Any, capsys: Any) -> None:
+    """Key selectors, timestamp assigners, reduce inputs, window functions' elements and late
+    data of a ``Types.STRING()`` stream are the strings themselves; an ``Types.INT()`` stream's
+    reduce adds the ints."""
+    from flinkwin import TumblingEventTimeWindows
+
+    words = DataStream(
+        spark.createDataFrame([("to",), ("be",), ("or",), ("not",), ("a",)], "w string"),
+        type_info=Types.STRING(),
+    ).map(str.upper, output_type=Types.STRING())
+    keyed = (
+        words.assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(WordTime())
+        )
+        .key_by(lambda w: w[0] if type(w) is str else repr(w), key_type=Types.STRING())
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(2)))
+    )
+    assert sorted(keyed.process(Words(), output_type=Types.STRING()).execute_and_collect()) == [
+        "A@0: str:A", "B@2: str:BE", "N@2: str:NOT", "O@2: str:OR", "T@2: str:TO",
+    ]
+    reduced = keyed.reduce(lambda a, b: a + b if type(a) is str else repr((a, b)))
+    assert sorted(reduced.execute_and_collect()) == ["A", "BE", "NOT", "OR", "TO"]
+    reduced.print()
+    assert sorted(capsys.readouterr().out.splitlines()) == ["A", "BE", "NOT", "OR", "TO"]
+
+    # the column name of a one-column atomic stream keys by the value (flinkwin's fast path)
+    by_column = (
+        DataStream(spark.createDataFrame([("bb",), ("cc",), ("a",), ("bb",)], "w string"),
+                   type_info=Types.STRING())
+        .assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(WordTime())
+        )
+        .key_by("w")
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(2)))
+        .process(Words(), output_type=Types.STRING())
+    )
+    assert sorted(by_column.execute_and_collect()) == [
+        "a@0: str:a", "bb@2: str:bb,str:bb", "cc@2: str:cc"
+    ]
+
+    numbers = DataStream(spark.createDataFrame([(1,), (2,), (3,)], "n int"),
+                         type_info=Types.INT())
+    assert numbers.key_by(lambda n: n % 2).count_window(2).reduce(
+        lambda a, b: a + b
+    ).execute_and_collect() == [4]
+    all_numbers = numbers.assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(Itself())
+    ).window_all(TumblingEventTimeWindows.of(Time.milliseconds(10)))
+    assert all_numbers.reduce(lambda a, b: a + b).execute_and_collect() == [6]
+    all_numbers.reduce(lambda a, b: a + b).print()
+    assert capsys.readouterr().out == "6\n"
+    with pytest.raises(TypeError, match="bare values"):
+        all_numbers.sum("n").execute_and_collect()
+    with pytest.raises(ValueError, match="exactly one column"):
+        DataStream(spark.createDataFrame(DATA, "f0 string, f1 int"), type_info=Types.STRING())
