@@ -99,3 +99,16 @@ def test_a_declared_output_column_flinkwin_cannot_carry_fails_at_build(spark: An
     )
     with pytest.raises(TypeError, match="column 'span' has type interval year to month"):
         windowed.apply(Nothing(), output_schema="k string, span interval year to month")
+
+
+def test_an_int_column_sum_outside_the_int_range_fails_naming_the_value(spark: Any) -> None:
+    """Flink's Integer sum wraps at 32 bits; flinkwin fails the batch instead (documented in
+    docs/spark-semantics.md): no silently different value."""
+    df = spark.createDataFrame([("a", 1, 2**31 - 1), ("a", 2, 1)], "k string, ts long, v int")
+    result = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v")
+    )
+    assert result.toDF().schema["v"].dataType.simpleString() == "int"
+    with pytest.raises(Exception, match="field 'v' is declared int but got 2147483648"):
+        result.toDF().collect()
