@@ -20,8 +20,8 @@ from flinkwin import (
     ProcessWindowFunction,
     SlidingEventTimeWindows,
     Time,
-    TimeWindow,
     TimeEvictor,
+    TimeWindow,
     TumblingEventTimeWindows,
 )
 from flinkwin.functions.builtin import sum_of
