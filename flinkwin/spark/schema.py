@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 from pyspark import cloudpickle
+from pyspark.errors import PySparkTypeError
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import (
     ArrayType,
@@ -114,8 +115,8 @@ def _uncarried(dtype: DataType) -> str | None:
         )
         return next((p for c in children if (p := _uncarried(c)) is not None), None)
     try:
-        to_arrow_type(dtype)
-    except Exception:  # noqa: BLE001 (PySpark's own error: no Arrow type)
+        to_arrow_type(dtype, timezone="UTC")
+    except PySparkTypeError:  # UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION
         return f"Spark has no Arrow conversion for {dtype.simpleString()}"
     return None
 
