@@ -33,7 +33,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import DataFrame, Row
+from pyspark.sql import DataFrame, Observation, Row
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
@@ -720,6 +720,25 @@ class WindowResultStream(DataStream):
             type_info=tag_type if isinstance(tag_type, TypeInformation) else None,
         )
 
+    def metrics(self) -> dict[str, int]:
+        """The window stage's metrics on a static input (see ``docs/metrics.md``): those of
+        the first action that computed it (``toDF().collect()``, ``start(...)``...). A
+        streaming stage publishes them per micro-batch in ``query.lastProgress``."""
+        observations = [s.observation for s in self._stages.values()]
+        if not observations or observations[0] is None:
+            raise ValueError(
+                "metrics() is for a static input; a streaming query publishes the window "
+                "stage's metrics per micro-batch: query.lastProgress['observedMetrics']"
+                "['flinkwin']"
+            )
+        for observation in reversed([o for o in observations if o is not None]):
+            if _observed(observation):
+                return dict(observation.get)
+        raise RuntimeError(
+            "no action has computed this window result yet: the metrics come with the first "
+            "action (e.g. toDF().collect() or start(...))"
+        )
+
     def setMaxParallelism(self, max_parallelism: int) -> WindowResultStream:  # noqa: N802
         """Use ``max_parallelism`` key groups for this window stage (Flink's max parallelism)."""
         if not isinstance(max_parallelism, int) or max_parallelism < 1:
@@ -831,6 +850,18 @@ class WindowResultStream(DataStream):
 
     get_side_output = getSideOutput
     set_max_parallelism = setMaxParallelism
+
+
+def _observed(observation: Observation) -> bool:
+    """True once an action has filled ``observation`` (its ``get`` would block before)."""
+    jo = getattr(observation, "_jo", None)
+    if jo is None:  # Spark Connect: get raises until the metrics arrive
+        try:
+            observation.get  # noqa: B018
+        except Exception:  # noqa: BLE001
+            return False
+        return True
+    return bool(jo.future().isCompleted())
 
 
 __all__ = [

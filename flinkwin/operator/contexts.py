@@ -71,6 +71,7 @@ class OperatorTriggerContext(OnMergeContext):
 class OperatorEvictorContext(EvictorContext):
     def __init__(self, op: WindowOperator) -> None:
         self._op = op
+        self.overflow = op.overflow  # the long-overflow policy (see flinkwin.longs)
 
     def get_current_processing_time(self) -> int:
         return self._op.current_processing_time

@@ -499,6 +499,8 @@ class WindowOperator:
                 self._clear_all_state(key, window, slot, merging)
             if merging is not None:
                 self._persist(key, merging)
+        except LongOverflowError as exc:
+            raise located(exc, key, window) from None
         except OPERATOR_ERRORS:
             raise
         except Exception as exc:

@@ -33,7 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyspark.sql import Column, DataFrame
+import numpy as np
+import pandas as pd
+from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupStateTimeout
 from pyspark.sql.types import (
@@ -86,11 +88,13 @@ from .elements import (
 from .key_groups import key_group_labels
 from .runtime import (
     EVENT_TIME,
+    HEARTBEAT_COLUMN,
     KEY_GROUP_COLUMN,
     METRIC_COLUMNS,
     METRICS,
     NO_TIMERS,
     PROCESSING_TIME,
+    STATE_METRICS,
     STATE_SCHEMA,
     TAG_COLUMN,
     EventTime,
@@ -100,7 +104,7 @@ from .runtime import (
     stream_function,
     with_window_tagging,
 )
-from .schema import RowEncoder, is_pickled, parse_schema, pickled_schema
+from .schema import RowEncoder, check_carried, is_pickled, parse_schema, pickled_schema
 from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
@@ -203,6 +207,8 @@ class CompiledStage:
     side_columns: dict[OutputTag, list[tuple[str, str]]]
     timer_domain: str
     summary: dict[str, str] = field(default_factory=dict)
+    #: the static stage's metrics (None on a streaming stage: they are in its progress)
+    observation: Observation | None = None
 
     def main(self, combined: DataFrame | None = None) -> DataFrame:
         """The main output rows of ``combined`` (default: the whole stage)."""
@@ -373,6 +379,39 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
 
 
 # ---------------------------------------------------------------------------- metrics
+_FIRST = "_fw_first"
+
+
+def _first_flags(labels: pd.Series) -> pd.Series:
+    flags = np.zeros(len(labels), dtype=bool)
+    flags[:1] = True
+    return pd.Series(flags)
+
+
+def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
+    """``df`` plus, after the first row of each Arrow batch of each input partition, one
+    heartbeat row (a copy of it with ``_fw_hb`` > 0) for every key group: Spark then calls
+    every key group in every micro-batch with input, and each reports the totals it holds
+    (see ``docs/metrics.md``)."""
+    labels = [F.lit(label) for label in key_group_labels(key_groups)]
+    # True on the first row of each Arrow batch Spark hands to Python (a streaming DataFrame
+    # has no row index); only this one column travels to Python and back
+    first = F.pandas_udf(_first_flags, BooleanType())  # type: ignore[call-overload]
+    staged = df.withColumn(_FIRST, first.asNondeterministic()(F.col(_KG)))
+    groups = F.when(F.col(_FIRST), F.array(F.col(_KG), *labels)).otherwise(F.array(F.col(_KG)))
+    columns = [quoted(c) for c in df.columns if c != _KG]
+    return staged.select(*columns, F.posexplode(groups).alias(HEARTBEAT_COLUMN, _KG))
+
+
+def metric_aggregates() -> list[Column]:
+    """The observed metrics: sums of the calls' metrics rows. The state totals stay null in
+    a batch in which Spark called no key group (the stage's state did not change then)."""
+    return [
+        (F.sum(c) if n in STATE_METRICS else F.coalesce(F.sum(c), F.lit(0))).alias(n)
+        for n, c in zip(METRICS, METRIC_COLUMNS)
+    ]
+
+
 _OBSERVED = re.compile(r"CollectMetrics flinkwin(?:_(\d+))?,")
 
 
@@ -469,6 +508,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         df.sparkSession.conf.get("spark.sql.caseSensitive") or "false"
     ).lower() == "true"
     check_unique_names(df.columns, "the input", case_sensitive)
+    check_carried(pipeline.input_schema, "the input")
     if pipeline.key_columns is not None:
         missing = [c for c in pipeline.key_columns if c not in df.columns]
         if missing:
@@ -510,6 +550,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
     staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
+    heartbeats = streaming and pipeline.keyed and pipeline.key_groups > 1
+    if heartbeats:
+        staged = with_heartbeats(staged, pipeline.key_groups)
     event_time: EventTime | None = None
     if strategy is not None:
         event_time, helper = _event_time(staged, strategy)
@@ -548,6 +591,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     check_unique_names(
         main_out.fieldNames(), f"the {pipeline.function_name} output", case_sensitive
     )
+    check_carried(main, f"the {pipeline.function_name} output")
     out_main, main_columns = _nullable(main_out, "_fw_m")
     out_fields = [
         StructField(TAG_COLUMN, ByteType(), False),
@@ -559,6 +603,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     for j, tag in enumerate(side_tags, start=1):
         schema = side_schema(pipeline, tag)
         check_unique_names(schema.fieldNames(), f"side output {tag.tag_id!r}", case_sensitive)
+        check_carried(schema, f"side output {tag.tag_id!r}")
         side_schemas.append(schema)
         out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_")
         out_fields.extend(out_side.fields)
@@ -605,6 +650,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         ],
         output_schema=output_schema,
         sequence_column=_SEQ if _SEQ in staged.columns else None,
+        heartbeats=heartbeats,
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration
     frame_state = streaming and not pipeline.with_window and all(
@@ -618,15 +664,18 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
         )
         metrics_name = observed_metrics_name(df)
-        combined = combined.observe(
-            metrics_name,
-            *[F.coalesce(F.sum(c), F.lit(0)).alias(n) for n, c in zip(METRICS, METRIC_COLUMNS)],
-        )
+        combined = combined.observe(metrics_name, *metric_aggregates())
+        observation = None
     else:
         combined = grouped.applyInPandas(static_function(runtime), output_schema)
+        # the static stage's metrics, read after an action with WindowResultStream.metrics()
+        observation = Observation(observed_metrics_name(df))
+        combined = combined.observe(observation, *metric_aggregates())
     summary = _summary(pipeline, domain, streaming, side_tags, mode)
     if streaming:
         summary["metrics"] = f"query.lastProgress['observedMetrics'][{metrics_name!r}]"
+    else:
+        summary["metrics"] = "result.metrics(), after an action"
     summary["window state"] += STATE_DESCRIPTIONS[runtime.state_kind]
     if event_time is not None:
         summary["event time"] = _describe_event_time(event_time)
@@ -634,7 +683,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         "error (spark.sql.ansi.enabled)" if runtime.operator.overflow == ERROR
         else "Java wrap-around, as Flink (spark.sql.ansi.enabled=false)"
     )
-    return CompiledStage(pipeline, combined, main_columns, side_columns, domain, summary)
+    return CompiledStage(
+        pipeline, combined, main_columns, side_columns, domain, summary, observation
+    )
 
 
 def _describe_event_time(event_time: EventTime) -> str:

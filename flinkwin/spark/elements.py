@@ -15,7 +15,11 @@ the window stage's), the functions are called once per element, and the stage ap
 Keys must be built from values whose pickled form is the same in every Python worker: ``str``,
 ``bytes``, ``int``, ``float``, ``bool``, ``None``, dates, times, decimals and tuples (``Row``)
 of those. Anything else (a list, a set, an object) raises an error naming the element.
-``key_type`` (PyFlink type information) is checked against every key.
+``key_type`` (PyFlink type information) is checked against every key. A key that is None
+fails (Flink: "Assigned key must not be null!"); a tuple key with a None field is a key as in
+PyFlink, which pickles keys without ``key_type``; with ``key_type=Types.TUPLE(...)`` it fails as
+Flink's ``TupleSerializer`` does (``NullFieldException``), while ``Types.ROW(...)`` fields may
+be null as in Flink's ``RowSerializer``.
 """
 
 from __future__ import annotations
@@ -138,7 +142,11 @@ def _type_mismatch(value: Any, info: TypeInformation) -> str | None:
         types = info.args[1] if name == "ROW_NAMED" else info.args[0]
         if not isinstance(value, tuple) or len(value) != len(types):
             return f"expected a tuple of {len(types)} fields, got {value!r}"
-        for item, item_type in zip(value, types):
+        for i, (item, item_type) in enumerate(zip(value, types)):
+            if item is None:
+                if name == "TUPLE":  # Flink's TupleSerializer: NullFieldException
+                    return f"Field {i} is null, but expected to hold a value."
+                continue  # a Row's fields may be null (RowSerializer)
             problem = _type_mismatch(item, item_type)
             if problem is not None:
                 return problem

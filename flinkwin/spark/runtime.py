@@ -69,6 +69,9 @@ from .schema import RowEncoder, arrow_to_pandas, normalize_input
 from .timestamps import from_wire, has_timestamps
 
 TAG_COLUMN = "_fw_tag"
+#: Non-zero on a heartbeat row: a copy of an input row sent to every key group so that Spark
+#: calls each group in every micro-batch with input (see ``docs/metrics.md``); never an element.
+HEARTBEAT_COLUMN = "_fw_hb"
 #: The grouping column holding each key group's label (see :mod:`flinkwin.spark.key_groups`).
 KEY_GROUP_COLUMN = "_fw_kg"
 #: The tag of a key-group call's metrics row (never part of any output).
@@ -81,11 +84,14 @@ METRICS = (
     "numLateRecordsToSideOutput",
     "numWindowsFired",
     "numSideOutputRecordsDiscarded",
-    "keysInStateChange",
-    "windowsInStateChange",
-    "stateBytesChange",
+    "keysInState",
+    "windowsInState",
+    "stateBytes",
     "keyGroupCalls",
 )
+#: The metrics that are totals held after the batch (each call reports its key group's own);
+#: the others count what happened in the batch.
+STATE_METRICS = ("keysInState", "windowsInState", "stateBytes")
 METRIC_COLUMNS = tuple(f"_fw_x_{name}" for name in METRICS)
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
@@ -307,6 +313,8 @@ class KeyGroupRuntime:
     sequence_column: str | None = None
     #: The key groups' state kind (see flinkwin.operator.states).
     state_kind: str = states.OBJECT
+    #: the input carries heartbeat rows (streaming, keyed; see ``HEARTBEAT_COLUMN``)
+    heartbeats: bool = False
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
@@ -326,6 +334,12 @@ class KeyGroupRuntime:
         order: np.ndarray | None = None
         shipped: dict[str, np.ndarray] = {}
         nulls: pd.DataFrame | None = None
+        beats: np.ndarray | None = None
+        if self.heartbeats:
+            beats = _column(parts, HEARTBEAT_COLUMN) != 0
+            if beats.all():
+                return None, None
+            order = np.flatnonzero(~beats) if beats.any() else None
         if self.sequence_column is not None:
             sequence = _column(parts, self.sequence_column)
             if (sequence[1:] < sequence[:-1]).any():
@@ -337,6 +351,8 @@ class KeyGroupRuntime:
         else:
             raw = shipped[event_time.column] = _column(parts, event_time.column)
             missing = pd.isna(raw)
+            if beats is not None:
+                missing &= ~beats
             if missing.any():
                 if self.null_timestamp_tag is None:
                     self._null_timestamp(parts, event_time.column)
@@ -473,10 +489,7 @@ class KeyGroupRuntime:
         return arrow_to_pandas(table)
 
     def _empty_frame(self) -> pd.DataFrame:
-        from pyspark.sql.pandas.types import to_arrow_schema
-
-        schema = to_arrow_schema(self.output_schema, timezone="UTC")
-        return arrow_to_pandas(schema.empty_table())
+        return arrow_to_pandas(self._arrow_schema().empty_table())
 
     # -------------------------------------------------------------- streaming
     def process_stream(
@@ -485,6 +498,8 @@ class KeyGroupRuntime:
         """The ``applyInPandasWithState`` function (see module docstring)."""
         group = int(key[0])
         op = None
+        snapshot_bytes = 0
+        version = None
         if state.exists:
             key_groups, snapshot, version = state.get
             if key_groups != self.key_groups:
@@ -497,17 +512,27 @@ class KeyGroupRuntime:
             op = _CACHE.take(self.stage_id, group, version)
             if op is None:
                 op = states.restore_state(bytes(snapshot), self._factory(group))
-            bytes_before = len(snapshot)
+            snapshot_bytes = len(snapshot)
         else:
             _CACHE.take(self.stage_id, group, None)
-            bytes_before = 0
-        factory = self._factory(group)
-        if op is None:
-            op = states.new_state(self.state_kind, factory)
-        keys_before, windows_before = op.state_size()
 
         rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
+        batch_time = state.getCurrentProcessingTimeMs()
+        if rows is None and nulls is None and (
+            op is None or not self._due(op, spark_watermark, batch_time)
+        ):
+            # a heartbeat or wake-up with nothing to do: report the state as it is
+            keys, windows = (0, 0) if op is None else op.state_size()
+            if op is not None:
+                assert version is not None  # op came from the state
+                self._set_timeout(op, state, spark_watermark, batch_time)
+                _CACHE.put(self.stage_id, group, version, op)
+            yield self._metrics_frame(keys, windows, snapshot_bytes)
+            return
+        factory = self._factory(group)
+        if op is None:
+            op = states.new_state(self.state_kind, factory)
         if rows is not None:
             watermark = op.current_watermark
             if spark_watermark > 0:
@@ -516,41 +541,69 @@ class KeyGroupRuntime:
         dropped, fired = op.num_late_records_dropped, op.num_windows_fired
         if spark_watermark > 0:
             op.advance_watermark(spark_watermark)
-        batch_time = state.getCurrentProcessingTimeMs()
         if batch_time > op.current_processing_time:
             op.advance_processing_time(batch_time)
         if rows is not None:
             op.process_batch(*rows)
         self._check_timers(op)
-        keys_after, windows_after = op.state_size()
+        keys, windows = op.state_size()
         counts = {
             "numRecordsIn": 0 if rows is None else len(rows[1]),
             "numLateRecordsDropped": op.num_late_records_dropped - dropped,
             "numWindowsFired": op.num_windows_fired - fired,
-            "keysInStateChange": keys_after - keys_before,
-            "windowsInStateChange": windows_after - windows_before,
-            "stateBytesChange": 0,  # set below, once the state is written
+            "keysInState": keys,
+            "windowsInState": windows,
+            "stateBytes": 0,  # set below, once the state is written
             "keyGroupCalls": 1,
         }
         out = self._output_frame(op, nulls, counts)
         # back to the columnar form after a batch handed over to the operator
         op = states.settle(op, self.state_kind, factory, self.input_schema.fieldNames())
 
-        bytes_after = 0
+        snapshot_bytes = 0
         if states.holds_nothing(op):
             state.remove()
         else:
             version = uuid.uuid4().hex
             snapshot = op.snapshot()
-            bytes_after = len(snapshot)
+            snapshot_bytes = len(snapshot)
             state.update((self.key_groups, snapshot, version))
             self._set_timeout(op, state, spark_watermark, batch_time)
             _CACHE.put(self.stage_id, group, version, op)
         assert out is not None  # the metrics row at least
-        out.loc[len(out) - 1, METRIC_COLUMNS[METRICS.index("stateBytesChange")]] = (
-            bytes_after - bytes_before
-        )
+        out.loc[len(out) - 1, METRIC_COLUMNS[METRICS.index("stateBytes")]] = snapshot_bytes
         yield out
+
+    def _due(self, op: Any, watermark: int, now: int) -> bool:
+        """True if advancing ``op`` to Spark's watermark and batch time fires a timer."""
+        if watermark > 0 and watermark > op.current_watermark:
+            timer = op.next_event_time_timer()
+            if timer is not None and timer <= watermark:
+                return True
+        if now > op.current_processing_time:
+            timer = op.next_processing_time_timer()
+            if timer is not None and timer <= now:
+                return True
+        return False
+
+    def _metrics_frame(self, keys: int, windows: int, state_bytes: int) -> pd.DataFrame:
+        """The output of a call that changes nothing: the metrics row alone."""
+        counts = dict.fromkeys(METRICS, 0)
+        counts.update(keysInState=keys, windowsInState=windows, stateBytes=state_bytes,
+                      keyGroupCalls=1)
+        schema = self._arrow_schema()
+        arrays = [
+            pa.array([METRICS_TAG], pa.int8()) if name == TAG_COLUMN
+            else pa.array([counts[name[len("_fw_x_"):]]], pa.int64())
+            if name in METRIC_COLUMNS else pa.nulls(1, schema.field(name).type)
+            for name in schema.names
+        ]
+        return arrow_to_pandas(pa.Table.from_arrays(arrays, schema=schema))
+
+    def _arrow_schema(self) -> pa.Schema:
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        return to_arrow_schema(self.output_schema, timezone="UTC")
 
     def _subtask(self, label: int) -> int:
         """The key group number of a grouping label (the runtime context's subtask index)."""
@@ -592,14 +645,13 @@ class KeyGroupRuntime:
         return lambda: self.operator.build(subtask)
 
     def _set_timeout(self, op: Any, state: Any, watermark: int, now: int) -> None:
+        """Wake a key group holding state at Spark's next watermark increase (event time) or
+        next batch (processing time), whether or not a timer is due then: every group with
+        state reports its totals in every batch the stage runs (see ``docs/metrics.md``)."""
         if self.timer_domain == EVENT_TIME:
-            timer = op.next_event_time_timer()
-            if timer is not None and timer < MAX_LONG:
-                state.setTimeoutTimestamp(max(timer - 1, watermark, 1))
+            state.setTimeoutTimestamp(max(watermark, 1))
         elif self.timer_domain == PROCESSING_TIME:
-            timer = op.next_processing_time_timer()
-            if timer is not None and timer < MAX_LONG:
-                state.setTimeoutDuration(max(timer - 1 - now, 1))
+            state.setTimeoutDuration(1)
 
     # ----------------------------------------------------------------- static
     def process_static(self, frame: pd.DataFrame) -> pd.DataFrame:
@@ -615,8 +667,19 @@ class KeyGroupRuntime:
         op.advance_watermark(MAX_LONG)
         op.advance_processing_time(MAX_LONG)
         op.close()
-        out = self._output_frame(op, nulls)
-        return out if out is not None else self._empty_frame()
+        keys, windows = op.state_size()
+        counts = {
+            "numRecordsIn": 0 if rows is None else len(rows[1]),
+            "numLateRecordsDropped": op.num_late_records_dropped,
+            "numWindowsFired": op.num_windows_fired,
+            "keysInState": keys,  # left at the end of input (a static stage stores nothing)
+            "windowsInState": windows,
+            "stateBytes": 0,
+            "keyGroupCalls": 1,
+        }
+        out = self._output_frame(op, nulls, counts)
+        assert out is not None  # the metrics row at least
+        return out
 
 
 def stream_function(runtime: KeyGroupRuntime) -> Any:

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 from pyspark import cloudpickle
+from pyspark.errors import PySparkTypeError
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import (
     ArrayType,
@@ -51,6 +52,7 @@ from pyspark.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VariantType,
 )
 
 from flinkwin.types import TypeInformation
@@ -82,6 +84,41 @@ _TYPE_INFO_DDL = {
 
 #: The column metadata marking a column of pickled Python values.
 PICKLED_METADATA = {"flinkwin.pickled": True}
+
+
+def check_carried(schema: StructType, what: str) -> None:
+    """A clear error naming the column when a column type cannot travel through the window
+    stage: its rows go to Python workers and back as Arrow, which has no year-month or
+    calendar intervals, and a variant would reach the functions as raw bytes."""
+    for f in schema.fields:
+        problem = _uncarried(f.dataType)
+        if problem is not None:
+            raise TypeError(
+                f"{what}: column {f.name!r} has type {f.dataType.simpleString()}, which "
+                f"flinkwin cannot carry ({problem}); convert it before the window, e.g. "
+                f"{_REMEDY.get(problem, 'cast it to a string')}"
+            )
+
+
+_VARIANT = "a variant reaches Python as its raw binary encoding"
+_REMEDY = {_VARIANT: "to_json(column) or variant_get(column, path, type)"}
+
+
+def _uncarried(dtype: DataType) -> str | None:
+    if isinstance(dtype, VariantType):
+        return _VARIANT
+    if isinstance(dtype, (ArrayType, MapType, StructType)):
+        children = (
+            [dtype.elementType] if isinstance(dtype, ArrayType)
+            else [dtype.keyType, dtype.valueType] if isinstance(dtype, MapType)
+            else [f.dataType for f in dtype.fields]
+        )
+        return next((p for c in children if (p := _uncarried(c)) is not None), None)
+    try:
+        to_arrow_type(dtype, timezone="UTC")
+    except PySparkTypeError:  # UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION
+        return f"Spark has no Arrow conversion for {dtype.simpleString()}"
+    return None
 
 
 def pickled_schema() -> StructType:

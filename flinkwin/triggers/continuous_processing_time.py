@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from flinkwin.longs import WRAP
 from flinkwin.state.descriptors import ReducingStateDescriptor
 from flinkwin.time import TimeLike, java_mod, to_millis
 from flinkwin.triggers.base import OnMergeContext, Trigger, TriggerContext, TriggerResult
+from flinkwin.triggers.continuous_event_time import next_fire_time
 
 
 class ContinuousProcessingTimeTrigger(Trigger):
@@ -64,7 +66,9 @@ class ContinuousProcessingTimeTrigger(Trigger):
     def _register_next_fire_timestamp(
         self, time: int, window: Any, ctx: TriggerContext, state: Any
     ) -> None:
-        next_fire_timestamp = min(time + self.interval, window.max_timestamp())
+        next_fire_timestamp = next_fire_time(
+            time, self.interval, window.max_timestamp(), getattr(ctx, "overflow", WRAP)
+        )
         state.add(next_fire_timestamp)
         ctx.register_processing_time_timer(next_fire_timestamp)
 

@@ -13,9 +13,14 @@ import pytest
 
 from flinkwin import (
     ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
+    CountTrigger,
     EventTimeSessionWindows,
+    GlobalWindows,
+    ProcessWindowFunction,
     SlidingEventTimeWindows,
     Time,
+    TimeEvictor,
     TimeWindow,
     TumblingEventTimeWindows,
 )
@@ -24,6 +29,11 @@ from flinkwin.longs import ERROR, WRAP, LongOverflowError, to_long, wrap
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.columnar import ColumnarAggregation
 from flinkwin.time import MAX_LONG, MIN_LONG
+
+
+class Collect(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield [e["t"] for e in elements]
 
 
 def java_window_start(timestamp: int, offset: int, size: int) -> int:
@@ -218,6 +228,46 @@ def test_continuous_trigger_next_firing_overflow_raises_on_every_path() -> None:
         for overflow in (WRAP, ERROR):
             with pytest.raises(LongOverflowError, match="interval 1000"):
                 _run(path, overflow, frames, 0, assigner, trigger=trigger)
+
+
+def _evicted(overflow: str, window_size: int, timestamps: list[int]) -> list[int]:
+    """The timestamps a TimeEvictor keeps of elements at ``timestamps`` in GlobalWindows."""
+    op = WindowOperator(
+        GlobalWindows.create(), Collect(), key_selector="k", trigger=CountTrigger.of(3),
+        evictor=TimeEvictor.of(window_size), overflow=overflow,
+    )
+    for t in timestamps:
+        op.process_element({"k": "a", "t": t}, t)
+    ((kept, _),) = op.drain_output()
+    return list(kept)
+
+
+def test_time_evictor_cutoff_wraps_like_flink() -> None:
+    # Flink: evictCutoff = max - windowSize = MIN_LONG + 5 - 10 wraps to MAX_LONG - 4: every
+    # element is at or below it and is evicted (Python ints would keep them all)
+    stamps = [MIN_LONG + 1, MIN_LONG + 3, MIN_LONG + 5]  # MIN_LONG itself: no timestamp
+    assert wrap(MIN_LONG + 5 - 10) == MAX_LONG - 4
+    assert _evicted(WRAP, 10, stamps) == []
+    with pytest.raises(LongOverflowError, match="TimeEvictor cutoff"):
+        _evicted(ERROR, 10, stamps)
+    # no overflow: the same on both policies
+    assert _evicted(WRAP, 3, [T0, T0 + 3, T0 + 5]) == [T0 + 3, T0 + 5]
+    assert _evicted(ERROR, 3, [T0, T0 + 3, T0 + 5]) == [T0 + 3, T0 + 5]
+
+
+def test_continuous_processing_time_trigger_next_firing_overflow_raises() -> None:
+    # Flink: min(time + interval, maxTimestamp) with time + interval wrapped negative: a timer
+    # in the past, firing every interval from there (about 2^64 / interval times)
+    trigger = ContinuousProcessingTimeTrigger.of(Time.milliseconds(1000))
+    for overflow in (WRAP, ERROR):
+        op = WindowOperator(
+            GlobalWindows.create(), Collect(), key_selector="k", trigger=trigger,
+            overflow=overflow,
+        )
+        op.advance_processing_time(MAX_LONG - 1500)
+        op.process_element({"k": "a", "t": 1}, 1)  # the next boundary MAX_LONG - 807 fits
+        with pytest.raises(LongOverflowError, match="interval 1000"):
+            op.advance_processing_time(MAX_LONG - 807)  # fires, then MAX_LONG + 193
 
 
 def test_overflow_policy_is_validated() -> None:

@@ -357,3 +357,19 @@ def test_static_processing_time_is_the_time_the_pipeline_runs(events: DataStream
     for end in ends:
         end_ms = int(end.replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
         assert end_ms > runs_at >= built_at + 1200
+
+
+# ------------------------------------------------------------ tuple keys with None fields
+def test_tuple_keys_with_a_none_field_follow_flinks_serializers() -> None:
+    from flinkwin.spark.elements import check_key
+    from flinkwin.types import Types
+
+    element = ("a", 1)
+    check_key(("a", None), None, element)  # pickled, as PyFlink ships keys without key_type
+    check_key(("a", None), Types.ROW([Types.STRING(), Types.STRING()]), element)  # Row: nullable
+    with pytest.raises(ValueError, match="Assigned key must not be null"):
+        check_key(None, None, element)
+    # Flink's TupleSerializer throws NullFieldException for a null field of a Tuple key
+    with pytest.raises(TypeError, match=r"does not match key_type.*Field 1 is null, but "
+                       r"expected to hold a value\."):
+        check_key(("a", None), Types.TUPLE([Types.STRING(), Types.STRING()]), element)

@@ -1,6 +1,6 @@
 """The window stage's metrics in Spark's own progress: ``query.lastProgress["observedMetrics"]``
-(late elements dropped or sent to the side output, windows fired, elements processed, changes
-of the keys, windows and bytes held in state), and never a row in any output."""
+(late elements dropped or sent to the side output, windows fired, elements processed, and the
+keys, windows and bytes held in state after each batch), and never a row in any output."""
 
 from __future__ import annotations
 
@@ -34,8 +34,7 @@ class Echo(ProcessWindowFunction):
         yield from elements
 
 
-def _run(spark: Any, tmp_path: Path, build: Any) -> tuple[list[dict[str, Any]], Any]:
-    write_batches(tmp_path / "in", BATCHES)
+def _query(spark: Any, tmp_path: Path, build: Any, name: str = "metrics_main") -> Any:
     stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
         str(tmp_path / "in")
     )
@@ -43,48 +42,86 @@ def _run(spark: Any, tmp_path: Path, build: Any) -> tuple[list[dict[str, Any]], 
         DataStream(stream).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
         .window(TumblingEventTimeWindows.of(Time.seconds(10)))
     )
-    main = MemorySink("metrics_main")
+    main = MemorySink(name)
     query = result.start(
         main, checkpoint_location=str(tmp_path / "ck"), trigger={"availableNow": True}
     )
     query.awaitTermination()
-    by_batch = {
+    return query, main
+
+
+def _by_batch(query: Any) -> dict[int, dict[str, int]]:
+    return {
         p["batchId"]: p["observedMetrics"]["flinkwin"].asDict()
         for p in query.recentProgress
         if "flinkwin" in p.get("observedMetrics", {})
     }
-    assert query.lastProgress["observedMetrics"]["flinkwin"]["keyGroupCalls"] >= 0
-    return [r.asDict() for r in main.rows()], by_batch
+
+
+def _run(spark: Any, tmp_path: Path, build: Any) -> tuple[list[dict[str, Any]], Any]:
+    write_batches(tmp_path / "in", BATCHES)
+    query, main = _query(spark, tmp_path, build)
+    return [r.asDict() for r in main.rows()], _by_batch(query)
 
 
 def _total(by_batch: dict[int, dict[str, int]], name: str) -> int:
     return sum(m[name] for m in by_batch.values())
 
 
-def test_late_drops_fired_windows_and_state_sizes_are_in_last_progress(
+def _held(by_batch: dict[int, dict[str, int]]) -> list[tuple[int, int]]:
+    return [(m["keysInState"], m["windowsInState"]) for _, m in sorted(by_batch.items())]
+
+
+def _state_store_bytes(spark: Any, checkpoint: Path) -> int:
+    """The bytes of the snapshots in Spark's state store now, read with Spark's own state
+    data source."""
+    state = spark.read.format("statestore").load(str(checkpoint))
+    return sum(len(r["value"]["groupState"]["snapshot"]) for r in state.collect())
+
+
+def test_late_drops_fired_windows_and_state_totals_are_in_last_progress(
     spark: Any, tmp_path: Path
 ) -> None:
     rows, metrics = _run(spark, tmp_path, lambda w: w.sum("v"))
     assert sorted((r["k"], r["v"]) for r in rows) == [("a", 3), ("b", 4)]  # nothing else
     assert metrics[0]["numRecordsIn"] == 3
-    assert (metrics[0]["keysInStateChange"], metrics[0]["windowsInStateChange"]) == (2, 2)
-    assert metrics[0]["stateBytesChange"] > 0
-    assert (metrics[1]["numRecordsIn"], metrics[1]["windowsInStateChange"]) == (1, 1)
-    assert metrics[2] | {"stateBytesChange": 0, "keyGroupCalls": 0} == {
+    assert metrics[1]["numRecordsIn"] == 1
+    assert metrics[2] | {"stateBytes": 0} == {
         "numRecordsIn": 2,
         "numLateRecordsDropped": 1,  # Flink's numLateRecordsDropped
         "numLateRecordsToSideOutput": 0,
         "numWindowsFired": 2,
         "numSideOutputRecordsDiscarded": 0,
-        "keysInStateChange": 0,
-        "windowsInStateChange": -1,  # a [0, 10 s), b [0, 10 s) gone; b [10 s, 20 s) new
-        "stateBytesChange": 0,
-        "keyGroupCalls": 0,
+        "keysInState": 2,  # a [0, 10 s), b [0, 10 s) gone; a and b [10 s, 20 s) held
+        "windowsInState": 2,
+        "stateBytes": 0,
+        "keyGroupCalls": 16,  # every key group, in every batch with input
     }
+    # totals held after each batch, also in the batches that leave some keys untouched
+    assert _held(metrics)[:3] == [(2, 2), (2, 3), (2, 2)]
+    assert all(m["stateBytes"] > 0 for m in metrics.values())
     assert _total(metrics, "numRecordsIn") == 6
     assert _total(metrics, "numLateRecordsDropped") == 1
-    assert _total(metrics, "keysInStateChange") == 2  # a and b still hold [10 s, 20 s)
-    assert _total(metrics, "stateBytesChange") > 0
+
+
+def test_state_totals_are_exact_across_a_restart(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", BATCHES)
+    first, _ = _query(spark, tmp_path, lambda w: w.sum("v"), "metrics_restart_1")
+    before = _by_batch(first)
+    assert _held(before)[-1] == (2, 2)  # a and b hold [10 s, 20 s)
+    last = before[max(before)]
+    assert last["stateBytes"] == _state_store_bytes(spark, tmp_path / "ck")
+
+    # the restarted query touches only key c at first: a and b are still counted
+    write_batches(tmp_path / "in", [[ev("c", 25000, 64)]], first=len(BATCHES))
+    second, main = _query(spark, tmp_path, lambda w: w.sum("v"), "metrics_restart_2")
+    after = _by_batch(second)
+    assert min(after) == max(before) + 1
+    held = _held(after)
+    assert held[0] == (3, 3)  # a, b [10 s, 20 s) and c [20 s, 30 s)
+    assert held[-1] == (1, 1)  # the watermark 24999 fired a and b: c alone is left
+    assert sorted((r["k"], r["v"]) for r in main.rows()) == [("a", 8), ("b", 32)]
+    assert after[max(after)]["stateBytes"] == _state_store_bytes(spark, tmp_path / "ck")
 
 
 def test_unrequested_side_output_is_discarded_and_counted(spark: Any, tmp_path: Path) -> None:
@@ -116,3 +153,28 @@ def test_chained_window_stages_publish_under_distinct_names(spark: Any) -> None:
         f"query.lastProgress['observedMetrics'][{n!r}]"
         for n in ("flinkwin", "flinkwin_2", "flinkwin_3")
     ]
+
+
+def test_static_pipeline_publishes_metrics_after_an_action(spark: Any) -> None:
+    rows = [r for batch in BATCHES for r in batch]  # a@4000 is on time in one static batch
+    df = spark.createDataFrame(rows, SCHEMA)
+    result = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v")
+    )
+    try:
+        result.metrics()
+    except RuntimeError as e:
+        assert "no action has computed this window result yet" in str(e)
+    else:
+        raise AssertionError("metrics() before any action must fail")
+    assert sorted((r["k"], r["v"]) for r in result.toDF().collect()) == [
+        ("a", 8), ("a", 19), ("b", 4), ("b", 32),
+    ]
+    metrics = result.metrics()
+    assert metrics["numRecordsIn"] == 6
+    assert metrics["numWindowsFired"] == 4
+    assert metrics["numLateRecordsDropped"] == 0
+    assert (metrics["keysInState"], metrics["windowsInState"]) == (0, 0)  # end of input
+    assert metrics["keyGroupCalls"] in (1, 2)  # the key groups of a and b
+

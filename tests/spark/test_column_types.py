@@ -1,0 +1,114 @@
+"""Column types through the window stage: a day-time interval round-trips exactly in every
+role (pass-through, key, reduce/maxBy value, late data); the types Arrow cannot carry
+(year-month and calendar intervals) and variants fail when the pipeline is built, naming the
+column and its type (see the bad-input table in ``docs/reliability.md``)."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_scenarios import run_stream, watermark, write_batches
+
+from flinkwin import OutputTag, Time, TumblingEventTimeWindows, WindowFunction
+from flinkwin.datastream import DataStream
+
+LATE = OutputTag("late_intervals")
+# 1 day 2:03:04.5 and a negative one: exact microseconds
+D1 = datetime.timedelta(days=1, hours=2, minutes=3, seconds=4, microseconds=500_000)
+D2 = -datetime.timedelta(microseconds=7)
+
+
+def _intervals(df: Any) -> Any:
+    return df.selectExpr(
+        "k", "ts", "v",
+        "make_dt_interval(0, 0, 0, cast(us as decimal(18, 6)) / 1000000) as d",
+    )
+
+
+def _windowed(stream: DataStream, key: str = "k") -> Any:
+    return (
+        DataStream(_intervals(stream.toDF())).assignTimestampsAndWatermarks(watermark(0))
+        .keyBy(key).window(TumblingEventTimeWindows.of(Time.seconds(10)))
+    )
+
+
+def _us(d: datetime.timedelta) -> int:
+    return (d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds
+
+
+def test_day_time_intervals_round_trip_in_every_role(spark: Any, tmp_path: Path) -> None:
+    batches = [
+        [{"k": "a", "ts": 1000, "v": 1, "us": _us(D1)},
+         {"k": "a", "ts": 2000, "v": 2, "us": _us(D2)}],
+        [{"k": "b", "ts": 15000, "v": 3, "us": _us(D1)}],
+        [{"k": "a", "ts": 3000, "v": 4, "us": _us(D2)}],  # late: the watermark is 14999
+    ]
+    write_batches(tmp_path / "in", batches)
+    schema = "k string, ts long, v long, us long"
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", schema,
+        lambda s: _windowed(s).sideOutputLateData(LATE).maxBy("v"), [LATE],
+    )
+    fired = [r for rows in run.main.values() for r in rows]
+    assert [(r["k"], r["v"], r["d"]) for r in fired] == [("a", 2, D2)]
+    late = [r for rows in run.sides[LATE.tag_id].values() for r in rows]
+    assert [(r["k"], r["d"]) for r in late] == [("a", D2)]
+
+    static = spark.createDataFrame([r for b in batches[:2] for r in b], schema)
+    by_interval = _windowed(DataStream(static), key="d").sum("v").toDF().collect()
+    assert sorted((r["d"], r["v"]) for r in by_interval) == [(D2, 2), (D1, 1), (D1, 3)]
+    reduced = _windowed(DataStream(static)).reduce(lambda a, b: b).toDF().collect()
+    assert sorted((r["k"], r["d"]) for r in reduced) == [("a", D2), ("b", D1)]
+
+
+@pytest.mark.parametrize(
+    ("expression", "type_name"),
+    [
+        ("make_ym_interval(1, 2)", "interval year to month"),
+        ("make_interval(1, 2, 3, 4, 5, 6, 7.5)", "interval"),
+        ("parse_json('{\"a\": 1}')", "variant"),
+        ("array(make_ym_interval(0, 3))", "array<interval year to month>"),
+    ],
+)
+def test_a_column_flinkwin_cannot_carry_fails_at_build_naming_it(
+    spark: Any, expression: str, type_name: str
+) -> None:
+    df = spark.range(1).selectExpr("'a' as k", "id as ts", f"{expression} as x")
+    windowed = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+    )
+    with pytest.raises(TypeError, match=f"the input: column 'x' has type {type_name}, "
+                       "which flinkwin cannot carry"):
+        windowed.reduce(lambda a, b: a)
+
+
+class Nothing(WindowFunction):
+    def apply(self, key: Any, window: Any, inputs: Any) -> Any:
+        return []
+
+
+def test_a_declared_output_column_flinkwin_cannot_carry_fails_at_build(spark: Any) -> None:
+    df = spark.range(1).selectExpr("'a' as k", "id as ts")
+    windowed = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+    )
+    with pytest.raises(TypeError, match="column 'span' has type interval year to month"):
+        windowed.apply(Nothing(), output_schema="k string, span interval year to month")
+
+
+def test_an_int_column_sum_outside_the_int_range_fails_naming_the_value(spark: Any) -> None:
+    """Flink's Integer sum wraps at 32 bits; flinkwin fails the batch instead (documented in
+    docs/spark-semantics.md): no silently different value."""
+    df = spark.createDataFrame([("a", 1, 2**31 - 1), ("a", 2, 1)], "k string, ts long, v int")
+    result = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v")
+    )
+    assert result.toDF().schema["v"].dataType.simpleString() == "int"
+    with pytest.raises(Exception, match="field 'v' is declared int but got 2147483648"):
+        result.toDF().collect()
