@@ -5,9 +5,11 @@ What changed, and nothing else: the imports; the source (``self.env.from_collect
 Spark DataFrame, see ``pyflink_compat``); the sink (flinkwin's ``add_sink`` with a test sink
 recording Flink's ``toString``). Each test asserts PyFlink's expected output exactly.
 PyFlink's ``ProcessWindowTests``/``EmbeddedWindowTests`` only pick a Python execution mode;
-both run the same tests, here once. ``test_side_output_late_data`` builds a per-element
-watermark generator through the JVM gateway: its port (a source with one element per
-micro-batch) is ``test_side_output_late_data_per_element_watermarks`` below.
+both run the same tests, here once. ``test_side_output_late_data`` is not ported: it builds a
+per-element watermark generator through the JVM gateway, which has no Spark equivalent (the
+watermark moves once per micro-batch). Late data to a side output, streamed over several
+micro-batches, is covered by ``test_allowed_lateness_and_late_data_side_output`` in
+``test_flink_docs_examples.py``.
 """
 
 from typing import Iterable, Tuple, Dict
