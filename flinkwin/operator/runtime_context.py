@@ -107,41 +107,13 @@ class CurrentKeyState:
         return f"CurrentKeyState({self._descriptor!r})"
 
 
-class OperatorRuntimeContext(RuntimeContext):
-    """The runtime context of one window operator (see module docstring)."""
+class OperatorRuntimeContext(TaskRuntimeContext):
+    """The runtime context of one window operator (see module docstring): the task
+    information of :class:`TaskRuntimeContext` plus keyed state of the current key."""
 
     def __init__(self, op: WindowOperator, info: TaskInfo) -> None:
+        super().__init__(info)
         self._op = op
-        self._info = info
-
-    def get_task_name(self) -> str:
-        return self._info.task_name
-
-    def get_number_of_parallel_subtasks(self) -> int:
-        return self._info.number_of_parallel_subtasks
-
-    def get_max_number_of_parallel_subtasks(self) -> int:
-        return self._info.max_number_of_parallel_subtasks
-
-    def get_index_of_this_subtask(self) -> int:
-        return self._info.index_of_this_subtask
-
-    def get_attempt_number(self) -> int:
-        return self._info.attempt_number
-
-    def get_task_name_with_subtasks(self) -> str:
-        info = self._info
-        return (
-            f"{info.task_name} ({info.index_of_this_subtask + 1}/"
-            f"{info.number_of_parallel_subtasks})"
-        )
-
-    def get_job_parameter(self, key: str, default_value: str) -> str:
-        return self._info.job_parameters.get(key, default_value)
-
-    def get_metrics_group(self) -> Any:
-        """flinkwin has no metric system: returns None."""
-        return None
 
     def _state(self, descriptor: Any, expected: type[StateDescriptor]) -> Any:
         if not isinstance(descriptor, expected):
