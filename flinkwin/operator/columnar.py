@@ -355,30 +355,13 @@ class ColumnarAggregation:
                     return None
         if not contents:
             return state
-        records = list(contents.values())
-        klass = type(records[0])
-        if getattr(klass, "__fields__", None) != tuple(columns) or any(
-            type(r) is not klass for r in records
-        ):
-            return None
-        field = columns.index(state.field)
-        if any(type(r[field]) is not int for r in records):
-            return None
         slots = list(contents)
         fired = [slot not in seq for slot in slots]
-        if any(
-            f != (slot[1].max_timestamp() <= op.current_watermark)
-            or (slot not in cleanups and op.cleanup_time(slot[1]) != MAX_LONG)
-            for slot, f in zip(slots, fired)
-        ):
+        panes = records_frame(
+            list(contents.values()), columns, state.field, op, slots, fired, cleanups
+        )
+        if panes is None:
             return None
-        try:
-            table = pa.Table.from_arrays(
-                [pa.array([r[i] for r in records]) for i in range(len(columns))], names=columns
-            )
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            return None
-        panes = table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
         after = len(seq)
         panes[_START] = np.array([slot[1][0] for slot in slots], dtype=np.int64)
         panes[_END] = np.array([slot[1][1] for slot in slots], dtype=np.int64)
@@ -409,6 +392,37 @@ class ColumnarAggregation:
         self.num_late_records_dropped = meta["dropped"]
         self.next_seq = meta["next_seq"]
 
+
+
+def records_frame(
+    records: list[Any], columns: list[str], field: str, op: WindowOperator,
+    slots: list[tuple[Any, Any]], fired: list[bool], cleanups: set[tuple[Any, Any]],
+) -> pd.DataFrame | None:
+    """The reduced records of an operator's windows (``slots``, in that order) as one frame,
+    or None when they have no columnar equivalent: records of another class or fields, a
+    non-int aggregated field, a window whose fired state (``fired``) or cleanup timer is not
+    the one its clocks imply, values Arrow cannot hold."""
+    klass = type(records[0])
+    if getattr(klass, "__fields__", None) != tuple(columns) or any(
+        type(r) is not klass for r in records
+    ):
+        return None
+    index = columns.index(field)
+    if any(type(r[index]) is not int for r in records):
+        return None
+    if any(
+        f != (slot[1].max_timestamp() <= op.current_watermark)
+        or (slot not in cleanups and op.cleanup_time(slot[1]) != MAX_LONG)
+        for slot, f in zip(slots, fired)
+    ):
+        return None
+    try:
+        table = pa.Table.from_arrays(
+            [pa.array([r[i] for r in records]) for i in range(len(columns))], names=columns
+        )
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+    return table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
 
 def _codes(columns: list[np.ndarray]) -> np.ndarray:
     """One int64 code per row for the combination of ``columns``' values, numbered in order

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from flinkwin.assigners.session import EventTimeSessionWindows
 from flinkwin.functions.base import FieldKeySelector
@@ -53,6 +52,7 @@ from flinkwin.operator.columnar import (
     _UFUNCS,
     ColumnarAggregation,
     _codes,
+    records_frame,
 )
 from flinkwin.operator.frames import drain_frames
 from flinkwin.operator.merging_window_set import MergingWindowSet
@@ -575,29 +575,11 @@ class SessionAggregation(ColumnarAggregation):
         if not inflight:
             return state
         records = [contents[(key, sw)] for key, _, sw in inflight]
-        klass = type(records[0])
-        if getattr(klass, "__fields__", None) != tuple(columns) or any(
-            type(r) is not klass for r in records
-        ):
-            return None
-        field = columns.index(state.field)
-        if any(type(r[field]) is not int for r in records):
-            return None
         slots = [(key, window) for key, window, _ in inflight]
         fired = [slot not in seq for slot in slots]
-        if any(
-            f != (slot[1].max_timestamp() <= op.current_watermark)
-            or (slot not in cleanups and op.cleanup_time(slot[1]) != MAX_LONG)
-            for slot, f in zip(slots, fired)
-        ):
+        sessions = records_frame(records, columns, state.field, op, slots, fired, cleanups)
+        if sessions is None:
             return None
-        try:
-            table = pa.Table.from_arrays(
-                [pa.array([r[i] for r in records]) for i in range(len(columns))], names=columns
-            )
-        except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            return None
-        sessions = table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
         after = len(seq)
         sessions[_START] = np.array([w.start for _, w, _ in inflight], dtype=np.int64)
         sessions[_END] = np.array([w.end for _, w, _ in inflight], dtype=np.int64)
