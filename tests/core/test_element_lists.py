@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from batch_scripts import batch_frame, batches
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -88,17 +89,7 @@ def plain(outputs: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
     return [(tuple(v) if isinstance(v, tuple) else v, ts) for v, ts in outputs]
 
 
-batches_strategy = st.lists(
-    st.tuples(
-        st.lists(
-            st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 60), st.integers(-5, 9)),
-            max_size=12,
-        ),
-        st.integers(0, 25),  # watermark step after the batch
-    ),
-    min_size=1,
-    max_size=8,
-)
+batches_strategy = batches()
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -130,13 +121,7 @@ def test_columnar_lists_match_the_window_operator(
             restored = ColumnarLists(factory(), factory)
             restored.restore(state.snapshot())
             state = restored
-        frame = pd.DataFrame(
-            {"k": [k for k, _, _ in elements], "ts": [t for _, t, _ in elements],
-             "v": np.array([v for _, _, v in elements], dtype=np.int64)}
-        )
-        order = np.argsort(frame["ts"].to_numpy(), kind="stable")
-        frame = frame.iloc[order].reset_index(drop=True)
-        ts = frame["ts"].to_numpy(dtype=np.int64)
+        frame, ts = batch_frame(elements)
         if isinstance(state, ColumnarLists) and not state.accepts(frame, ts, watermark):
             state = state.to_operator()
         state.process_batch(frame, ts)

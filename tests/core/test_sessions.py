@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from batch_scripts import batch_frame, batches
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -65,29 +66,7 @@ def frame_rows(frame: pd.DataFrame | None) -> list[tuple[Any, ...]]:
     return [tuple(row) for row in frame.itertuples(index=False)]
 
 
-def batch_frame(elements: list[Any], sort: bool) -> tuple[pd.DataFrame, np.ndarray]:
-    frame = pd.DataFrame({
-        "k": [k for k, _, _ in elements], "ts": [t for _, t, _ in elements],
-        "v": np.array([v for _, _, v in elements], dtype=np.int64),
-        "tag": [f"e{i}" for i in range(len(elements))],  # tells apart whose fields survive
-    })
-    if sort:
-        order = np.argsort(frame["ts"].to_numpy(), kind="stable")
-        frame = frame.iloc[order].reset_index(drop=True)
-    return frame, frame["ts"].to_numpy(dtype=np.int64)
-
-
-batches_strategy = st.lists(
-    st.tuples(
-        st.lists(
-            st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 80), st.integers(-5, 9)),
-            max_size=14,
-        ),
-        st.integers(0, 25),  # watermark step after the batch
-    ),
-    min_size=1,
-    max_size=8,
-)
+batches_strategy = batches(max_ts=80, max_elements=14)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -116,7 +95,7 @@ def test_session_state_matches_the_window_operator(
             restored = SessionAggregation(factory(), factory)
             restored.restore(state.snapshot())
             state = restored
-        frame, ts = batch_frame(elements, sort)
+        frame, ts = batch_frame(elements, sort, tags=True)
         if isinstance(state, SessionAggregation) and not state.accepts(frame, ts, watermark):
             state = state.to_operator()
         state.process_batch(frame, ts)
@@ -154,7 +133,7 @@ def test_a_bridging_element_keeps_flinks_state_window() -> None:
     reference = factory()
     state = SessionAggregation(factory(), factory)
     for elements in ([("a", 0, 1), ("a", 20, 2)], [("a", 10, 4)]):
-        frame, ts = batch_frame(elements, True)
+        frame, ts = batch_frame(elements, tags=True)
         frame["tag"] = [f"t{t}" for t in ts]
         assert state.accepts(frame, ts, 0)
         state.process_batch(frame, ts)
@@ -190,15 +169,15 @@ def test_batches_it_does_not_take() -> None:
     state = SessionAggregation(op, lambda: op)
     floats = pd.DataFrame({"k": ["a"], "ts": [1], "v": [1.5], "tag": ["x"]})
     assert not state.accepts(floats, np.array([1]), 0)
-    frame, ts = batch_frame([("a", 100, 1)], True)
+    frame, ts = batch_frame([("a", 100, 1)], tags=True)
     assert state.accepts(frame, ts, 0)
     # within the allowed lateness: Flink fires the session on arrival
     assert not state.accepts(frame, ts, 112)
     state.process_batch(frame, ts)
     state.advance_watermark(110)  # fired, kept until 114
-    touching, ts = batch_frame([("a", 110, 1)], True)
+    touching, ts = batch_frame([("a", 110, 1)], tags=True)
     assert not state.accepts(touching, ts, 110)
-    apart, ts = batch_frame([("a", 125, 1)], True)
+    apart, ts = batch_frame([("a", 125, 1)], tags=True)
     assert state.accepts(apart, ts, 110)
 
 
@@ -207,7 +186,7 @@ def test_snapshot_round_trip() -> None:
         return make_operator(10, "max", 0, False)
 
     state = SessionAggregation(factory(), factory)
-    frame, ts = batch_frame([("a", 1, 3), ("b", 2, 5), ("a", 8, 4)], True)
+    frame, ts = batch_frame([("a", 1, 3), ("b", 2, 5), ("a", 8, 4)], tags=True)
     state.process_batch(frame, ts)
     data = state.snapshot()
     assert snapshot_format(data) == "sessions-1"
