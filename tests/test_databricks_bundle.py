@@ -111,6 +111,23 @@ def test_the_wheel_artifact_is_this_repository(bundle: dict[str, Any]) -> None:
     assert "--wheel-dir dist" in artifact["build"]
 
 
+def test_the_wheel_leaves_pyspark_to_the_platform() -> None:
+    """Databricks brings its own PySpark: the wheel asks for PySpark only as the ``spark``
+    extra, so installing it as a job library never pulls PyPI's PySpark in beside the runtime's
+    (the metadata checked is the installed distribution's, built from pyproject.toml)."""
+    from importlib.metadata import requires
+
+    from packaging.requirements import Requirement
+
+    needed = [Requirement(r) for r in requires("flinkwin") or []]
+    unconditional = {r.name for r in needed if r.marker is None}
+    assert "pyspark" not in unconditional
+    assert {"pyarrow", "pandas", "numpy"} <= unconditional
+    (spark,) = [r for r in needed if r.marker is not None
+                and r.marker.evaluate({"extra": "spark"}) and r.name == "pyspark"]
+    assert str(spark.specifier) in {"<5,>=4.0", ">=4.0,<5"}
+
+
 def test_jobs_load_into_databricks_bundles_models(
     jobs: dict[str, tuple[Path, dict[str, Any]]]
 ) -> None:
