@@ -26,7 +26,7 @@ stateful operator in Spark's progress, the same metric for both) and per-batch t
 Usage::
 
     .venv/bin/python bench/bench_suite.py --quick            # smoke run, ~10 min on 2 cores
-    .venv/bin/python bench/bench_suite.py --write            # full run (about 1.5 h, 2 cores)
+    .venv/bin/python bench/bench_suite.py --write            # full run (~17 min, 2 idle cores)
     .venv/bin/python bench/bench_suite.py --only sliding,session --quick
 
 The full sizes follow the issue: 2M events for tumbling and the AggregateFunction, 1M for the
