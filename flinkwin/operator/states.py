@@ -45,10 +45,12 @@ _CLASSES: dict[str, Any] = {
     COLUMNAR: ColumnarAggregation, PANES: PaneAggregation, SESSIONS: SessionAggregation,
     LISTS: ColumnarLists,
 }
-_KINDS = {
-    COLUMNAR_FORMAT: COLUMNAR, PANES_FORMAT: PANES, SESSIONS_FORMAT: SESSIONS,
-    LISTS_FORMAT: LISTS,
+#: The snapshot format each columnar kind writes (the object kind writes the operator's).
+FORMATS = {
+    COLUMNAR: COLUMNAR_FORMAT, PANES: PANES_FORMAT, SESSIONS: SESSIONS_FORMAT,
+    LISTS: LISTS_FORMAT,
 }
+_KINDS = {fmt: kind for kind, fmt in FORMATS.items()}
 #: What ``explain()`` adds to the window-state line per kind.
 DESCRIPTIONS = {
     OBJECT: "",
@@ -135,6 +137,7 @@ def holds_nothing(state: Any) -> bool:
 __all__ = [
     "COLUMNAR",
     "DESCRIPTIONS",
+    "FORMATS",
     "LISTS",
     "OBJECT",
     "PANES",

@@ -7,7 +7,7 @@ and compares it on every later start from the same checkpoint::
     {
       "document": 1,
       "flinkwin_version": "0.1.0",            # informational
-      "state_format": {"operator": "2", "columnar": "columnar-1"},
+      "state_format": {"operator": "2", "columnar": "columnar-1", "panes": "panes-1", ...},
       "key_groups": 16,
       "fingerprint": {"assigner": {...}, "trigger": {...}, "evictor": null,
                       "function": {...}, "allowed_lateness_ms": 0, "late_tag": "late",
@@ -39,8 +39,8 @@ from pyspark.sql.types import StructType
 from flinkwin.assigners.stagger import StaggeredAssigner
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import resolve_window_function
-from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
 from flinkwin.operator.snapshot import FORMAT_VERSION as OPERATOR_FORMAT
+from flinkwin.operator.states import FORMATS
 from flinkwin.output_tag import OutputTag
 
 from .checkpoint import CheckpointStore
@@ -48,8 +48,9 @@ from .compiler import CompiledStage, WindowPipeline
 
 #: The document's name inside ``<checkpoint>/flinkwin/``.
 DOCUMENT = "pipeline.json"
-#: The formats of the state flinkwin writes into Spark's state store.
-STATE_FORMAT = {"operator": OPERATOR_FORMAT, "columnar": COLUMNAR_FORMAT}
+#: The formats of the state flinkwin writes into Spark's state store, per state kind (a
+#: document written before a kind existed lacks its entry, which is then not compared).
+STATE_FORMAT = {"operator": OPERATOR_FORMAT, **FORMATS}
 _DOCUMENT_VERSION = 1
 _MAX_DEPTH = 6
 

@@ -203,3 +203,19 @@ def test_differences_name_each_changed_item() -> None:
     assert differences(recorded, current, "fp") == [
         "fp.a.size: 1 -> 3", "fp.a.gone: 2 -> (absent)", "fp.old: 1 -> (absent)",
     ]
+
+
+def test_state_format_lists_every_state_kind_and_accepts_older_documents() -> None:
+    """Every kind of key-group state records its snapshot format; a checkpoint written before
+    the panes, sessions and element-list kinds existed recorded only the operator and columnar
+    formats, and restarts from it are not refused for the kinds it could not know."""
+    from flinkwin.operator import states
+
+    assert set(STATE_FORMAT) == {"operator", *states.FORMATS}
+    assert set(states.FORMATS) == set(states.DESCRIPTIONS) - {states.OBJECT}
+    older = {"operator": STATE_FORMAT["operator"], "columnar": STATE_FORMAT["columnar"]}
+    assert differences(older, STATE_FORMAT, "state_format") == []
+    changed = {**STATE_FORMAT, "sessions": "sessions-0"}
+    assert differences(changed, STATE_FORMAT, "state_format") == [
+        f"state_format.sessions: 'sessions-0' -> {STATE_FORMAT['sessions']!r}"
+    ]
