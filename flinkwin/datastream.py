@@ -195,7 +195,7 @@ class DataStream:
         df = apply_transform(
             df, kind, function, schema, out_schema, kind,
             tuple_elements=_is_tuple_type(self._type_info), rich=rich,
-            atomic_elements=is_atomic_type(self._type_info),
+            atomic_elements=is_atomic_type(self._type_info), element_type=self._type_info,
         )
         return self._derive(df, type_info=type_info, watermark_strategy=strategy)
 
@@ -210,7 +210,7 @@ class DataStream:
         stamped = apply_element_stage(
             df, self.toDF().schema, None, None, strategy.timestamp_column, time_zone,
             tuple_elements=_is_tuple_type(self._type_info),
-            atomic_elements=is_atomic_type(self._type_info),
+            atomic_elements=is_atomic_type(self._type_info), element_type=self._type_info,
         )
         if RECORD_TIMESTAMP_COLUMN in stamped.columns:
             stamped = stamped.drop(RECORD_TIMESTAMP_COLUMN)

@@ -47,7 +47,7 @@ from flinkwin.functions.base import (
 from flinkwin.functions.internal import LIST
 from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.frames import read_frame, write_frame
-from flinkwin.operator.vectorized import _records
+from flinkwin.operator.vectorized import op_records
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -91,7 +91,7 @@ def supports(op: WindowOperator) -> bool:
 def _elements(frame: pd.DataFrame, op: WindowOperator) -> list[Any]:
     """The user-facing elements of ``frame``'s rows, shaped as the operator's stream declares
     (tuples, Rows or pickled values)."""
-    return _records(frame, op.tuple_elements, op.pickled_elements, op.atomic_elements)
+    return op_records(op, frame)
 
 
 class _Records:

@@ -20,6 +20,7 @@ the per-element path for the whole batch.
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -83,21 +84,36 @@ def column_values(column: pd.Series) -> list[Any]:
 
 def _records(
     frame: pd.DataFrame, tuple_elements: bool = False, pickled: bool = False,
-    atomic: bool = False,
+    atomic: bool = False, converters: Mapping[str, Callable[[Any], Any]] | None = None,
 ) -> list[Any]:
     """The frame's rows as elements (tuples for a ``Types.TUPLE`` stream, else Rows); with
     ``pickled``, the frame's one column holds pickled values (a stream without a declared
     type) and the elements are those values; with ``atomic``, the frame's one column holds
-    the values of an atomic type (``Types.STRING()``...) and the elements are those values."""
+    the values of an atomic type (``Types.STRING()``...) and the elements are those values.
+    ``converters`` shape the values of nested columns (see ``flinkwin.spark.nested``)."""
     if pickled:
         return [None if v is None else pickle.loads(v) for v in frame.iloc[:, 0].tolist()]
     if atomic:
         return column_values(frame.iloc[:, 0])
     columns = tuple(frame.columns)
     klass = element_class(columns, tuple_elements)
-    data = [column_values(frame[c]) for c in columns]
+    data = [_shaped(column_values(frame[c]), c, converters) for c in columns]
     new = tuple.__new__
     return [new(klass, row) for row in zip(*data)]
+
+
+def _shaped(
+    values: list[Any], column: str, converters: Mapping[str, Callable[[Any], Any]] | None
+) -> list[Any]:
+    convert = converters.get(column) if converters else None
+    return values if convert is None else [convert(v) for v in values]
+
+
+def op_records(op: WindowOperator, frame: pd.DataFrame) -> list[Any]:
+    """The elements of ``frame`` in ``op``'s stream shape."""
+    return _records(
+        frame, op.tuple_elements, op.pickled_elements, op.atomic_elements, op.element_converters
+    )
 
 
 def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
@@ -109,7 +125,7 @@ def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarra
     if not is_vectorizable(op) or (
         op.assigner.is_event_time() and not _vectorizable_timestamps(op, timestamps)
     ):
-        elements = _records(frame, op.tuple_elements, op.pickled_elements, op.atomic_elements)
+        elements = op_records(op, frame)
         for record, ts in zip(elements, timestamps.tolist()):
             op._process(record, ts, op.key_of(record))
         return
@@ -135,10 +151,7 @@ class _Batch:
 
     def records(self) -> list[Row]:
         if self._records is None:
-            op = self.op
-            self._records = _records(
-                self.frame, op.tuple_elements, op.pickled_elements, op.atomic_elements
-            )
+            self._records = op_records(self.op, self.frame)
         return self._records
 
     # ---------------------------------------------------------------- keys

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -100,6 +100,7 @@ class WindowOperator:
         tuple_elements: bool = False,
         pickled_elements: bool = False,
         atomic_elements: bool = False,
+        element_converters: Mapping[str, Callable[[Any], Any]] | None = None,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
@@ -134,6 +135,9 @@ class WindowOperator:
         #: Frames hold one column of an atomic type (``Types.STRING()``...): the elements are
         #: its values themselves, as PyFlink hands them.
         self.atomic_elements = bool(atomic_elements)
+        #: Per nested column, the function shaping its values as the stream's type does
+        #: (tuples/Rows for structs, lists, dicts; see ``flinkwin.spark.nested``).
+        self.element_converters = dict(element_converters or {})
         spec = resolve_window_function(function, evictor is not None)
         if isinstance(spec.reduce_fn, BuiltinAggregation):
             if self.atomic_elements:
@@ -215,6 +219,12 @@ class WindowOperator:
         if self.atomic_elements:
             return list(columns[0])
         klass = element_class(fields, self.tuple_elements)
+        converters = self.element_converters
+        if converters:
+            columns = [
+                values if f not in converters else [converters[f](v) for v in values]
+                for f, values in zip(fields, columns)
+            ]
         new = tuple.__new__
         return [new(klass, row) for row in zip(*columns)]
 

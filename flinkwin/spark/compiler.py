@@ -86,6 +86,7 @@ from .elements import (
     apply_element_stage,
 )
 from .key_groups import key_group_labels
+from .nested import element_converters
 from .runtime import (
     EVENT_TIME,
     HEARTBEAT_COLUMN,
@@ -546,7 +547,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         staged = apply_element_stage(
             staged, input_schema, pipeline.key_selector, pipeline.key_type, ts_assigner,
             session_tz, tuple_elements=pipeline.tuple_elements,
-            atomic_elements=pipeline.atomic_elements,
+            atomic_elements=pipeline.atomic_elements, element_type=pipeline.element_type,
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
     staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
@@ -633,6 +634,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             tuple_elements=pipeline.tuple_elements,
             pickled_elements=is_pickled(input_schema),
             atomic_elements=pipeline.atomic_elements,
+            element_converters=element_converters(input_schema, pipeline.element_type),
         ),
         input_schema=input_schema,
         null_timestamp_tag=null_timestamp_tag(pipeline),

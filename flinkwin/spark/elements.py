@@ -28,7 +28,7 @@ import datetime
 import decimal
 import pickle
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation
 
+from .nested import Converter, element_converters
 from .schema import is_pickled, normalize_input, unpickle
 
 KEY_COLUMN = "_fw_kh"
@@ -79,17 +80,18 @@ def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd
 
 def batch_elements(
     batch: pa.RecordBatch, schema: StructType, time_zone: str, tuple_elements: bool = False,
-    atomic_elements: bool = False,
+    atomic_elements: bool = False, converters: dict[str, Converter] | None = None,
 ) -> list[Any]:
     """The elements of an Arrow batch, exactly as the window functions see them (tuples for
     a ``Types.TUPLE`` stream, else Rows; the values themselves for a stream of pickled values,
-    the output of a function without a declared type, and for a stream of an atomic type)."""
+    the output of a function without a declared type, and for a stream of an atomic type;
+    nested values shaped by ``converters``, see :mod:`flinkwin.spark.nested`)."""
     if is_pickled(schema):
         column = batch.column(batch.schema.get_field_index(schema.fields[0].name))
         return [unpickle(v) for v in column.to_pylist()]
     names = schema.fieldNames()
     frame = batch_frame(batch, schema, time_zone)[names]
-    return _records(frame, tuple_elements, atomic=atomic_elements)
+    return _records(frame, tuple_elements, atomic=atomic_elements, converters=converters)
 
 
 def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> None:
@@ -193,6 +195,8 @@ class ElementStage:
     record_timestamps: bool
     tuple_elements: bool = False
     atomic_elements: bool = False
+    #: per nested column, the function shaping its values (flinkwin.spark.nested)
+    converters: dict[str, Converter] = field(default_factory=dict)
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function; a user ``KeySelector`` is opened before the first
@@ -212,7 +216,8 @@ class ElementStage:
             if batch.num_rows == 0:
                 continue
             elements = batch_elements(
-                batch, self.schema, self.time_zone, self.tuple_elements, self.atomic_elements
+                batch, self.schema, self.time_zone, self.tuple_elements, self.atomic_elements,
+                self.converters,
             )
             arrays = list(batch.columns)
             names = list(batch.schema.names)
@@ -256,11 +261,13 @@ def apply_element_stage(
     time_zone: str,
     tuple_elements: bool = False,
     atomic_elements: bool = False,
+    element_type: TypeInformation | None = None,
 ) -> DataFrame:
     """``df`` with ``_fw_kh`` (when there is a key selector) and ``_fw_ats`` (when there is a
     timestamp assigner) appended; ``schema`` is the elements' schema (``df``'s user columns),
     ``tuple_elements``/``atomic_elements`` their shape (tuples for a ``Types.TUPLE`` stream,
-    the one column's values for an atomic type)."""
+    the one column's values for an atomic type), ``element_type`` the stream's PyFlink type
+    (the shape of nested values)."""
     selector = make_key_selector(key_selector) if key_selector is not None else None
     stage = ElementStage(
         schema=schema,
@@ -271,6 +278,7 @@ def apply_element_stage(
         record_timestamps=RECORD_TIMESTAMP_COLUMN in df.columns,
         tuple_elements=tuple_elements,
         atomic_elements=atomic_elements,
+        converters=element_converters(schema, element_type),
     )
     fields = list(df.schema.fields)
     if selector is not None:

@@ -260,6 +260,8 @@ class OperatorSpec:
     pickled_elements: bool = False
     #: the input is one column of an atomic type (``Types.STRING()``...): elements are values
     atomic_elements: bool = False
+    #: per nested input column, the function shaping its values (flinkwin.spark.nested)
+    element_converters: dict[str, Any] = field(default_factory=dict)
 
     def build(self, key_group: int = 0) -> WindowOperator:
         """The operator of one key group, with its own copy of the user functions (as each
@@ -282,6 +284,7 @@ class OperatorSpec:
             tuple_elements=self.tuple_elements,
             pickled_elements=self.pickled_elements,
             atomic_elements=self.atomic_elements,
+            element_converters=self.element_converters,
         )
 
 

@@ -18,7 +18,7 @@ last, as Flink opens and closes it per subtask.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from flinkwin.operator.runtime_context import TaskRuntimeContext
 from flinkwin.operator.window_operator import open_function
 
 from .elements import RECORD_TIMESTAMP_COLUMN, batch_elements, task_info
+from .nested import Converter, element_converters
 from .schema import RowEncoder
 
 MAP, FLAT_MAP, FILTER = "map", "flat_map", "filter"
@@ -54,6 +55,8 @@ class TransformStage:
     rich: Any = None
     #: the number of partitions of the input (0: unknown)
     parallelism: int = 0
+    #: per nested column, the function shaping its values (flinkwin.spark.nested)
+    converters: dict[str, Converter] = field(default_factory=dict)
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function: opens the rich function, transforms, closes it."""
@@ -71,7 +74,8 @@ class TransformStage:
             if batch.num_rows == 0:
                 continue
             elements = batch_elements(
-                batch, self.schema, self.time_zone, self.tuple_elements, self.atomic_elements
+                batch, self.schema, self.time_zone, self.tuple_elements, self.atomic_elements,
+                self.converters,
             )
             index = batch.schema.get_field_index(RECORD_TIMESTAMP_COLUMN)
             stamps = batch.column(index) if index >= 0 else None
@@ -109,6 +113,7 @@ def apply_transform(
     tuple_elements: bool = False,
     rich: Any = None,
     atomic_elements: bool = False,
+    element_type: Any = None,
 ) -> DataFrame:
     """``df`` (user columns ``schema`` plus an optional ``_fw_rts``) through the transform;
     ``tuple_elements``: the elements are tuples (a ``Types.TUPLE`` stream), ``atomic_elements``:
@@ -130,6 +135,7 @@ def apply_transform(
         rich=rich if isinstance(rich, Function) else None,
         parallelism=_partitions(df) if isinstance(rich, Function) else 0,
         atomic_elements=atomic_elements,
+        converters=element_converters(schema, element_type),
     )
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
