@@ -79,10 +79,10 @@ __version__ = "0.1.0"
 
 _SPARK_API = {
     "DataStream": "flinkwin.datastream",
-    "KeyedStream": "flinkwin.datastream",
-    "WindowedStream": "flinkwin.datastream",
-    "AllWindowedStream": "flinkwin.datastream",
-    "WindowResultStream": "flinkwin.datastream",
+    "KeyedStream": "flinkwin.keyed_stream",
+    "WindowedStream": "flinkwin.windowed_stream",
+    "AllWindowedStream": "flinkwin.windowed_stream",
+    "WindowResultStream": "flinkwin.window_result_stream",
     "WatermarkStrategy": "flinkwin.watermark",
     "DeltaSink": "flinkwin.sinks",
     "IncompatibleRestartError": "flinkwin.spark.restart",

@@ -28,54 +28,31 @@ stage compiles to one ``applyInPandasWithState`` (see :mod:`flinkwin.spark.compi
 
 from __future__ import annotations
 
-import dataclasses
-import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import DataFrame, Observation, Row
+from pyspark.sql import DataFrame, Row
 from pyspark.sql.streaming import StreamingQuery
-from pyspark.sql.types import StructType
 
-from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
-from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
-from flinkwin.assigners.global_windows import GlobalWindows
-from flinkwin.assigners.stagger import fix_stagger
-from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
-from flinkwin.evictors import CountEvictor, Evictor
+from flinkwin.assigners.base import WindowAssigner
 from flinkwin.functions.base import KeySelector
-from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
-from flinkwin.functions.internal import function_kind, resolve_window_function
 from flinkwin.functions.transform import as_callable
-from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode
-from flinkwin.spark import restart
-from flinkwin.spark.checkpoint import CheckpointStore
-from flinkwin.spark.compiler import (
-    CompiledStage,
-    WindowPipeline,
-    compile_pipeline,
-    null_timestamp_tag,
-)
 from flinkwin.spark.elements import (
     RECORD_TIMESTAMP_COLUMN,
     TIMESTAMP_COLUMN,
     apply_element_stage,
 )
 from flinkwin.spark.printing import flink_string, python_string, python_value
-from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
-from flinkwin.spark.sinks import start_query
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
-from flinkwin.spark.writer import WindowDataStreamWriter
-from flinkwin.time import TimeLike, to_millis
 from flinkwin.timestamps import TimestampAssigner
-from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
 from flinkwin.types import TypeInformation, is_atomic_type
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+
+    from flinkwin.keyed_stream import KeyedStream
+    from flinkwin.windowed_stream import AllWindowedStream
 
 #: Default number of key groups (Flink's max parallelism): the unit of Spark state and work.
 DEFAULT_KEY_GROUPS = 16
@@ -290,6 +267,8 @@ class DataStream:
         (``key_by(lambda r: r[0], key_type=Types.STRING())``) or a ``KeySelector``, called once
         per element before the shuffle (a tuple-returning selector gives tuple keys).
         ``key_type`` is checked against every key a selector returns."""
+        from flinkwin.keyed_stream import KeyedStream
+
         if len(keys) == 1 and (isinstance(keys[0], KeySelector) or (
             callable(keys[0]) and not isinstance(keys[0], (str, type))
         )):
@@ -312,17 +291,23 @@ class DataStream:
 
     def windowAll(self, assigner: WindowAssigner) -> AllWindowedStream:  # noqa: N802
         """Windows over the whole (non-keyed) stream; runs as a single key group."""
+        from flinkwin.windowed_stream import AllWindowedStream, _window_state
+
         return AllWindowedStream(_window_state(self, None, assigner))
 
     def countWindowAll(self, size: int, slide: int | None = None) -> AllWindowedStream:  # noqa: N802
         """Java's ``countWindowAll``: GlobalWindows with a purging CountTrigger of ``size``, or
         with ``slide``: a CountEvictor of ``size`` and a CountTrigger of ``slide`` (fires every
         ``slide`` elements from the first)."""
+        from flinkwin.windowed_stream import AllWindowedStream, _count_window_state
+
         return AllWindowedStream(_count_window_state(self, None, size, slide))
 
     def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
         """``count_window`` (PyFlink's count assigners) over the whole stream; PyFlink itself
         has no ``count_window_all``."""
+        from flinkwin.windowed_stream import AllWindowedStream, _pyflink_count_window_state
+
         return AllWindowedStream(_pyflink_count_window_state(self, None, size, slide))
 
     addSink = add_sink
@@ -347,528 +332,8 @@ class SinkContext:
         return self._timestamp
 
 
-class KeyedStream:
-    """A stream partitioned by key columns or by a key selector."""
-
-    def __init__(
-        self,
-        stream: DataStream,
-        keys: list[str] | None,
-        key_selector: Any = None,
-        key_type: TypeInformation | None = None,
-    ) -> None:
-        self._stream = stream
-        self._keys = keys
-        self._key_selector = key_selector
-        self._key_type = key_type
-
-    def _keyed(self, state: _WindowState) -> _WindowState:
-        """``state`` keyed by this stream's key selector (if it has one)."""
-        return dataclasses.replace(
-            state, key_selector=self._key_selector, key_type=self._key_type
-        )
-
-    def _state(self, assigner: Any) -> _WindowState:
-        return self._keyed(_window_state(self._stream, self._keys, assigner))
-
-    def window(self, assigner: WindowAssigner) -> WindowedStream:
-        """Windows per key, assigned by ``assigner``."""
-        return WindowedStream(self._state(assigner))
-
-    def countWindow(self, size: int, slide: int | None = None) -> WindowedStream:  # noqa: N802
-        """Java's ``countWindow`` (see ``DataStream.countWindowAll``)."""
-        return WindowedStream(
-            self._keyed(_count_window_state(self._stream, self._keys, size, slide))
-        )
-
-    def count_window(self, size: int, slide: int = 0) -> WindowedStream:
-        """PyFlink's ``count_window``: ``CountTumblingWindowAssigner(size)``, or with a
-        ``slide``: ``CountSlidingWindowAssigner(size, slide)``, which fires only full windows."""
-        return WindowedStream(
-            self._keyed(_pyflink_count_window_state(self._stream, self._keys, size, slide))
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class _WindowState:
-    stream: DataStream
-    keys: list[str] | None
-    assigner: WindowAssigner
-    trigger: Trigger | None = None
-    evictor: Evictor | None = None
-    allowed_lateness_ms: int = 0
-    late_tag: OutputTag | None = None
-    key_selector: Any = None
-    key_type: TypeInformation | None = None
-
-
-def _window_state(stream: DataStream, keys: list[str] | None, assigner: Any) -> _WindowState:
-    if not isinstance(assigner, WindowAssigner):
-        raise TypeError(f"window() takes a WindowAssigner, got {type(assigner).__name__}")
-    return _WindowState(stream, keys, assigner)
-
-
-def _count_window_state(
-    stream: DataStream, keys: list[str] | None, size: int, slide: int | None
-) -> _WindowState:
-    state = _WindowState(stream, keys, GlobalWindows.create())
-    if slide is None:
-        return dataclasses.replace(state, trigger=PurgingTrigger.of(CountTrigger.of(size)))
-    return dataclasses.replace(
-        state, evictor=CountEvictor.of(size), trigger=CountTrigger.of(slide)
-    )
-
-
-def _pyflink_count_window_state(
-    stream: DataStream, keys: list[str] | None, size: int, slide: int
-) -> _WindowState:
-    if slide == 0:
-        return _WindowState(stream, keys, CountTumblingWindowAssigner(size))
-    return _WindowState(stream, keys, CountSlidingWindowAssigner(size, slide))
-
-
-class WindowedStream:
-    """A keyed stream with a window assigner; finish it with a window function.
-
-    Window functions take ``output_schema=`` (a DDL string, a StructType or PyFlink type
-    information; PyFlink's ``output_type=`` is accepted as an alias). Reduce and the built-in
-    aggregations keep the input's schema; without a declared type, aggregate, process and apply
-    (and reduce with a window function) output pickled Python values in one ``value binary``
-    column, as PyFlink outputs ``PICKLED_BYTE_ARRAY`` (``flinkwin.spark.schema.unpickle``).
-    ``with_window=True`` adds ``window_start``/``window_end`` timestamp columns (null for the
-    global window of count windows).
-    """
-
-    _keyed = True
-
-    def __init__(self, state: _WindowState) -> None:
-        self._state = state
-
-    def _with(self, **changes: Any) -> Self:
-        """Set options on this stream and return it (Flink's builders do the same)."""
-        self._state = dataclasses.replace(self._state, **changes)
-        return self
-
-    # ------------------------------------------------------------- configuration
-    def trigger(self, trigger: Trigger) -> Self:
-        """Replace the assigner's default trigger."""
-        if not isinstance(trigger, Trigger):
-            raise TypeError(f"trigger() takes a Trigger, got {type(trigger).__name__}")
-        if isinstance(self._state.assigner, MergingWindowAssigner) and not trigger.can_merge():
-            raise UnsupportedOperationError(MERGING_TRIGGER_MESSAGE)
-        return self._with(trigger=trigger)
-
-    def evictor(self, evictor: Evictor) -> Self:
-        """Evict elements before/after the window function (window state becomes a list)."""
-        if not isinstance(evictor, Evictor):
-            raise TypeError(f"evictor() takes an Evictor, got {type(evictor).__name__}")
-        return self._with(evictor=evictor)
-
-    def allowedLateness(self, lateness: TimeLike) -> Self:  # noqa: N802
-        """Keep windows (and re-fire them on late elements) until watermark passes
-        ``window end + lateness``."""
-        millis = to_millis(lateness, "allowed lateness")
-        if millis < 0:
-            raise ValueError("The allowed lateness cannot be negative.")
-        return self._with(allowed_lateness_ms=millis)
-
-    def sideOutputLateData(self, output_tag: OutputTag) -> Self:  # noqa: N802
-        """Send elements that arrive too late for every window to ``output_tag``."""
-        if not isinstance(output_tag, OutputTag):
-            raise TypeError(f"sideOutputLateData takes an OutputTag, got {output_tag!r}")
-        return self._with(late_tag=output_tag)
-
-    # ---------------------------------------------------------- window functions
-    def reduce(
-        self,
-        reduce_function: Any,
-        window_function: Any = None,
-        output_type: Any = None,
-        *,
-        output_schema: Any = None,
-        with_window: bool = False,
-    ) -> WindowResultStream:
-        """Incremental reduce (``ReduceFunction`` or ``fn(a, b)``); with ``window_function``
-        that function sees the single reduced value (then declare ``output_schema``)."""
-        self._check_kinds("reduce", reduce_function, window_function)
-        function = reduce_function if window_function is None else (
-            reduce_function, window_function
-        )
-        return self._finish(function, "reduce", output_schema, output_type, with_window)
-
-    def aggregate(
-        self,
-        aggregate_function: Any,
-        window_function: Any = None,
-        accumulator_type: Any = None,
-        output_type: Any = None,
-        *,
-        output_schema: Any = None,
-        with_window: bool = False,
-    ) -> WindowResultStream:
-        """Incremental ``AggregateFunction``; optionally followed by ``window_function``."""
-        self._check_kinds("aggregate", aggregate_function, window_function)
-        function = aggregate_function if window_function is None else (
-            aggregate_function, window_function
-        )
-        return self._finish(function, "aggregate", output_schema, output_type, with_window)
-
-    def process(
-        self,
-        process_function: Any,
-        output_type: Any = None,
-        *,
-        output_schema: Any = None,
-        with_window: bool = False,
-    ) -> WindowResultStream:
-        """Full-window ``ProcessWindowFunction`` (``ProcessAllWindowFunction`` for windowAll)."""
-        self._check_kinds("process", process_function, None)
-        return self._finish(process_function, "process", output_schema, output_type, with_window)
-
-    def apply(
-        self,
-        window_function: Any,
-        output_type: Any = None,
-        *,
-        output_schema: Any = None,
-        with_window: bool = False,
-    ) -> WindowResultStream:
-        """Full-window ``WindowFunction`` (``AllWindowFunction`` for windowAll)."""
-        self._check_kinds("apply", window_function, None)
-        return self._finish(window_function, "apply", output_schema, output_type, with_window)
-
-    # ------------------------------------------------------ built-in aggregations
-    def sum(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
-        """The first element of each window with ``field`` replaced by the window's sum."""
-        return self._builtin(sum_of, "sum", field, with_window)
-
-    def min(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
-        """The first element with ``field`` replaced by the window's minimum."""
-        return self._builtin(min_of, "min", field, with_window)
-
-    def max(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
-        """The first element with ``field`` replaced by the window's maximum."""
-        return self._builtin(max_of, "max", field, with_window)
-
-    def minBy(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:  # noqa: N802
-        """The element with the minimum ``field`` (the earliest on ties)."""
-        return self._builtin(min_by, "minBy", field, with_window)
-
-    def maxBy(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:  # noqa: N802
-        """The element with the maximum ``field`` (the earliest on ties)."""
-        return self._builtin(max_by, "maxBy", field, with_window)
-
-    allowed_lateness = allowedLateness
-    side_output_late_data = sideOutputLateData
-    min_by = minBy
-    max_by = maxBy
-
-    # ------------------------------------------------------------------ helpers
-    def _check_kinds(self, method: str, function: Any, window_function: Any) -> None:
-        """Each window method takes one kind of function, as Flink's typed signatures demand
-        (a ``process()`` given a ``ReduceFunction`` does not compile in Java): anything else
-        raises a ``TypeError`` naming what was passed and the method that takes it."""
-        keyed = self._keyed
-        suffix = "" if keyed else "_all"
-        expected = {
-            "reduce": {"reduce"},
-            "aggregate": {"aggregate"},
-            "process": {"process" + suffix},
-            "apply": {"apply" + suffix},
-        }[method]
-        kind = function_kind(function)
-        if kind not in expected:
-            raise TypeError(
-                f"{type(self).__name__}.{method}() takes {_KIND_NAMES[next(iter(expected))]}, "
-                f"got {_describe_function(function, kind)}"
-            )
-        if window_function is not None:
-            window_kind = function_kind(window_function)
-            if window_kind not in ("process" + suffix, "apply" + suffix):
-                wanted = (
-                    "a ProcessWindowFunction or WindowFunction" if keyed
-                    else "a ProcessAllWindowFunction or AllWindowFunction"
-                )
-                raise TypeError(
-                    f"{type(self).__name__}.{method}(): the window function must be {wanted}, "
-                    f"got {_describe_function(window_function, window_kind)}"
-                )
-
-    def _builtin(
-        self, factory: Any, name: str, field: str | int, with_window: bool
-    ) -> WindowResultStream:
-        columns = self._state.stream.toDF().columns
-        if isinstance(field, int) and not isinstance(field, bool):
-            if not 0 <= field < len(columns):
-                raise ValueError(f"{name}({field}): no column at position {field} in {columns}")
-            field = columns[field]
-        if field not in columns:
-            raise ValueError(f"{name}({field!r}): no such column in {columns}")
-        return self._finish(factory(field), f"{name}({field!r})", None, None, with_window)
-
-    def _finish(
-        self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool
-    ) -> WindowResultStream:
-        if output_schema is not None and output_type is not None:
-            raise ValueError("pass output_schema or output_type, not both")
-        declared = output_schema if output_schema is not None else output_type
-        resolve_window_function(function, self._state.evictor is not None)
-        state = self._state
-        pipeline = WindowPipeline(
-            df=state.stream._elements_df(),
-            watermark=state.stream._watermark,
-            key_columns=state.keys,
-            assigner=state.assigner,
-            trigger=state.trigger,
-            evictor=state.evictor,
-            allowed_lateness_ms=state.allowed_lateness_ms,
-            late_tag=state.late_tag,
-            function=function,
-            function_name=name,
-            output_schema=None if declared is None else parse_schema(declared),
-            with_window=bool(with_window),
-            key_groups=state.stream._key_groups,
-            key_selector=state.key_selector,
-            key_type=state.key_type,
-            runtime_mode=state.stream._runtime_mode,
-            element_type=state.stream._type_info,
-        )
-        if isinstance(declared, TypeInformation):
-            type_info: TypeInformation | None = declared
-        else:
-            type_info = state.stream._type_info if declared is None else None
-        if with_window and is_atomic_type(type_info):
-            type_info = None  # the window columns make Rows of the outputs
-        # compiles: errors surface where it is built
-        return WindowResultStream(pipeline, type_info)
-
-
 def _is_tuple_type(type_info: TypeInformation | None) -> bool:
     return type_info is not None and type_info.name == "TUPLE"
 
 
-_KIND_NAMES = {
-    "reduce": "a ReduceFunction (or a callable(a, b))",
-    "aggregate": "an AggregateFunction",
-    "process": "a ProcessWindowFunction",
-    "process_all": "a ProcessAllWindowFunction",
-    "apply": "a WindowFunction",
-    "apply_all": "an AllWindowFunction",
-}
-_KIND_METHODS = {
-    "reduce": "reduce()",
-    "aggregate": "aggregate()",
-    "process": "process() on a keyed stream",
-    "process_all": "process() after windowAll",
-    "apply": "apply() on a keyed stream",
-    "apply_all": "apply() after windowAll",
-}
-
-
-def _describe_function(function: Any, kind: str | None) -> str:
-    name = type(function).__name__
-    if kind is None:
-        return f"{name} {function!r}, which is no window function"
-    return f"{name}, {_KIND_NAMES[kind]} (that goes to {_KIND_METHODS[kind]})"
-
-
-class AllWindowedStream(WindowedStream):
-    """A non-keyed stream with a window assigner (``windowAll``/``countWindowAll``)."""
-
-    _keyed = False
-
-
-class WindowResultStream(DataStream):
-    """The output of a window function (Flink's ``SingleOutputStreamOperator``)."""
-
-    def __init__(self, pipeline: WindowPipeline, type_info: TypeInformation | None = None) -> None:
-        # A staggered assigner's offset is drawn once, here: every task and batch unpickles it
-        assigner = fix_stagger(pipeline.assigner, int(time.time() * 1000))
-        if assigner is not pipeline.assigner:
-            pipeline = dataclasses.replace(pipeline, assigner=assigner)
-        self._pipeline = pipeline
-        self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
-        super().__init__(
-            self._stage([]).main_timed(),
-            key_groups=pipeline.key_groups,
-            runtime_mode=pipeline.runtime_mode,
-            type_info=type_info,
-        )
-        if is_pickled(self.toDF().schema):  # outputs without a declared type: the values
-            self._type_info = None
-
-    def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
-        key = tuple(side_tags)
-        if key not in self._stages:
-            self._stages[key] = compile_pipeline(self._pipeline, side_tags)
-        return self._stages[key]
-
-    def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
-        """The side output ``output_tag`` as a stream, usable directly as a DataFrame (or take
-        ``.toDF()``): late data
-        has the input's columns; other tags declare a schema (``OutputTag("x", "a string")``).
-        Starting a query on it runs the window stage again, separately from the main output's
-        query; use ``start(side_outputs=...)`` to compute both in one query."""
-        if not isinstance(output_tag, OutputTag):
-            raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
-        stage = self._stage([output_tag])
-        tag_type = output_tag.type_info
-        return DataStream(
-            stage.side(output_tag),
-            key_groups=self._pipeline.key_groups,
-            runtime_mode=self._pipeline.runtime_mode,
-            type_info=tag_type if isinstance(tag_type, TypeInformation) else None,
-        )
-
-    def metrics(self) -> dict[str, int]:
-        """The window stage's metrics on a static input (see ``docs/metrics.md``): those of
-        the first action that computed it (``toDF().collect()``, ``start(...)``...). A
-        streaming stage publishes them per micro-batch in ``query.lastProgress``."""
-        observations = [s.observation for s in self._stages.values()]
-        if not observations or observations[0] is None:
-            raise ValueError(
-                "metrics() is for a static input; a streaming query publishes the window "
-                "stage's metrics per micro-batch: query.lastProgress['observedMetrics']"
-                "['flinkwin']"
-            )
-        for observation in reversed([o for o in observations if o is not None]):
-            if _observed(observation):
-                return dict(observation.get)
-        raise RuntimeError(
-            "no action has computed this window result yet: the metrics come with the first "
-            "action (e.g. toDF().collect() or start(...))"
-        )
-
-    def setMaxParallelism(self, max_parallelism: int) -> WindowResultStream:  # noqa: N802
-        """Use ``max_parallelism`` key groups for this window stage (Flink's max parallelism)."""
-        if not isinstance(max_parallelism, int) or max_parallelism < 1:
-            raise ValueError(f"max parallelism must be a positive int, got {max_parallelism!r}")
-        return WindowResultStream(
-            dataclasses.replace(self._pipeline, key_groups=max_parallelism), self._type_info
-        )
-
-    def explain(self, mode: str | None = None) -> None:
-        """Print flinkwin's choices for the window stage, then Spark's plan
-        (``mode`` as in ``DataFrame.explain``)."""
-        routed = (self._pipeline.late_tag, null_timestamp_tag(self._pipeline))
-        tags = list(dict.fromkeys(t for t in routed if t is not None))
-        stage = self._stage(tags)
-        print("== flinkwin window stage ==")
-        width = max(len(k) for k in stage.summary)
-        for key, value in stage.summary.items():
-            print(f"{key.ljust(width)} : {value}")
-        stage.combined.explain(mode)
-
-    def start(
-        self,
-        main: Any = None,
-        side_outputs: Mapping[OutputTag, Any] | None = None,
-        *,
-        checkpoint_location: str | None = None,
-        trigger: Mapping[str, Any] | None = None,
-        output_mode: str = "append",
-        query_name: str | None = None,
-        **options: Any,
-    ) -> StreamingQuery | None:
-        """Run the pipeline as ONE streaming query writing the main output to ``main`` and each
-        side output to its sink (see :func:`flinkwin.spark.sinks.as_sink` for what a sink can
-        be). ``trigger`` is passed to ``DataStreamWriter.trigger`` (e.g.
-        ``{"processingTime": "10 seconds"}`` or ``{"availableNow": True}``); extra keyword
-        options go to ``DataStreamWriter.option``. Returns the ``StreamingQuery``; on a static
-        input, writes the final results once and returns None.
-
-        With a checkpoint (``checkpoint_location``, option ``checkpointLocation``, or Spark's
-        ``spark.sql.streaming.checkpointLocation`` plus ``query_name``), the pipeline is
-        recorded in it on the first start and checked on every restart: an incompatible change
-        raises :class:`flinkwin.spark.restart.IncompatibleRestartError` naming it (see
-        ``docs/operations.md``)."""
-        side_outputs = dict(side_outputs or {})
-        stage = self._stage(list(side_outputs))
-        if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:
-            raise ValueError(
-                "a processing-time window stage never finishes under availableNow (Spark keeps "
-                "running batches to check processing-time timeouts): use a processingTime "
-                "trigger and stop the query yourself"
-            )
-        from_options = options.pop("checkpointLocation", None)
-        if from_options is not None:
-            if checkpoint_location is not None and checkpoint_location != from_options:
-                raise ValueError(
-                    f"two checkpoint locations: {checkpoint_location!r} and option "
-                    f"checkpointLocation={from_options!r}"
-                )
-            checkpoint_location = str(from_options)
-        if stage.combined.isStreaming:
-            stage = self._restartable(stage, checkpoint_location, query_name, list(side_outputs))
-        return start_query(
-            stage,
-            main,
-            side_outputs,
-            checkpoint_location=checkpoint_location,
-            trigger=trigger,
-            output_mode=output_mode,
-            query_name=query_name,
-            options=options,
-        )
-
-    def _restartable(
-        self,
-        stage: CompiledStage,
-        checkpoint_location: str | None,
-        query_name: str | None,
-        side_tags: list[OutputTag],
-    ) -> CompiledStage:
-        """Record the pipeline in its checkpoint, or check it against the recorded one (see
-        :mod:`flinkwin.spark.restart`); the stage to run, with the recorded stagger offset."""
-        session = stage.combined.sparkSession
-        location = restart.checkpoint_location(session, checkpoint_location, query_name)
-        if location is None:
-            return stage
-        store = CheckpointStore(session, location)
-        pipeline = restart.prepare_restart(store, self._pipeline, stage)
-        return stage if pipeline is self._pipeline else compile_pipeline(pipeline, side_tags)
-
-    @property
-    def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802
-        """Spark's ``DataStreamWriter`` interface for this result: ``format``, ``option``,
-        ``outputMode``, ``trigger``, ``queryName``, ``partitionBy``, ``foreachBatch``,
-        ``start(path)``, ``toTable(name)``, plus ``sideOutput(tag, sink)``. Runs ONE streaming
-        query for the main output and every side output (see
-        :class:`flinkwin.spark.writer.WindowDataStreamWriter`)."""
-        if not self.toDF().isStreaming:
-            raise ValueError(
-                "'writeStream' can be called only on a streaming input, as for a DataFrame: "
-                "this result is computed from a static DataFrame (use start() to write its "
-                "outputs once, or toDF().write)"
-            )
-        return WindowDataStreamWriter(self)
-
-    @property
-    def output_schema(self) -> StructType:
-        """The main output's Spark schema."""
-        return self.toDF().schema
-
-    get_side_output = getSideOutput
-    set_max_parallelism = setMaxParallelism
-
-
-def _observed(observation: Observation) -> bool:
-    """True once an action has filled ``observation`` (its ``get`` would block before)."""
-    jo = getattr(observation, "_jo", None)
-    if jo is None:  # Spark Connect: get raises until the metrics arrive
-        try:
-            observation.get  # noqa: B018
-        except Exception:  # noqa: BLE001
-            return False
-        return True
-    return bool(jo.future().isCompleted())
-
-
-__all__ = [
-    "DEFAULT_KEY_GROUPS",
-    "AllWindowedStream",
-    "DataStream",
-    "KeyedStream",
-    "WindowResultStream",
-    "WindowedStream",
-]
+__all__ = ["DEFAULT_KEY_GROUPS", "DataStream", "SinkContext"]

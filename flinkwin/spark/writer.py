@@ -11,7 +11,7 @@
              .start("/data/clicks"))
 
 A Spark user's existing ``writeStream`` chain works unchanged on a window result and, like
-:meth:`flinkwin.datastream.WindowResultStream.start`, runs ONE streaming query: the window
+:meth:`flinkwin.window_result_stream.WindowResultStream.start`, runs ONE streaming query: the window
 stage is computed once per micro-batch and its main output and every side output are written
 to their sinks (:func:`flinkwin.spark.sinks.start_query`). ``sideOutput(tag, sink)`` adds a
 side output (late data, or a tag a window function emits to) with its own sink: a
@@ -46,7 +46,7 @@ from flinkwin.output_tag import OutputTag
 from .sinks import ConsoleSink, DeltaSink, FileSink, ForeachBatchSink, MemorySink, Sink
 
 if TYPE_CHECKING:
-    from flinkwin.datastream import WindowResultStream
+    from flinkwin.window_result_stream import WindowResultStream
 
 _FILE_FORMATS = ("parquet", "json", "csv", "orc", "text")
 _CONSOLE_OPTIONS = {"numrows", "truncate"}

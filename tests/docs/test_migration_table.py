@@ -8,7 +8,6 @@ import re
 from doc_examples import DOCS
 
 import flinkwin
-import flinkwin.datastream as ds
 import flinkwin.windows
 
 # Seed 000 (/work/shared/seeds/000_*.txt): the keyed / non-keyed window pipeline listing
@@ -126,8 +125,9 @@ def test_supported_pyflink_classes_exist_in_flinkwin() -> None:
 
 
 def test_supported_stream_methods_exist_in_flinkwin() -> None:
-    classes = {"DataStream": ds.DataStream, "KeyedStream": ds.KeyedStream,
-               "WindowedStream": ds.WindowedStream, "AllWindowedStream": ds.AllWindowedStream}
+    classes = {"DataStream": flinkwin.DataStream, "KeyedStream": flinkwin.KeyedStream,
+               "WindowedStream": flinkwin.WindowedStream,
+               "AllWindowedStream": flinkwin.AllWindowedStream}
     for name in PYFLINK_DATA_STREAM_PY:
         if "." in name and _status(name) == "supported":
             cls, method = name.split(".")
@@ -135,4 +135,4 @@ def test_supported_stream_methods_exist_in_flinkwin() -> None:
     for name in ["keyBy", "windowAll", "trigger", "evictor", "allowedLateness",
                  "sideOutputLateData", "reduce", "aggregate", "process", "getSideOutput"]:
         assert _status(name) == "supported", name
-        assert any(hasattr(c, name) for c in [*classes.values(), ds.WindowResultStream]), name
+        assert any(hasattr(c, name) for c in [*classes.values(), flinkwin.WindowResultStream]), name

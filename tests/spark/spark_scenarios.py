@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from flinkwin import OutputTag
-from flinkwin.datastream import DataStream, WindowResultStream
+from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MIN_LONG
 from flinkwin.watermark import WatermarkStrategy
+from flinkwin.window_result_stream import WindowResultStream
 
 
 def write_batches(directory: Path, batches: Sequence[Sequence[dict[str, Any]]], first: int = 0):

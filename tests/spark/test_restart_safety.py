@@ -16,9 +16,10 @@ from spark_scenarios import watermark, write_batches
 from test_spark_streaming import LATE, SCHEMA, TUMBLING_BATCHES, ev
 
 from flinkwin import IncompatibleRestartError, Time, TumblingEventTimeWindows, WindowStagger
-from flinkwin.datastream import DataStream, WindowResultStream
+from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
 from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT, differences
+from flinkwin.window_result_stream import WindowResultStream
 
 MAIN_ROWS = [("a", 1000, 6), ("a", 12000, 4), ("b", 2000, 10), ("c", 4000, 7)]
 

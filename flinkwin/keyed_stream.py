@@ -1,0 +1,67 @@
+"""``KeyedStream``: a stream partitioned by key columns or a key selector (Flink's
+``KeyedStream``); ``window``/``countWindow`` make it a
+:class:`~flinkwin.windowed_stream.WindowedStream`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from flinkwin.assigners.base import WindowAssigner
+from flinkwin.types import TypeInformation
+from flinkwin.windowed_stream import (
+    WindowedStream,
+    _count_window_state,
+    _pyflink_count_window_state,
+    _window_state,
+    _WindowState,
+)
+
+if TYPE_CHECKING:
+    from flinkwin.datastream import DataStream
+
+
+class KeyedStream:
+    """A stream partitioned by key columns or by a key selector."""
+
+    def __init__(
+        self,
+        stream: DataStream,
+        keys: list[str] | None,
+        key_selector: Any = None,
+        key_type: TypeInformation | None = None,
+    ) -> None:
+        self._stream = stream
+        self._keys = keys
+        self._key_selector = key_selector
+        self._key_type = key_type
+
+    def _keyed(self, state: _WindowState) -> _WindowState:
+        """``state`` keyed by this stream's key selector (if it has one)."""
+        return dataclasses.replace(
+            state, key_selector=self._key_selector, key_type=self._key_type
+        )
+
+    def _state(self, assigner: Any) -> _WindowState:
+        return self._keyed(_window_state(self._stream, self._keys, assigner))
+
+    def window(self, assigner: WindowAssigner) -> WindowedStream:
+        """Windows per key, assigned by ``assigner``."""
+        return WindowedStream(self._state(assigner))
+
+    def countWindow(self, size: int, slide: int | None = None) -> WindowedStream:  # noqa: N802
+        """Java's ``countWindow`` (see ``DataStream.countWindowAll``)."""
+        return WindowedStream(
+            self._keyed(_count_window_state(self._stream, self._keys, size, slide))
+        )
+
+    def count_window(self, size: int, slide: int = 0) -> WindowedStream:
+        """PyFlink's ``count_window``: ``CountTumblingWindowAssigner(size)``, or with a
+        ``slide``: ``CountSlidingWindowAssigner(size, slide)``, which fires only full windows."""
+        return WindowedStream(
+            self._keyed(_pyflink_count_window_state(self._stream, self._keys, size, slide))
+        )
+
+
+
+__all__ = ["KeyedStream"]

@@ -1,0 +1,220 @@
+"""``WindowResultStream``: the output of a window function (Flink's
+``SingleOutputStreamOperator``): its DataFrame, side outputs, metrics, ``explain()`` and
+``start()``/``writeStream``."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from pyspark.sql import Observation
+from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.types import StructType
+
+from flinkwin.assigners.stagger import fix_stagger
+from flinkwin.datastream import DataStream
+from flinkwin.output_tag import OutputTag
+from flinkwin.spark import restart
+from flinkwin.spark.checkpoint import CheckpointStore
+from flinkwin.spark.compiler import (
+    CompiledStage,
+    WindowPipeline,
+    compile_pipeline,
+    null_timestamp_tag,
+)
+from flinkwin.spark.runtime import PROCESSING_TIME
+from flinkwin.spark.schema import is_pickled
+from flinkwin.spark.sinks import start_query
+from flinkwin.spark.writer import WindowDataStreamWriter
+from flinkwin.types import TypeInformation
+
+
+class WindowResultStream(DataStream):
+    """The output of a window function (Flink's ``SingleOutputStreamOperator``)."""
+
+    def __init__(self, pipeline: WindowPipeline, type_info: TypeInformation | None = None) -> None:
+        # A staggered assigner's offset is drawn once, here: every task and batch unpickles it
+        assigner = fix_stagger(pipeline.assigner, int(time.time() * 1000))
+        if assigner is not pipeline.assigner:
+            pipeline = dataclasses.replace(pipeline, assigner=assigner)
+        self._pipeline = pipeline
+        self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
+        super().__init__(
+            self._stage([]).main_timed(),
+            key_groups=pipeline.key_groups,
+            runtime_mode=pipeline.runtime_mode,
+            type_info=type_info,
+        )
+        if is_pickled(self.toDF().schema):  # outputs without a declared type: the values
+            self._type_info = None
+
+    def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
+        key = tuple(side_tags)
+        if key not in self._stages:
+            self._stages[key] = compile_pipeline(self._pipeline, side_tags)
+        return self._stages[key]
+
+    def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
+        """The side output ``output_tag`` as a stream, usable directly as a DataFrame (or take
+        ``.toDF()``): late data
+        has the input's columns; other tags declare a schema (``OutputTag("x", "a string")``).
+        Starting a query on it runs the window stage again, separately from the main output's
+        query; use ``start(side_outputs=...)`` to compute both in one query."""
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
+        stage = self._stage([output_tag])
+        tag_type = output_tag.type_info
+        return DataStream(
+            stage.side(output_tag),
+            key_groups=self._pipeline.key_groups,
+            runtime_mode=self._pipeline.runtime_mode,
+            type_info=tag_type if isinstance(tag_type, TypeInformation) else None,
+        )
+
+    def metrics(self) -> dict[str, int]:
+        """The window stage's metrics on a static input (see ``docs/metrics.md``): those of
+        the first action that computed it (``toDF().collect()``, ``start(...)``...). A
+        streaming stage publishes them per micro-batch in ``query.lastProgress``."""
+        observations = [s.observation for s in self._stages.values()]
+        if not observations or observations[0] is None:
+            raise ValueError(
+                "metrics() is for a static input; a streaming query publishes the window "
+                "stage's metrics per micro-batch: query.lastProgress['observedMetrics']"
+                "['flinkwin']"
+            )
+        for observation in reversed([o for o in observations if o is not None]):
+            if _observed(observation):
+                return dict(observation.get)
+        raise RuntimeError(
+            "no action has computed this window result yet: the metrics come with the first "
+            "action (e.g. toDF().collect() or start(...))"
+        )
+
+    def setMaxParallelism(self, max_parallelism: int) -> WindowResultStream:  # noqa: N802
+        """Use ``max_parallelism`` key groups for this window stage (Flink's max parallelism)."""
+        if not isinstance(max_parallelism, int) or max_parallelism < 1:
+            raise ValueError(f"max parallelism must be a positive int, got {max_parallelism!r}")
+        return WindowResultStream(
+            dataclasses.replace(self._pipeline, key_groups=max_parallelism), self._type_info
+        )
+
+    def explain(self, mode: str | None = None) -> None:
+        """Print flinkwin's choices for the window stage, then Spark's plan
+        (``mode`` as in ``DataFrame.explain``)."""
+        routed = (self._pipeline.late_tag, null_timestamp_tag(self._pipeline))
+        tags = list(dict.fromkeys(t for t in routed if t is not None))
+        stage = self._stage(tags)
+        print("== flinkwin window stage ==")
+        width = max(len(k) for k in stage.summary)
+        for key, value in stage.summary.items():
+            print(f"{key.ljust(width)} : {value}")
+        stage.combined.explain(mode)
+
+    def start(
+        self,
+        main: Any = None,
+        side_outputs: Mapping[OutputTag, Any] | None = None,
+        *,
+        checkpoint_location: str | None = None,
+        trigger: Mapping[str, Any] | None = None,
+        output_mode: str = "append",
+        query_name: str | None = None,
+        **options: Any,
+    ) -> StreamingQuery | None:
+        """Run the pipeline as ONE streaming query writing the main output to ``main`` and each
+        side output to its sink (see :func:`flinkwin.spark.sinks.as_sink` for what a sink can
+        be). ``trigger`` is passed to ``DataStreamWriter.trigger`` (e.g.
+        ``{"processingTime": "10 seconds"}`` or ``{"availableNow": True}``); extra keyword
+        options go to ``DataStreamWriter.option``. Returns the ``StreamingQuery``; on a static
+        input, writes the final results once and returns None.
+
+        With a checkpoint (``checkpoint_location``, option ``checkpointLocation``, or Spark's
+        ``spark.sql.streaming.checkpointLocation`` plus ``query_name``), the pipeline is
+        recorded in it on the first start and checked on every restart: an incompatible change
+        raises :class:`flinkwin.spark.restart.IncompatibleRestartError` naming it (see
+        ``docs/operations.md``)."""
+        side_outputs = dict(side_outputs or {})
+        stage = self._stage(list(side_outputs))
+        if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:
+            raise ValueError(
+                "a processing-time window stage never finishes under availableNow (Spark keeps "
+                "running batches to check processing-time timeouts): use a processingTime "
+                "trigger and stop the query yourself"
+            )
+        from_options = options.pop("checkpointLocation", None)
+        if from_options is not None:
+            if checkpoint_location is not None and checkpoint_location != from_options:
+                raise ValueError(
+                    f"two checkpoint locations: {checkpoint_location!r} and option "
+                    f"checkpointLocation={from_options!r}"
+                )
+            checkpoint_location = str(from_options)
+        if stage.combined.isStreaming:
+            stage = self._restartable(stage, checkpoint_location, query_name, list(side_outputs))
+        return start_query(
+            stage,
+            main,
+            side_outputs,
+            checkpoint_location=checkpoint_location,
+            trigger=trigger,
+            output_mode=output_mode,
+            query_name=query_name,
+            options=options,
+        )
+
+    def _restartable(
+        self,
+        stage: CompiledStage,
+        checkpoint_location: str | None,
+        query_name: str | None,
+        side_tags: list[OutputTag],
+    ) -> CompiledStage:
+        """Record the pipeline in its checkpoint, or check it against the recorded one (see
+        :mod:`flinkwin.spark.restart`); the stage to run, with the recorded stagger offset."""
+        session = stage.combined.sparkSession
+        location = restart.checkpoint_location(session, checkpoint_location, query_name)
+        if location is None:
+            return stage
+        store = CheckpointStore(session, location)
+        pipeline = restart.prepare_restart(store, self._pipeline, stage)
+        return stage if pipeline is self._pipeline else compile_pipeline(pipeline, side_tags)
+
+    @property
+    def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802
+        """Spark's ``DataStreamWriter`` interface for this result: ``format``, ``option``,
+        ``outputMode``, ``trigger``, ``queryName``, ``partitionBy``, ``foreachBatch``,
+        ``start(path)``, ``toTable(name)``, plus ``sideOutput(tag, sink)``. Runs ONE streaming
+        query for the main output and every side output (see
+        :class:`flinkwin.spark.writer.WindowDataStreamWriter`)."""
+        if not self.toDF().isStreaming:
+            raise ValueError(
+                "'writeStream' can be called only on a streaming input, as for a DataFrame: "
+                "this result is computed from a static DataFrame (use start() to write its "
+                "outputs once, or toDF().write)"
+            )
+        return WindowDataStreamWriter(self)
+
+    @property
+    def output_schema(self) -> StructType:
+        """The main output's Spark schema."""
+        return self.toDF().schema
+
+    get_side_output = getSideOutput
+    set_max_parallelism = setMaxParallelism
+
+
+def _observed(observation: Observation) -> bool:
+    """True once an action has filled ``observation`` (its ``get`` would block before)."""
+    jo = getattr(observation, "_jo", None)
+    if jo is None:  # Spark Connect: get raises until the metrics arrive
+        try:
+            observation.get  # noqa: B018
+        except Exception:  # noqa: BLE001
+            return False
+        return True
+    return bool(jo.future().isCompleted())
+
+
+__all__ = ["WindowResultStream"]
