@@ -28,13 +28,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-import pandas as pd
 from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.state import GroupStateTimeout
@@ -86,16 +83,14 @@ from .elements import (
     apply_element_stage,
 )
 from .key_groups import key_group_labels
+from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
 from .runtime import (
     EVENT_TIME,
-    HEARTBEAT_COLUMN,
     KEY_GROUP_COLUMN,
     METRIC_COLUMNS,
-    METRICS,
     NO_TIMERS,
     PROCESSING_TIME,
-    STATE_METRICS,
     STATE_SCHEMA,
     TAG_COLUMN,
     EventTime,
@@ -103,10 +98,10 @@ from .runtime import (
     OperatorSpec,
     static_function,
     stream_function,
-    with_window_tagging,
 )
 from .schema import RowEncoder, check_carried, is_pickled, parse_schema, pickled_schema
 from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
+from .window_tagging import with_window_tagging
 
 #: The helper column's shift: only rows more than this late are dropped by Spark itself.
 WATERMARK_SHIFT_MS = 36500 * 86_400_000
@@ -377,56 +372,6 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
         f"timestamp column {spec!r} has type {dtype.simpleString()}; it must be a timestamp "
         "or integral epoch milliseconds"
     )
-
-
-# ---------------------------------------------------------------------------- metrics
-_FIRST = "_fw_first"
-
-
-def _first_flags(labels: pd.Series) -> pd.Series:
-    flags = np.zeros(len(labels), dtype=bool)
-    flags[:1] = True
-    return pd.Series(flags)
-
-
-def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
-    """``df`` plus, after the first row of each Arrow batch of each input partition, one
-    heartbeat row (a copy of it with ``_fw_hb`` > 0) for every key group: Spark then calls
-    every key group in every micro-batch with input, and each reports the totals it holds
-    (see ``docs/metrics.md``)."""
-    labels = [F.lit(label) for label in key_group_labels(key_groups)]
-    # True on the first row of each Arrow batch Spark hands to Python (a streaming DataFrame
-    # has no row index); only this one column travels to Python and back
-    first = F.pandas_udf(_first_flags, BooleanType())  # type: ignore[call-overload]
-    staged = df.withColumn(_FIRST, first.asNondeterministic()(F.col(_KG)))
-    groups = F.when(F.col(_FIRST), F.array(F.col(_KG), *labels)).otherwise(F.array(F.col(_KG)))
-    columns = [quoted(c) for c in df.columns if c != _KG]
-    return staged.select(*columns, F.posexplode(groups).alias(HEARTBEAT_COLUMN, _KG))
-
-
-def metric_aggregates() -> list[Column]:
-    """The observed metrics: sums of the calls' metrics rows. The state totals stay null in
-    a batch in which Spark called no key group (the stage's state did not change then)."""
-    return [
-        (F.sum(c) if n in STATE_METRICS else F.coalesce(F.sum(c), F.lit(0))).alias(n)
-        for n, c in zip(METRICS, METRIC_COLUMNS)
-    ]
-
-
-_OBSERVED = re.compile(r"CollectMetrics flinkwin(?:_(\d+))?,")
-
-
-def observed_metrics_name(df: DataFrame) -> str:
-    """The name of the stage's observed metrics: ``flinkwin``, or ``flinkwin_<n>`` for the
-    ``n``-th window stage of one query (Spark rejects two observations of one name)."""
-    try:
-        plan = str(df._jdf.queryExecution().logical().toString())
-    except Exception:  # noqa: BLE001 (no JVM plan to read, e.g. Spark Connect)
-        return "flinkwin"
-    stages = _OBSERVED.findall(plan)
-    if not stages:
-        return "flinkwin"
-    return f"flinkwin_{max(int(n) if n else 1 for n in stages) + 1}"
 
 
 # ---------------------------------------------------------------------------- schemas

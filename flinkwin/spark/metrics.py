@@ -1,0 +1,75 @@
+"""The stage's metrics (``docs/metrics.md``): the heartbeat rows that make Spark call every
+key group in every micro-batch with input, so the state sizes are totals, and the observed
+aggregation of the metrics rows each call returns."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import BooleanType
+
+from .key_groups import key_group_labels
+from .runtime import (
+    HEARTBEAT_COLUMN,
+    KEY_GROUP_COLUMN,
+    METRIC_COLUMNS,
+    METRICS,
+    STATE_METRICS,
+)
+from .timestamps import quoted
+
+_KG = KEY_GROUP_COLUMN
+_FIRST = "_fw_first"
+
+
+def _first_flags(labels: pd.Series) -> pd.Series:
+    flags = np.zeros(len(labels), dtype=bool)
+    flags[:1] = True
+    return pd.Series(flags)
+
+
+def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
+    """``df`` plus, after the first row of each Arrow batch of each input partition, one
+    heartbeat row (a copy of it with ``_fw_hb`` > 0) for every key group: Spark then calls
+    every key group in every micro-batch with input, and each reports the totals it holds
+    (see ``docs/metrics.md``)."""
+    labels = [F.lit(label) for label in key_group_labels(key_groups)]
+    # True on the first row of each Arrow batch Spark hands to Python (a streaming DataFrame
+    # has no row index); only this one column travels to Python and back
+    first = F.pandas_udf(_first_flags, BooleanType())  # type: ignore[call-overload]
+    staged = df.withColumn(_FIRST, first.asNondeterministic()(F.col(_KG)))
+    groups = F.when(F.col(_FIRST), F.array(F.col(_KG), *labels)).otherwise(F.array(F.col(_KG)))
+    columns = [quoted(c) for c in df.columns if c != _KG]
+    return staged.select(*columns, F.posexplode(groups).alias(HEARTBEAT_COLUMN, _KG))
+
+
+def metric_aggregates() -> list[Column]:
+    """The observed metrics: sums of the calls' metrics rows. The state totals stay null in
+    a batch in which Spark called no key group (the stage's state did not change then)."""
+    return [
+        (F.sum(c) if n in STATE_METRICS else F.coalesce(F.sum(c), F.lit(0))).alias(n)
+        for n, c in zip(METRICS, METRIC_COLUMNS)
+    ]
+
+
+_OBSERVED = re.compile(r"CollectMetrics flinkwin(?:_(\d+))?,")
+
+
+def observed_metrics_name(df: DataFrame) -> str:
+    """The name of the stage's observed metrics: ``flinkwin``, or ``flinkwin_<n>`` for the
+    ``n``-th window stage of one query (Spark rejects two observations of one name)."""
+    try:
+        plan = str(df._jdf.queryExecution().logical().toString())
+    except Exception:  # noqa: BLE001 (no JVM plan to read, e.g. Spark Connect)
+        return "flinkwin"
+    stages = _OBSERVED.findall(plan)
+    if not stages:
+        return "flinkwin"
+    return f"flinkwin_{max(int(n) if n else 1 for n in stages) + 1}"
+
+
+__all__ = ["metric_aggregates", "observed_metrics_name", "with_heartbeats"]
