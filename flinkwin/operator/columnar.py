@@ -340,19 +340,10 @@ class ColumnarAggregation:
         state.current_processing_time = op.current_processing_time
         state.num_late_records_dropped = op.num_late_records_dropped
         contents = op.window_contents
-        seq: dict[tuple[Any, Any], int] = {}
-        cleanups: set[tuple[Any, Any]] = set()
-        for ts, slots in op.event_timers.buckets():
-            for slot in slots:
-                window = slot[1]
-                if slot not in contents or type(window) is not TimeWindow:
-                    return None
-                if ts == window.max_timestamp():
-                    seq[slot] = len(seq)
-                if ts == op.cleanup_time(window):
-                    cleanups.add(slot)
-                elif ts != window.max_timestamp():
-                    return None
+        timers = window_timers(op)
+        if timers is None:
+            return None
+        seq, cleanups = timers
         if not contents:
             return state
         slots = list(contents)
@@ -423,6 +414,29 @@ def records_frame(
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
     return table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
+
+def window_timers(
+    op: WindowOperator,
+) -> tuple[dict[tuple[Any, Any], int], set[tuple[Any, Any]]] | None:
+    """The event timers of ``op``'s held windows: each slot's position among the
+    ``max_timestamp`` timers (firing order) and the slots with a cleanup timer; None when a
+    timer belongs to no held ``TimeWindow`` or is neither of those two."""
+    contents = op.window_contents
+    seq: dict[tuple[Any, Any], int] = {}
+    cleanups: set[tuple[Any, Any]] = set()
+    for ts, slots in op.event_timers.buckets():
+        for slot in slots:
+            window = slot[1]
+            if slot not in contents or type(window) is not TimeWindow:
+                return None
+            if ts == window.max_timestamp():
+                seq[slot] = len(seq)
+            if ts == op.cleanup_time(window):
+                cleanups.add(slot)
+            elif ts != window.max_timestamp():
+                return None
+    return seq, cleanups
+
 
 def _codes(columns: list[np.ndarray]) -> np.ndarray:
     """One int64 code per row for the combination of ``columns``' values, numbered in order

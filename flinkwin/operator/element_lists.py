@@ -45,7 +45,7 @@ from flinkwin.functions.base import (
     ProcessWindowFunction,
 )
 from flinkwin.functions.internal import LIST
-from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band
+from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band, window_timers
 from flinkwin.operator.frames import read_frame, write_frame
 from flinkwin.operator.vectorized import op_records
 from flinkwin.time import MAX_LONG, MIN_LONG
@@ -418,19 +418,10 @@ class ColumnarLists:
         ):
             return None
         contents = op.window_contents
-        seq: dict[tuple[Any, Any], int] = {}
-        cleanups: set[tuple[Any, Any]] = set()
-        for ts, slots in op.event_timers.buckets():
-            for slot in slots:
-                window = slot[1]
-                if slot not in contents or type(window) is not TimeWindow:
-                    return None
-                if ts == window.max_timestamp():
-                    seq[slot] = len(seq)
-                if ts == op.cleanup_time(window):
-                    cleanups.add(slot)
-                elif ts != window.max_timestamp():
-                    return None
+        timers = window_timers(op)
+        if timers is None:
+            return None
+        seq, cleanups = timers
         slots = list(contents)
         if any(
             (slot not in seq) != (slot[1].max_timestamp() <= op.current_watermark)
