@@ -42,9 +42,11 @@ from flinkwin.spark.elements import (
     TIMESTAMP_COLUMN,
     apply_element_stage,
 )
+from flinkwin.spark.parallelism import shuffle_partitions, stage_parallelism
 from flinkwin.spark.printing import flink_string, python_string, python_value
 from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
+from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation, is_atomic_type
 from flinkwin.watermark import WatermarkStrategy
@@ -92,6 +94,7 @@ class DataStream:
                     f"a stream of {type_info!r} holds one value per element: its DataFrame "
                     f"needs exactly one column, got {public}"
                 )
+        ensure_worker_python(df.sparkSession)
         self._df = df
         self._key_groups = key_groups
         self._watermark = watermark_strategy
@@ -241,7 +244,10 @@ class DataStream:
         if not df.isStreaming:
             deliver(df.collect())
             return None
-        return df.writeStream.foreachBatch(lambda batch, _id: deliver(batch.collect())).start()
+        writer = df.writeStream.foreachBatch(lambda batch, _id: deliver(batch.collect()))
+        session = df.sparkSession
+        with shuffle_partitions(session, stage_parallelism(session, self._key_groups)):
+            return writer.start()
 
     def _static_df(self, what: str) -> DataFrame:
         df = self.toDF()

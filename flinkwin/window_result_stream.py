@@ -24,6 +24,7 @@ from flinkwin.spark.compiler import (
     compile_pipeline,
     null_timestamp_tag,
 )
+from flinkwin.spark.parallelism import stage_parallelism
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled
 from flinkwin.spark.sinks import start_query
@@ -90,6 +91,15 @@ class WindowResultStream(DataStream):
         raise RuntimeError(
             "no action has computed this window result yet: the metrics come with the first "
             "action (e.g. toDF().collect() or start(...))"
+        )
+
+    def setParallelism(self, parallelism: int) -> WindowResultStream:  # noqa: N802
+        """Run the window stage in ``parallelism`` Spark tasks (its state partitions), Flink's
+        operator parallelism; default: Spark's default parallelism capped by the key groups
+        (:mod:`flinkwin.spark.parallelism`). Fixed at the query's first start."""
+        stage_parallelism(None, self._pipeline.key_groups, parallelism)  # validates
+        return WindowResultStream(
+            dataclasses.replace(self._pipeline, parallelism=parallelism), self._type_info
         )
 
     def setMaxParallelism(self, max_parallelism: int) -> WindowResultStream:  # noqa: N802
@@ -203,6 +213,7 @@ class WindowResultStream(DataStream):
 
     get_side_output = getSideOutput
     set_max_parallelism = setMaxParallelism
+    set_parallelism = setParallelism
 
 
 def _observed(observation: Observation) -> bool:

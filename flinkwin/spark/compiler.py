@@ -155,6 +155,8 @@ class WindowPipeline:
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
     #: the input stream's PyFlink type information (``Types.TUPLE``: elements are tuples)
     element_type: Any = None
+    #: the stateful stage's tasks (``set_parallelism``; None: see flinkwin.spark.parallelism)
+    parallelism: int | None = None
 
     @property
     def tuple_elements(self) -> bool:

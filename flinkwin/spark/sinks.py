@@ -32,6 +32,8 @@ from flinkwin.sinks import (
     as_sink,
 )
 
+from .parallelism import shuffle_partitions, stage_parallelism
+
 if TYPE_CHECKING:
     from .compiler import CompiledStage
 
@@ -105,7 +107,11 @@ def start_query(
         writer = writer.queryName(query_name)
     for key, value in options.items():
         writer = writer.option(key, value)
-    return writer.start()
+    pipeline = stage.pipeline
+    with shuffle_partitions(
+        session, stage_parallelism(session, pipeline.key_groups, pipeline.parallelism)
+    ):
+        return writer.start()
 
 
 __all__ = [
