@@ -40,13 +40,25 @@ def notebook_table(folder: Path = NOTEBOOKS) -> str:
     return "\n".join(rows)
 
 
-# Sphinx roles in docstrings (":class:`X`") that the API reference shows as plain text
-_ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):(?=<code>)")
+# Sphinx roles in docstrings (":class:`~flinkwin.x.Y`") that mkdocstrings leaves as text
+_ROLE = re.compile(
+    r":(?:class|func|meth|mod|attr|data|exc|obj):<code>(?P<short>~?)(?P<target>[\w.]+)</code>"
+)
+
+
+def _reference(match: re.Match[str]) -> str:
+    """A cross-reference as a link to the object's reference entry (mkdocs-autorefs resolves
+    it, or leaves the name as text where the object has no entry); ``~`` shows the last part."""
+    target = match["target"]
+    title = target.rsplit(".", 1)[-1] if match["short"] else target
+    if not target.startswith("flinkwin"):
+        return f"<code>{title}</code>"
+    return f'<autoref identifier="{target}" optional><code>{title}</code></autoref>'
 
 
 def on_page_content(html: str, page: Any, **_: Any) -> str:
-    """Drop the Sphinx role prefixes mkdocstrings leaves before inline code."""
-    return _ROLE.sub("", html)
+    """Turn the Sphinx roles of docstrings into links (no ``:class:`` or ``~`` shown)."""
+    return _ROLE.sub(_reference, html)
 
 
 # The pages name each other as `docs/page.md` (readable in the repository); on the site each such

@@ -33,6 +33,9 @@ class UserFunctionError(RuntimeError):
 #: Flink's ``WindowOperatorBuilder.trigger`` message, word for word.
 MERGING_TRIGGER_MESSAGE = (
     "A merging window assigner cannot be used with a trigger that does not support merging."
+    " To use it with session windows, give the trigger can_merge() returning True and"
+    " on_merge(window, ctx), which re-registers the merged window's timers (see 'Triggers for"
+    " merging windows' in docs/windows/triggers.md)."
 )
 
 #: flinkwin's own errors raised inside the operator: passed on as they are, never wrapped.
