@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flinkwin.sinks import ConsoleSink, DeltaSink, FileSink, Sink
+from flinkwin.sinks import ConsoleSink, DeltaSink, FileSink, Sink, as_sink
+from flinkwin.sinks.resolve import FILE_FORMATS
 
 DELTA_ENGINES = ("auto", "spark", "deltalake")
-FILE_FORMATS = ("parquet", "json", "csv", "orc", "text")
 CONFIG_KEYS = (
     "module", "params", "checkpoint", "trigger", "sinks", "delta_engine", "master", "remote",
     "conf", "timeout_seconds", "pickle_by_value",
@@ -109,24 +109,15 @@ def sink_from_spec(spec: Any, *, delta_engine: str = "auto") -> Sink:
     {...}}``, ``{"format": "console"}``. A job runs in its own process, so ``memory`` sinks
     are refused."""
     if isinstance(spec, str):
-        kind, colon, arg = spec.partition(":")
-        if kind == "console" and not colon:
-            return ConsoleSink()
-        if kind == "delta" and arg:
-            return DeltaSink(arg, engine=_engine(delta_engine))  # type: ignore[arg-type]
-        if kind == "delta-table" and arg:
-            return DeltaSink(table=arg, engine=_engine(delta_engine))  # type: ignore[arg-type]
-        if kind in FILE_FORMATS and arg:
-            return FileSink(arg, format=kind)
-        if kind == "memory":
+        if spec.partition(":")[0] == "memory":
             raise JobConfigError(
                 f"sink {spec!r}: a memory sink lives in the job's process and is gone when it "
                 "ends; write to Delta or files"
             )
-        raise JobConfigError(
-            f"sink {spec!r}: use 'delta:<path>', 'delta-table:<catalog.schema.table>', "
-            f"'<format>:<path>' (format in {', '.join(FILE_FORMATS)}) or 'console'"
-        )
+        try:
+            return as_sink(spec, delta_engine=_engine(delta_engine))
+        except ValueError as error:
+            raise JobConfigError(f"sink {spec!r}: {error}") from None
     if isinstance(spec, Mapping):
         return _sink_from_dict(dict(spec), delta_engine)
     raise JobConfigError(f"sink {spec!r}: give a string such as 'delta:/path' or a dict")

@@ -6,17 +6,20 @@ from typing import Any
 
 from .base import Sink
 from .console import ConsoleSink
+from .delta import DeltaSink
 from .files import FileSink
 from .foreach_batch import ForeachBatchSink
 from .memory import MemorySink
 
-_FILE_FORMATS = ("parquet", "json", "csv", "orc", "text")
+FILE_FORMATS = ("parquet", "json", "csv", "orc", "text")
 
 
-def as_sink(value: Any) -> Sink:
-    """A :class:`Sink` from a Sink, a ``fn(df, batch_id)`` callable, or a short string:
-    ``"console"``, ``"memory:<view name>"``, ``"<format>:<path>"`` with format one of
-    parquet, json, csv, orc, text."""
+def as_sink(value: Any, *, delta_engine: Any = "auto") -> Sink:
+    """A :class:`Sink` from a Sink, a ``fn(df, batch_id)`` callable, or a short string, the
+    same everywhere (``start()``, ``writeStream...sideOutput()``, ``flinkwin-job --sink``):
+    ``"delta:<path>"``, ``"delta-table:<catalog.schema.table>"`` (a :class:`DeltaSink` with
+    ``delta_engine``), ``"<format>:<path>"`` with format one of parquet, json, csv, orc, text,
+    ``"memory:<view name>"`` and ``"console"``."""
     if isinstance(value, Sink):
         return value
     if isinstance(value, str):
@@ -25,11 +28,16 @@ def as_sink(value: Any) -> Sink:
             return ConsoleSink()
         if kind == "memory" and arg:
             return MemorySink(arg)
-        if kind in _FILE_FORMATS and arg:
+        if kind == "delta" and arg:
+            return DeltaSink(arg, engine=delta_engine)
+        if kind == "delta-table" and arg:
+            return DeltaSink(table=arg, engine=delta_engine)
+        if kind in FILE_FORMATS and arg:
             return FileSink(arg, format=kind)
         raise ValueError(
-            f"unknown sink {value!r}: use 'console', 'memory:<name>', '<format>:<path>' "
-            f"(format in {_FILE_FORMATS}), a Sink or a fn(df, batch_id)"
+            f"unknown sink {value!r}: use 'delta:<path>', 'delta-table:<catalog.schema.table>', "
+            f"'<format>:<path>' (format in {', '.join(FILE_FORMATS)}), 'memory:<name>', "
+            "'console', a Sink or a fn(df, batch_id)"
         )
     if callable(value):
         return ForeachBatchSink(value)

@@ -42,13 +42,13 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.output_tag import OutputTag
+from flinkwin.sinks.resolve import FILE_FORMATS as _FILE_FORMATS
 
 from .sinks import ConsoleSink, DeltaSink, FileSink, ForeachBatchSink, MemorySink, Sink
 
 if TYPE_CHECKING:
     from flinkwin.window_result_stream import WindowResultStream
 
-_FILE_FORMATS = ("parquet", "json", "csv", "orc", "text")
 _CONSOLE_OPTIONS = {"numrows", "truncate"}
 _TRIGGERS = ("processingTime", "once", "continuous", "availableNow")
 

@@ -164,7 +164,7 @@ def test_write_stream_format_delta_writes_main_and_late_tables(
         _tumbling(spark, tmp_path / "in").writeStream.format("delta")
         .option("checkpointLocation", str(tmp_path / "ck"))
         .outputMode("append").partitionBy("k").trigger(availableNow=True)
-        .sideOutput(LATE, DeltaSink(str(tmp_path / "late")))
+        .sideOutput(LATE, f"delta:{tmp_path / 'late'}")  # the short form flinkwin-job takes
         .start(str(tmp_path / "main"))
     )
     query.awaitTermination()
@@ -173,3 +173,19 @@ def test_write_stream_format_delta_writes_main_and_late_tables(
     assert _rows(tmp_path / "late") == [ev("a", 500, 100)]
     ids = json.loads((tmp_path / "ck" / "flinkwin" / "sinks.json").read_text())["app_ids"]
     assert DeltaTable(str(tmp_path / "late")).transaction_version(ids["late"]) == 2
+
+
+def test_a_sink_string_means_the_same_sink_everywhere(tmp_path: Path) -> None:
+    """``start()``, ``writeStream...sideOutput()`` and ``flinkwin-job --sink`` read one set of
+    short forms: ``delta:<path>`` and ``delta-table:<name>`` are Delta sinks in each."""
+    from flinkwin.job.config import sink_from_spec
+    from flinkwin.sinks import as_sink
+
+    for make in (as_sink, sink_from_spec):
+        sink = make(f"delta:{tmp_path / 'late'}")
+        assert isinstance(sink, DeltaSink) and sink.path == str(tmp_path / "late")
+        table = make("delta-table:cat.db.late")
+        assert isinstance(table, DeltaSink) and table.table == "cat.db.late"
+    assert as_sink("delta:/t", delta_engine="deltalake").engine == "deltalake"
+    with pytest.raises(ValueError, match="unknown sink 'delta'"):
+        as_sink("delta")
