@@ -78,7 +78,7 @@ from flinkwin.windows import (
 __version__ = "0.1.0"
 
 _SPARK_API = {
-    "DataStream": "flinkwin.datastream",
+    "DataStream": "flinkwin.datastream.data_stream",
     "KeyedStream": "flinkwin.keyed_stream",
     "WindowedStream": "flinkwin.windowed_stream",
     "AllWindowedStream": "flinkwin.windowed_stream",

@@ -18,7 +18,7 @@ from flinkwin.windowed_stream import (
 )
 
 if TYPE_CHECKING:
-    from flinkwin.datastream import DataStream
+    from flinkwin.datastream.data_stream import DataStream
 
 
 class KeyedStream:

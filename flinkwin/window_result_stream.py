@@ -14,7 +14,7 @@ from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
 from flinkwin.assigners.stagger import fix_stagger
-from flinkwin.datastream import DataStream
+from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
-from flinkwin.datastream import DataStream
+from flinkwin.datastream.data_stream import DataStream
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
