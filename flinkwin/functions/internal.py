@@ -238,8 +238,6 @@ def called_as(fn: Any, kind: str) -> Any | None:
     """``fn`` as a full-window function of ``kind``, the way PyFlink calls it (its
     ``process``/``apply`` method by name, whatever its class), or None when that method is
     missing or does not take ``kind``'s arguments (:data:`CALL_ARGUMENTS`)."""
-    if _window_kind(fn) == kind:
-        return fn
     method = getattr(fn, "process" if kind.startswith("process") else "apply", None)
     if isinstance(fn, type) or not callable(method) or _is_aggregate(fn):
         return None
@@ -249,4 +247,4 @@ def called_as(fn: Any, kind: str) -> Any | None:
         return None
     except ValueError:  # no signature to inspect: call it as PyFlink would
         pass
-    return _ADAPTERS[kind](fn)
+    return fn if _window_kind(fn) == kind else _ADAPTERS[kind](fn)
