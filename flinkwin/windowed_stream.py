@@ -12,6 +12,7 @@ from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.datastream.data_stream import DataStream
+from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
@@ -205,6 +206,15 @@ class WindowedStream:
     def maxBy(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:  # noqa: N802
         """The element with the maximum ``field`` (the earliest on ties)."""
         return self._builtin(max_by, "maxBy", field, with_window)
+
+    def get_execution_environment(self) -> StreamExecutionEnvironment:
+        """The process's execution environment."""
+        return StreamExecutionEnvironment.get_execution_environment()
+
+    def get_input_type(self) -> TypeInformation | None:
+        """The declared type of the elements entering the windows (None: Rows of the
+        DataFrame's columns), as ``DataStream.get_type``."""
+        return self._state.stream.get_type()
 
     allowed_lateness = allowedLateness
     side_output_late_data = sideOutputLateData

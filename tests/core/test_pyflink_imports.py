@@ -228,3 +228,18 @@ def test_the_pyflink_layout_imports_no_spark() -> None:
         "assert 'pyspark' not in sys.modules, sorted(m for m in sys.modules if 'spark' in m)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_porting_guide_lists_every_refused_import() -> None:
+    from pathlib import Path
+
+    from flinkwin.unsupported import MODULES, NAMES
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "porting.md").read_text()
+    listed = guide[guide.index("## Imports that raise ImportError"):]
+    for module in MODULES:
+        pyflink = module.replace("flinkwin", "pyflink", 1)
+        short = "." + pyflink.rsplit(".", 1)[1]
+        assert f"`{pyflink}`" in listed or f"`{short}`" in listed, module
+    for name in NAMES:
+        assert f"`{name}`" in listed, name
