@@ -181,3 +181,24 @@ def test_an_adapted_function_is_opened_closed_and_cleared_as_itself() -> None:
     assert calls == ["open", "clear", "close"]
     assert fn.get_runtime_context() is context
     assert context.get_metrics_group().get_metrics() == {"opened": 1}
+
+
+def test_a_triggers_metric_group_is_its_functions_metric_group() -> None:
+    from flinkwin import EventTimeTrigger, TumblingEventTimeWindows
+    from flinkwin.testing import WindowOperatorHarness
+
+    class CountingTrigger(EventTimeTrigger):
+        def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> Any:
+            ctx.get_metric_group().counter("elements").inc()
+            return super().on_element(element, timestamp, window, ctx)
+
+    class Report(ProcessWindowFunction):
+        def process(self, key: Any, context: Any, elements: Any) -> Any:
+            group = self.get_runtime_context().get_metrics_group()
+            return [(key, group.counter("elements").get_count())]
+
+    h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), Report(), key_field="k",
+                              trigger=CountingTrigger())
+    h.process_elements([{"k": "a"}, {"k": "a"}, {"k": "b"}], [1, 2, 3])
+    h.process_watermark(20)
+    assert sorted(h.output()) == [("a", 3), ("b", 3)]
