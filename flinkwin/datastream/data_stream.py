@@ -38,6 +38,7 @@ from flinkwin.datastream.stream_execution_environment import (
     StreamExecutionEnvironment,
     stream_defaults,
 )
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.base import KeySelector
 from flinkwin.functions.transform import as_callable
 from flinkwin.runtime_mode import RuntimeExecutionMode
@@ -51,6 +52,7 @@ from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation, is_atomic_type
+from flinkwin.unsupported import SOURCES_AND_SINKS
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
@@ -243,6 +245,11 @@ class DataStream:
         shaped as for ``execute_and_collect``; runs now, as ``print()``."""
         invoke = as_callable(sink_func, "invoke", "add_sink")
         return self._run_sink(invoke)
+
+    def sink_to(self, sink: Any) -> None:
+        """Refused: a connector sink is what a port replaces; use ``print()``, ``add_sink()``,
+        ``start()`` or ``toDF()``."""
+        raise UnsupportedOperationError(f"sink_to(): {SOURCES_AND_SINKS}")
 
     def _run_sink(self, invoke: Any) -> StreamingQuery | None:
         """Deliver every element to ``invoke(value, context)`` in the driver (see ``print``)."""

@@ -34,7 +34,7 @@ from flinkwin.datastream.time_characteristic import TimeCharacteristic
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.types import TypeInformation
-from flinkwin.unsupported import CHECKPOINTS
+from flinkwin.unsupported import CHECKPOINTS, RESTARTS, SOURCES, SOURCES_AND_SINKS
 
 if TYPE_CHECKING:
     from flinkwin.datastream.data_stream import DataStream
@@ -94,6 +94,21 @@ class StreamExecutionEnvironment:
         table = pa.Table.from_arrays(arrays, names=schema.fieldNames())
         df = spark.createDataFrame(table, schema)
         return DataStream(df, type_info=None if is_pickled(schema) else type_info)
+
+    def from_source(self, source: Any, watermark_strategy: Any = None,
+                    source_name: str = "") -> DataStream:
+        """Refused: a connector source is what a port replaces (see ``docs/porting.md``)."""
+        raise UnsupportedOperationError(f"from_source(): {SOURCES_AND_SINKS}")
+
+    def add_source(self, source_func: Any, source_name: str = "", type_info: Any = None) -> (
+        DataStream
+    ):
+        """Refused: sources are Spark DataFrames (see ``docs/porting.md``)."""
+        raise UnsupportedOperationError(f"add_source(): {SOURCES}")
+
+    def set_restart_strategy(self, restart_strategy_configuration: Any) -> None:
+        """Refused: restarts are Spark's (see ``docs/operations.md``)."""
+        raise UnsupportedOperationError(f"set_restart_strategy(): {RESTARTS}")
 
     # ---------------------------------------------------------------- settings
     def get_config(self) -> ExecutionConfig:

@@ -86,6 +86,12 @@ def test_environment_settings_flinkwin_cannot_honour_fail_clearly(
         env.set_runtime_mode("BATCH")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="checkpoint interval"):
         env.enable_checkpointing(0)
+    with pytest.raises(UnsupportedOperationError, match=r"from_source\(\): connectors"):
+        env.from_source(object(), None, "kafka")
+    with pytest.raises(UnsupportedOperationError, match="sources are Spark DataFrames"):
+        env.add_source(object())
+    with pytest.raises(UnsupportedOperationError, match="restarts are Spark's"):
+        env.set_restart_strategy(object())
 
 
 def test_the_runtime_context_gives_a_working_metric_group() -> None:

@@ -20,6 +20,7 @@ from flinkwin.datastream import (
 )
 from flinkwin.datastream.data_stream import DataStream
 from flinkwin.datastream.window import TumblingEventTimeWindows
+from flinkwin.errors import UnsupportedOperationError
 
 PAIRS = Types.TUPLE([Types.STRING(), Types.INT()])
 
@@ -112,6 +113,8 @@ def test_operator_names_and_hints_return_the_stream_and_name_the_window_stage(
     assert sorted(result.execute_and_collect()) == [("a", 50), ("b", 20)]
     with pytest.raises(ValueError, match="parallelism must be positive"):
         mapped.set_parallelism(0)
+    with pytest.raises(UnsupportedOperationError, match=r"sink_to\(\): connectors are"):
+        result.sink_to(object())
 
 
 class CountSum(AggregateFunction):
