@@ -3,11 +3,17 @@
 The Flink semantics core (windows, assigners, triggers, evictors, functions, the window operator
 and its state) has no Spark dependency; :mod:`flinkwin.datastream` and :mod:`flinkwin.spark`
 compile a fluent pipeline onto Spark.
+
+PyFlink programs port by replacing the package name ``pyflink`` with ``flinkwin``:
+:mod:`flinkwin.datastream` and :mod:`flinkwin.common` have PyFlink's module layout, and an
+import of something flinkwin does not provide raises an ``ImportError`` saying what to do
+instead (:mod:`flinkwin.unsupported`). Every name is also importable from ``flinkwin`` itself.
 """
 
 import importlib
 from typing import Any
 
+from flinkwin import unsupported
 from flinkwin.assigners import (
     CountSlidingWindowAssigner,
     CountTumblingWindowAssigner,
@@ -25,6 +31,7 @@ from flinkwin.assigners import (
     WindowAssigner,
     WindowStagger,
 )
+from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
 from flinkwin.evictors import CountEvictor, DeltaEvictor, Evictor, TimeEvictor, TimestampedValue
 from flinkwin.functions import (
     AggregateFunction,
@@ -78,7 +85,7 @@ from flinkwin.windows import (
 __version__ = "0.1.0"
 
 _SPARK_API = {
-    "DataStream": "flinkwin.datastream",
+    "DataStream": "flinkwin.datastream.data_stream",
     "KeyedStream": "flinkwin.keyed_stream",
     "WindowedStream": "flinkwin.windowed_stream",
     "AllWindowedStream": "flinkwin.windowed_stream",
@@ -94,8 +101,11 @@ def __getattr__(name: str) -> Any:
     imports pyspark."""
     module = _SPARK_API.get(name)
     if module is None:
-        raise AttributeError(f"module 'flinkwin' has no attribute {name!r}")
+        raise unsupported.missing(__name__, name)
     return getattr(importlib.import_module(module), name)
+
+
+unsupported.install()
 
 
 __all__ = [
@@ -156,6 +166,7 @@ __all__ = [
     "SinkFunction",
     "SlidingEventTimeWindows",
     "SlidingProcessingTimeWindows",
+    "StreamExecutionEnvironment",
     "Time",
     "TimeEvictor",
     "TimeWindow",

@@ -18,7 +18,9 @@ from flinkwin.windowed_stream import (
 )
 
 if TYPE_CHECKING:
-    from flinkwin.datastream import DataStream
+    from pyspark.sql.streaming import StreamingQuery
+
+    from flinkwin.datastream.data_stream import DataStream
 
 
 class KeyedStream:
@@ -45,9 +47,9 @@ class KeyedStream:
     def _state(self, assigner: Any) -> _WindowState:
         return self._keyed(_window_state(self._stream, self._keys, assigner))
 
-    def window(self, assigner: WindowAssigner) -> WindowedStream:
-        """Windows per key, assigned by ``assigner``."""
-        return WindowedStream(self._state(assigner))
+    def window(self, window_assigner: WindowAssigner) -> WindowedStream:
+        """Windows per key, assigned by ``window_assigner``."""
+        return WindowedStream(self._state(window_assigner))
 
     def countWindow(self, size: int, slide: int | None = None) -> WindowedStream:  # noqa: N802
         """Java's ``countWindow`` (see ``DataStream.countWindowAll``)."""
@@ -62,6 +64,16 @@ class KeyedStream:
             self._keyed(_pyflink_count_window_state(self._stream, self._keys, size, slide))
         )
 
+
+    def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
+        """Print the elements, as PyFlink's ``KeyedStream.print()`` does (see
+        ``DataStream.print``)."""
+        return self._stream.print(sink_identifier)
+
+    def add_sink(self, sink_func: Any) -> StreamingQuery | None:
+        """Deliver the elements to ``sink_func``, as PyFlink's ``KeyedStream.add_sink`` does
+        (see ``DataStream.add_sink``)."""
+        return self._stream.add_sink(sink_func)
 
 
 __all__ = ["KeyedStream"]

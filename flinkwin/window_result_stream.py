@@ -14,7 +14,7 @@ from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
 from flinkwin.assigners.stagger import fix_stagger
-from flinkwin.datastream import DataStream
+from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
@@ -103,12 +103,18 @@ class WindowResultStream(DataStream):
         )
 
     def setMaxParallelism(self, max_parallelism: int) -> WindowResultStream:  # noqa: N802
-        """Use ``max_parallelism`` key groups for this window stage (Flink's max parallelism)."""
-        if not isinstance(max_parallelism, int) or max_parallelism < 1:
+        """Use ``max_parallelism`` key groups for this window stage (Flink's max parallelism);
+        sets it on this stream and returns it, as Flink's builder does."""
+        if not isinstance(max_parallelism, int) or isinstance(max_parallelism, bool) or (
+            max_parallelism < 1
+        ):
             raise ValueError(f"max parallelism must be a positive int, got {max_parallelism!r}")
-        return WindowResultStream(
-            dataclasses.replace(self._pipeline, key_groups=max_parallelism), self._type_info
+        hints = self._hints
+        WindowResultStream.__init__(
+            self, dataclasses.replace(self._pipeline, key_groups=max_parallelism), self._type_info
         )
+        self._hints = {**hints, "max_parallelism": max_parallelism}
+        return self
 
     def explain(self, mode: str | None = None) -> None:
         """Print flinkwin's choices for the window stage, then Spark's plan
@@ -117,8 +123,12 @@ class WindowResultStream(DataStream):
         tags = list(dict.fromkeys(t for t in routed if t is not None))
         stage = self._stage(tags)
         print("== flinkwin window stage ==")
-        width = max(len(k) for k in stage.summary)
-        for key, value in stage.summary.items():
+        summary: dict[str, Any] = {
+            k: self._hints[k] for k in ("name", "uid", "description") if k in self._hints
+        }
+        summary.update(stage.summary)
+        width = max(len(k) for k in summary)
+        for key, value in summary.items():
             print(f"{key.ljust(width)} : {value}")
         stage.combined.explain(mode)
 

@@ -11,11 +11,17 @@ from typing import TYPE_CHECKING, Any
 from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
-from flinkwin.datastream import DataStream
+from flinkwin.datastream.data_stream import DataStream
+from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
-from flinkwin.functions.internal import function_kind, resolve_window_function
+from flinkwin.functions.internal import (
+    CALL_ARGUMENTS,
+    called_as,
+    function_kind,
+    resolve_window_function,
+)
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark.compiler import WindowPipeline
 from flinkwin.spark.schema import parse_schema
@@ -103,10 +109,10 @@ class WindowedStream:
             raise TypeError(f"evictor() takes an Evictor, got {type(evictor).__name__}")
         return self._with(evictor=evictor)
 
-    def allowedLateness(self, lateness: TimeLike) -> Self:  # noqa: N802
+    def allowedLateness(self, time_ms: TimeLike) -> Self:  # noqa: N802
         """Keep windows (and re-fire them on late elements) until watermark passes
-        ``window end + lateness``."""
-        millis = to_millis(lateness, "allowed lateness")
+        ``window end + time_ms`` (PyFlink's milliseconds, or a ``Time``/``Duration``)."""
+        millis = to_millis(time_ms, "allowed lateness")
         if millis < 0:
             raise ValueError("The allowed lateness cannot be negative.")
         return self._with(allowed_lateness_ms=millis)
@@ -154,15 +160,17 @@ class WindowedStream:
 
     def process(
         self,
-        process_function: Any,
+        process_window_function: Any,
         output_type: Any = None,
         *,
         output_schema: Any = None,
         with_window: bool = False,
     ) -> WindowResultStream:
-        """Full-window ``ProcessWindowFunction`` (``ProcessAllWindowFunction`` for windowAll)."""
-        self._check_kinds("process", process_function, None)
-        return self._finish(process_function, "process", output_schema, output_type, with_window)
+        """Full-window ``ProcessWindowFunction`` (``ProcessAllWindowFunction`` for windowAll).
+        As PyFlink, any object whose ``process`` takes the arguments this stream passes works
+        (``(key, context, elements)``, or ``(context, elements)`` after ``window_all``)."""
+        function = self._full_window("process", process_window_function)
+        return self._finish(function, "process", output_schema, output_type, with_window)
 
     def apply(
         self,
@@ -172,9 +180,11 @@ class WindowedStream:
         output_schema: Any = None,
         with_window: bool = False,
     ) -> WindowResultStream:
-        """Full-window ``WindowFunction`` (``AllWindowFunction`` for windowAll)."""
-        self._check_kinds("apply", window_function, None)
-        return self._finish(window_function, "apply", output_schema, output_type, with_window)
+        """Full-window ``WindowFunction`` (``AllWindowFunction`` for windowAll). As PyFlink,
+        any object whose ``apply`` takes the arguments this stream passes works
+        (``(key, window, inputs)``, or ``(window, inputs)`` after ``window_all``)."""
+        function = self._full_window("apply", window_function)
+        return self._finish(function, "apply", output_schema, output_type, with_window)
 
     # ------------------------------------------------------ built-in aggregations
     def sum(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
@@ -197,12 +207,35 @@ class WindowedStream:
         """The element with the maximum ``field`` (the earliest on ties)."""
         return self._builtin(max_by, "maxBy", field, with_window)
 
+    def get_execution_environment(self) -> StreamExecutionEnvironment:
+        """The process's execution environment."""
+        return StreamExecutionEnvironment.get_execution_environment()
+
+    def get_input_type(self) -> TypeInformation | None:
+        """The declared type of the elements entering the windows (None: Rows of the
+        DataFrame's columns), as ``DataStream.get_type``."""
+        return self._state.stream.get_type()
+
     allowed_lateness = allowedLateness
     side_output_late_data = sideOutputLateData
     min_by = minBy
     max_by = maxBy
 
     # ------------------------------------------------------------------ helpers
+    def _full_window(self, method: str, function: Any) -> Any:
+        """``function`` as this stream's full-window ``method`` calls it (see ``process``);
+        a ``TypeError`` naming what was passed and what PyFlink would call otherwise."""
+        kind = method + ("" if self._keyed else "_all")
+        adapted = called_as(function, kind)
+        if adapted is None:
+            arguments = ", ".join(CALL_ARGUMENTS[kind])
+            raise TypeError(
+                f"{type(self).__name__}.{method}() takes {_KIND_NAMES[kind]}, got "
+                f"{_describe_function(function, function_kind(function))}; PyFlink calls "
+                f"{method}({arguments}) on it, which it does not take"
+            )
+        return adapted
+
     def _check_kinds(self, method: str, function: Any, window_function: Any) -> None:
         """Each window method takes one kind of function, as Flink's typed signatures demand
         (a ``process()`` given a ``ReduceFunction`` does not compile in Java): anything else
@@ -212,8 +245,6 @@ class WindowedStream:
         expected = {
             "reduce": {"reduce"},
             "aggregate": {"aggregate"},
-            "process": {"process" + suffix},
-            "apply": {"apply" + suffix},
         }[method]
         kind = function_kind(function)
         if kind not in expected:

@@ -21,6 +21,7 @@ from typing import Any
 from flinkwin.functions.base import (
     AggregateFunction,
     AllWindowFunction,
+    Function,
     ProcessAllWindowFunction,
     ProcessWindowFunction,
     ReduceFunction,
@@ -168,3 +169,82 @@ def function_kind(fn: Any) -> str | None:
     if kind is not None:
         return kind
     return "reduce" if _is_reduce(fn) else None
+
+
+class _CalledAs(Function):
+    """A full-window function handed to the ``process``/``apply`` of the other kind of stream
+    (a ``ProcessWindowFunction`` subclass after ``window_all``...). PyFlink calls whatever it is
+    given by method name, so such a function works when its method takes the arguments that
+    stream passes; this adapter makes flinkwin call it the same way."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def open(self, runtime_context: Any) -> None:
+        from flinkwin.operator.window_operator import open_function
+
+        open_function(self.fn, runtime_context)
+
+    def close(self) -> None:
+        close = getattr(self.fn, "close", None)
+        if callable(close):
+            close()
+
+    def clear(self, context: Any) -> None:
+        clear = getattr(self.fn, "clear", None)
+        if callable(clear):
+            clear(context)
+
+    def __repr__(self) -> str:
+        return repr(self.fn)
+
+
+class _ProcessCalledAs(_CalledAs, ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        return self.fn.process(key, context, elements)
+
+
+class _ProcessAllCalledAs(_CalledAs, ProcessAllWindowFunction):
+    def process(self, context: Any, elements: Any) -> Any:  # type: ignore[override]
+        return self.fn.process(context, elements)
+
+
+class _ApplyCalledAs(_CalledAs, WindowFunction):
+    def apply(self, key: Any, window: Any, inputs: Any) -> Any:
+        return self.fn.apply(key, window, inputs)
+
+
+class _ApplyAllCalledAs(_CalledAs, AllWindowFunction):
+    def apply(self, window: Any, inputs: Any) -> Any:  # type: ignore[override]
+        return self.fn.apply(window, inputs)
+
+
+#: What each kind of full-window function is called with, as PyFlink calls it.
+CALL_ARGUMENTS = {
+    "process": ("key", "context", "elements"),
+    "process_all": ("context", "elements"),
+    "apply": ("key", "window", "inputs"),
+    "apply_all": ("window", "inputs"),
+}
+_ADAPTERS: dict[str, type[_CalledAs]] = {
+    "process": _ProcessCalledAs,
+    "process_all": _ProcessAllCalledAs,
+    "apply": _ApplyCalledAs,
+    "apply_all": _ApplyAllCalledAs,
+}
+
+
+def called_as(fn: Any, kind: str) -> Any | None:
+    """``fn`` as a full-window function of ``kind``, the way PyFlink calls it (its
+    ``process``/``apply`` method by name, whatever its class), or None when that method is
+    missing or does not take ``kind``'s arguments (:data:`CALL_ARGUMENTS`)."""
+    method = getattr(fn, "process" if kind.startswith("process") else "apply", None)
+    if isinstance(fn, type) or not callable(method) or _is_aggregate(fn):
+        return None
+    try:
+        inspect.signature(method).bind(*CALL_ARGUMENTS[kind])
+    except TypeError:
+        return None
+    except ValueError:  # no signature to inspect: call it as PyFlink would
+        pass
+    return fn if _window_kind(fn) == kind else _ADAPTERS[kind](fn)

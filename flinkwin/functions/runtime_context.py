@@ -36,7 +36,8 @@ class RuntimeContext(ABC):
     def get_job_parameter(self, key: str, default_value: str) -> str: ...
 
     @abstractmethod
-    def get_metrics_group(self) -> Any: ...
+    def get_metrics_group(self) -> Any:
+        """The function's :class:`~flinkwin.metrics.MetricGroup`."""
 
     @abstractmethod
     def get_state(self, state_descriptor: Any) -> Any:
@@ -71,6 +72,9 @@ class RuntimeContext(ABC):
 
     def getTaskNameWithSubtasks(self) -> str:  # noqa: N802
         return self.get_task_name_with_subtasks()
+
+    def getMetricGroup(self) -> Any:  # noqa: N802
+        return self.get_metrics_group()
 
     def getState(self, state_descriptor: Any) -> Any:  # noqa: N802
         return self.get_state(state_descriptor)

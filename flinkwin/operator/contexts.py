@@ -10,6 +10,7 @@ from flinkwin.errors import UnsupportedOperationError
 from flinkwin.evictors.base import EvictorContext
 from flinkwin.functions.base import WindowContext
 from flinkwin.functions.runtime_context import RuntimeContext
+from flinkwin.metrics import MetricGroup
 from flinkwin.state.backend import VOID_NAMESPACE, KeyedStateStore
 from flinkwin.state.descriptors import StateDescriptor
 from flinkwin.triggers.base import OnMergeContext
@@ -46,6 +47,11 @@ class OperatorTriggerContext(OnMergeContext):
     def get_current_watermark(self) -> int:
         return self._op.current_watermark
 
+    def get_metric_group(self) -> MetricGroup:
+        """The operator's metric group, the one its functions' runtime context gives (as
+        PyFlink's ``TriggerContext.get_metric_group``)."""
+        return self._op.runtime_context.get_metrics_group()
+
     def register_processing_time_timer(self, time: int) -> None:
         self._op.processing_timers.register(time, self.key, self.window)
 
@@ -78,6 +84,10 @@ class OperatorEvictorContext(EvictorContext):
 
     def get_current_watermark(self) -> int:
         return self._op.current_watermark
+
+    def get_metric_group(self) -> MetricGroup:
+        """The operator's metric group (see ``OperatorTriggerContext.get_metric_group``)."""
+        return self._op.runtime_context.get_metrics_group()
 
 
 class MergingWindowStateStore:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flinkwin.functions.runtime_context import RuntimeContext
+from flinkwin.metrics import MetricGroup
 from flinkwin.state.backend import VOID_NAMESPACE
 from flinkwin.state.descriptors import (
     AggregatingStateDescriptor,
@@ -48,6 +49,7 @@ class TaskRuntimeContext(RuntimeContext):
 
     def __init__(self, info: TaskInfo) -> None:
         self._info = info
+        self._metrics: MetricGroup | None = None
 
     def get_task_name(self) -> str:
         return self._info.task_name
@@ -74,9 +76,11 @@ class TaskRuntimeContext(RuntimeContext):
     def get_job_parameter(self, key: str, default_value: str) -> str:
         return self._info.job_parameters.get(key, default_value)
 
-    def get_metrics_group(self) -> Any:
-        """flinkwin has no metric system: returns None."""
-        return None
+    def get_metrics_group(self) -> MetricGroup:
+        """This task's metric group (see :mod:`flinkwin.metrics` for where its values go)."""
+        if self._metrics is None:
+            self._metrics = MetricGroup()
+        return self._metrics
 
     def _no_keyed_state(self, state_descriptor: Any) -> Any:
         raise RuntimeError(

@@ -43,7 +43,7 @@ from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.vectorized import _records
 from flinkwin.operator.window_operator import make_key_selector, open_function
 from flinkwin.time import MAX_LONG, MIN_LONG
-from flinkwin.timestamps import TimestampAssigner
+from flinkwin.timestamps import TimestampAssigner, as_timestamp
 from flinkwin.types import TypeInformation
 
 from .nested import Converter, element_converters
@@ -156,14 +156,14 @@ def _type_mismatch(value: Any, info: TypeInformation) -> str | None:
 
 
 def check_timestamp(timestamp: Any, element: Any) -> int:
-    """The timestamp as an int, or a clear error naming the element."""
-    if isinstance(timestamp, (int, np.integer)) and not isinstance(timestamp, (bool, np.bool_)):
-        value = int(timestamp)
-        if MIN_LONG <= value <= MAX_LONG:
-            return value
+    """The timestamp as an int (a float truncated as PyFlink does, see
+    :func:`flinkwin.timestamps.as_timestamp`), or a clear error naming the element."""
+    value = None if isinstance(timestamp, np.bool_) else as_timestamp(timestamp)
+    if value is not None and MIN_LONG <= value <= MAX_LONG:
+        return value
     raise TypeError(
         f"extract_timestamp returned {timestamp!r} ({type(timestamp).__name__}) for element "
-        f"{element!r}: it must return an int (epoch milliseconds, a Java long)"
+        f"{element!r}: it must return a number of epoch milliseconds within a Java long"
     )
 
 

@@ -45,3 +45,13 @@ def spark() -> Iterator[object]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def fresh_env(monkeypatch: pytest.MonkeyPatch) -> object:
+    """A new process-wide StreamExecutionEnvironment for one test: its settings (runtime mode,
+    max parallelism...) do not leak into other tests."""
+    from flinkwin.datastream import StreamExecutionEnvironment
+
+    monkeypatch.setattr(StreamExecutionEnvironment, "_current", None)
+    return StreamExecutionEnvironment.get_execution_environment()

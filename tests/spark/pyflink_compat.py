@@ -1,15 +1,11 @@
 """The thin layer that lets PyFlink's own tests run verbatim on flinkwin.
 
-It stands in for exactly the two things porting changes, the source and the sink, and says
-what it does instead:
-
-- ``self.env.from_collection(data, type_info=...)`` builds a Spark DataFrame from ``data``
-  (columns ``f0, f1, ...`` typed from ``type_info``, or inferred by Spark without it) and wraps
-  it in ``DataStream(df, type_info=...)``: the one-line source change of a real port.
-- ``DataStreamTestSinkFunction`` is a flinkwin ``SinkFunction`` recording each element as
-  Flink's ``toString`` prints it (``(a,1)``, ``+I[a, 1]``), as PyFlink's Java test sink does.
-  flinkwin's ``add_sink`` runs when it is called, so ``env.execute()`` has nothing left to run;
-  ``set_parallelism`` has no Spark counterpart here (Spark's parallelism is its own setting).
+``self.env`` is flinkwin's :class:`~flinkwin.datastream.StreamExecutionEnvironment`
+(``from_collection`` builds a static DataFrame on the shared Spark session), fresh for each
+test as PyFlink's test base makes one. The sink is the one thing left here:
+``DataStreamTestSinkFunction`` is a flinkwin ``SinkFunction`` recording each element as Flink's
+``toString`` prints it (``(a,1)``, ``+I[a, 1]``), as PyFlink's Java test sink does. flinkwin's
+``add_sink`` runs when it is called, so ``env.execute()`` has nothing left to run.
 """
 
 from __future__ import annotations
@@ -19,36 +15,9 @@ from typing import Any
 
 import pytest
 
-from flinkwin import DataStream, Types
+from flinkwin.datastream import StreamExecutionEnvironment
 from flinkwin.functions import SinkFunction
-from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.spark.printing import flink_string
-from flinkwin.spark.schema import parse_schema
-
-
-class StreamExecutionEnvironment:
-    """The source side of ``self.env`` (see module docstring)."""
-
-    def __init__(self, spark: Any) -> None:
-        self.spark = spark
-        self.runtime_mode = RuntimeExecutionMode.STREAMING
-
-    def from_collection(self, collection: list[Any], type_info: Any = None) -> DataStream:
-        if type_info is not None:
-            df = self.spark.createDataFrame(collection, parse_schema(type_info))
-        else:
-            width = len(collection[0])
-            df = self.spark.createDataFrame(collection, [f"f{i}" for i in range(width)])
-        return DataStream(df, type_info=type_info, runtime_mode=self.runtime_mode)
-
-    def set_parallelism(self, parallelism: int) -> None:
-        """Spark's parallelism is the session's; nothing to set per job."""
-
-    def set_runtime_mode(self, mode: RuntimeExecutionMode) -> None:
-        self.runtime_mode = mode
-
-    def execute(self, job_name: str | None = None) -> None:
-        """Sinks ran when they were added (see module docstring)."""
 
 
 class DataStreamTestSinkFunction(SinkFunction):
@@ -73,13 +42,8 @@ class PyFlinkStreamingTestCase(unittest.TestCase):
     env: StreamExecutionEnvironment
 
     @pytest.fixture(autouse=True)
-    def _spark_env(self, spark: Any) -> None:
-        self.env = StreamExecutionEnvironment(spark)
+    def _spark_env(self, spark: Any, fresh_env: StreamExecutionEnvironment) -> None:
+        self.env = fresh_env
 
 
-__all__ = [
-    "DataStreamTestSinkFunction",
-    "PyFlinkStreamingTestCase",
-    "StreamExecutionEnvironment",
-    "Types",
-]
+__all__ = ["DataStreamTestSinkFunction", "PyFlinkStreamingTestCase"]

@@ -101,11 +101,11 @@ def test_bad_keys_and_timestamps_fail_naming_the_element(spark: Any) -> None:
         run(lambda r: [r.user], watermark(0))
     with pytest.raises(PythonException, match="does not match key_type Types.INT"):
         run(lambda r: r.user, watermark(0), key_type=Types.INT())
-    floats = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
-        lambda value, record_timestamp: value.ts / 1.0
+    texts = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda value, record_timestamp: str(value.ts)
     )
-    with pytest.raises(PythonException, match=r"extract_timestamp returned \d+\.0 \(float\)"):
-        run(lambda r: r.user, floats)
+    with pytest.raises(PythonException, match=r"extract_timestamp returned '\d+' \(str\)"):
+        run(lambda r: r.user, texts)
 
 
 def test_key_and_timestamp_checks() -> None:
@@ -123,5 +123,9 @@ def test_key_and_timestamp_checks() -> None:
     with pytest.raises(TypeError, match=r"keys must be str"):
         check_key(frozenset({"a"}), None, "e")
     assert check_timestamp(5, "e") == 5
-    with pytest.raises(TypeError, match="must return an int"):
+    with pytest.raises(TypeError, match="must return a number of epoch milliseconds"):
         check_timestamp(True, "e")
+    with pytest.raises(TypeError, match=r"returned nan \(float\)"):
+        check_timestamp(float("nan"), "e")
+    with pytest.raises(TypeError, match="within a Java long"):
+        check_timestamp(2.0**63, "e")

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flinkwin import (  # imports
-    DataStream,
-    Duration,
-    OutputTag,
-    Time,
-    TimestampAssigner,
-    TumblingEventTimeWindows,
-    Types,
-    WatermarkStrategy,
-)
+from flinkwin.common import Duration, Time, Types, WatermarkStrategy
+from flinkwin.common.watermark_strategy import TimestampAssigner
+from flinkwin.datastream import DataStream, OutputTag, StreamExecutionEnvironment
+from flinkwin.datastream.window import TumblingEventTimeWindows
 
 MINUTE = 60_000
 CLICKS = [("ann", 1 * MINUTE, 1), ("bob", 2 * MINUTE, 2), ("ann", 4 * MINUTE, 4),
@@ -25,7 +19,9 @@ class ClickTime(TimestampAssigner):
         return value[1]  # type: ignore[no-any-return]
 
 
-def test_porting_guide_pipeline(spark: Any, capsys: Any) -> None:
+def test_porting_guide_pipeline(spark: Any, fresh_env: Any, capsys: Any) -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
     clicks = DataStream(spark.createDataFrame(CLICKS, "f0 string, f1 long, f2 int"),  # source
                         type_info=Types.TUPLE([Types.STRING(), Types.LONG(), Types.INT()]))
     late = OutputTag("late", Types.TUPLE([Types.STRING(), Types.LONG(), Types.INT()]))
@@ -41,6 +37,7 @@ def test_porting_guide_pipeline(spark: Any, capsys: Any) -> None:
                 output_type=Types.TUPLE([Types.STRING(), Types.LONG(), Types.INT()]))
     totals.print()                                                                   # sink
     totals.get_side_output(late).print()                                             # sink
+    env.execute("clicks")
     printed = capsys.readouterr().out.splitlines()
     # a bounded source: no watermark before the end of input, so nothing is late
     assert sorted(printed) == ["(ann,360000,8)", "(ann,60000,5)", "(bob,120000,18)"]

@@ -34,6 +34,11 @@ from pyspark.sql import DataFrame, Row
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.assigners.base import WindowAssigner
+from flinkwin.datastream.stream_execution_environment import (
+    StreamExecutionEnvironment,
+    stream_defaults,
+)
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.base import KeySelector
 from flinkwin.functions.transform import as_callable
 from flinkwin.runtime_mode import RuntimeExecutionMode
@@ -49,9 +54,11 @@ from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation, is_atomic_type
+from flinkwin.unsupported import SOURCES_AND_SINKS
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
 
     from flinkwin.keyed_stream import KeyedStream
     from flinkwin.windowed_stream import AllWindowedStream
@@ -70,17 +77,31 @@ class DataStream:
     ``runtime_mode`` is Flink's :class:`~flinkwin.runtime_mode.RuntimeExecutionMode` for a
     static DataFrame: ``STREAMING`` (the default, as PyFlink's) hands each key's elements to
     the window in the DataFrame's row order, ``BATCH`` in event-time order.
+
+    Without ``key_groups=`` / ``runtime_mode=`` a stream takes the execution environment's
+    (``env.set_max_parallelism(n)``, ``env.set_runtime_mode(mode)``, see
+    :class:`~flinkwin.datastream.stream_execution_environment.StreamExecutionEnvironment`), or
+    16 key groups and ``STREAMING`` when a program made none.
+
+    Operator names and hints (``name``, ``uid``, ``set_parallelism``, ``slot_sharing_group``...)
+    are recorded on the stream and returned by it, as PyFlink's builders do; they change nothing
+    on Spark (the name and uid of a window result appear in ``explain()``).
     """
 
     def __init__(
         self,
         df: DataFrame,
         *,
-        key_groups: int = DEFAULT_KEY_GROUPS,
+        key_groups: int | None = None,
         watermark_strategy: WatermarkStrategy | None = None,
-        runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING,
+        runtime_mode: RuntimeExecutionMode | None = None,
         type_info: TypeInformation | None = None,
     ) -> None:
+        if key_groups is None or runtime_mode is None:
+            env_mode, env_key_groups = stream_defaults()
+            runtime_mode = env_mode if runtime_mode is None else runtime_mode
+            if key_groups is None:
+                key_groups = DEFAULT_KEY_GROUPS if env_key_groups is None else env_key_groups
         if not isinstance(df, DataFrame):
             raise TypeError(f"DataStream wraps a pyspark DataFrame, got {type(df).__name__}")
         if not isinstance(key_groups, int) or key_groups < 1:
@@ -96,6 +117,7 @@ class DataStream:
                 )
         ensure_worker_python(df.sparkSession)
         self._df = df
+        self._hints: dict[str, Any] = {}
         self._key_groups = key_groups
         self._watermark = watermark_strategy
         self._runtime_mode = runtime_mode
@@ -221,11 +243,16 @@ class DataStream:
 
         return self._run_sink(emit)
 
-    def add_sink(self, sink_function: Any) -> StreamingQuery | None:  # noqa: N802
-        """Call ``sink_function.invoke(value, context)`` (a ``SinkFunction``) for each element,
+    def add_sink(self, sink_func: Any) -> StreamingQuery | None:
+        """Call ``sink_func.invoke(value, context)`` (a ``SinkFunction``) for each element,
         shaped as for ``execute_and_collect``; runs now, as ``print()``."""
-        invoke = as_callable(sink_function, "invoke", "add_sink")
+        invoke = as_callable(sink_func, "invoke", "add_sink")
         return self._run_sink(invoke)
+
+    def sink_to(self, sink: Any) -> None:
+        """Refused: a connector sink is what a port replaces; use ``print()``, ``add_sink()``,
+        ``start()`` or ``toDF()``."""
+        raise UnsupportedOperationError(f"sink_to(): {SOURCES_AND_SINKS}")
 
     def _run_sink(self, invoke: Any) -> StreamingQuery | None:
         """Deliver every element to ``invoke(value, context)`` in the driver (see ``print``)."""
@@ -266,14 +293,27 @@ class DataStream:
             )
         return self._derive(self._elements_df(), watermark_strategy=watermark_strategy)
 
-    def keyBy(self, *keys: Any, key_type: Any = None) -> KeyedStream:  # noqa: N802
+    def keyBy(  # noqa: N802
+        self, *keys: Any, key_selector: Any = None, key_type: Any = None
+    ) -> KeyedStream:
         """Partition by key: column names (``keyBy("user")``, ``keyBy("user", "page")``,
         ``keyBy(["user", "page"])``; the key is the column's value, a tuple for several: the
         fast path, computed by Spark), or PyFlink's key selector: a function of the element
-        (``key_by(lambda r: r[0], key_type=Types.STRING())``) or a ``KeySelector``, called once
-        per element before the shuffle (a tuple-returning selector gives tuple keys).
-        ``key_type`` is checked against every key a selector returns."""
+        (``key_by(lambda r: r[0], key_type=Types.STRING())``, also written
+        ``key_by(key_selector=..., key_type=...)`` or ``key_by(selector, Types.STRING())``) or
+        a ``KeySelector``, called once per element before the shuffle (a tuple-returning
+        selector gives tuple keys). ``key_type`` is checked against every key a selector
+        returns."""
         from flinkwin.keyed_stream import KeyedStream
+
+        if key_selector is not None:
+            if keys:
+                raise TypeError("key_by takes the key selector once: positionally or as "
+                                "key_selector=")
+            keys = (key_selector,)
+        if len(keys) == 2 and isinstance(keys[1], TypeInformation) and key_type is None:
+            key_type = keys[1]  # PyFlink's key_by(key_selector, key_type)
+            keys = (keys[0],)
 
         if len(keys) == 1 and (isinstance(keys[0], KeySelector) or (
             callable(keys[0]) and not isinstance(keys[0], (str, type))
@@ -295,11 +335,11 @@ class DataStream:
             raise ValueError(f"keyBy column(s) {missing} not in the input ({self._df.columns})")
         return KeyedStream(self, list(keys))
 
-    def windowAll(self, assigner: WindowAssigner) -> AllWindowedStream:  # noqa: N802
+    def windowAll(self, window_assigner: WindowAssigner) -> AllWindowedStream:  # noqa: N802
         """Windows over the whole (non-keyed) stream; runs as a single key group."""
         from flinkwin.windowed_stream import AllWindowedStream, _window_state
 
-        return AllWindowedStream(_window_state(self, None, assigner))
+        return AllWindowedStream(_window_state(self, None, window_assigner))
 
     def countWindowAll(self, size: int, slide: int | None = None) -> AllWindowedStream:  # noqa: N802
         """Java's ``countWindowAll``: GlobalWindows with a purging CountTrigger of ``size``, or
@@ -315,6 +355,70 @@ class DataStream:
         from flinkwin.windowed_stream import AllWindowedStream, _pyflink_count_window_state
 
         return AllWindowedStream(_pyflink_count_window_state(self, None, size, slide))
+
+    # ------------------------------------------------- operator names and hints
+    def name(self, name: str) -> Self:
+        """Name this operator (recorded; shown by a window result's ``explain()``)."""
+        return self._hint("name", name, str)
+
+    def get_name(self) -> str | None:
+        """The name given with ``name()``, or None."""
+        return self._hints.get("name")
+
+    def uid(self, uid: str) -> Self:
+        """Flink's operator id for savepoints (recorded): a flinkwin query's state belongs to
+        its checkpoint location instead."""
+        return self._hint("uid", uid, str)
+
+    def set_uid_hash(self, uid_hash: str) -> Self:
+        """Flink's operator hash (recorded; see ``uid``)."""
+        return self._hint("uid_hash", uid_hash, str)
+
+    def set_description(self, description: str) -> Self:
+        """Describe this operator (recorded)."""
+        return self._hint("description", description, str)
+
+    def set_parallelism(self, parallelism: int) -> Self:
+        """This operator's parallelism (recorded; Spark sizes its own tasks)."""
+        return self._hint("parallelism", parallelism, int)
+
+    def set_max_parallelism(self, max_parallelism: int) -> Self:
+        """This operator's max parallelism (recorded). Key groups belong to a window stage:
+        set them on the window's result (``WindowResultStream.set_max_parallelism``), on the
+        environment, or with ``DataStream(df, key_groups=...)``."""
+        return self._hint("max_parallelism", max_parallelism, int)
+
+    def slot_sharing_group(self, slot_sharing_group: str) -> Self:
+        """Flink's slot sharing group, by name (recorded; Spark schedules its own tasks)."""
+        return self._hint("slot_sharing_group", slot_sharing_group, str)
+
+    def set_buffer_timeout(self, timeout_millis: int) -> Self:
+        """Flink's network buffer timeout (recorded; Spark has no such buffer)."""
+        return self._hint("buffer_timeout", timeout_millis, int)
+
+    def disable_chaining(self) -> Self:
+        """Recorded; Spark plans its own stages."""
+        return self._hint("chaining", "disabled", str)
+
+    def start_new_chain(self) -> Self:
+        """Recorded; Spark plans its own stages."""
+        return self._hint("chaining", "new chain", str)
+
+    def force_non_parallel(self) -> Self:
+        """Recorded; Spark sizes its own tasks."""
+        return self._hint("parallelism", 1, int)
+
+    def get_execution_environment(self) -> StreamExecutionEnvironment:
+        """The process's execution environment."""
+        return StreamExecutionEnvironment.get_execution_environment()
+
+    def _hint(self, key: str, value: Any, kind: type) -> Self:
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise TypeError(f"{key} must be a {kind.__name__}, got {value!r}")
+        if isinstance(value, int) and value < 1:
+            raise ValueError(f"{key} must be positive, got {value!r}")
+        self._hints[key] = value
+        return self
 
     addSink = add_sink
     flatMap = flat_map
@@ -340,6 +444,19 @@ class SinkContext:
 
 def _is_tuple_type(type_info: TypeInformation | None) -> bool:
     return type_info is not None and type_info.name == "TUPLE"
+
+
+def __getattr__(name: str) -> Any:
+    """PyFlink's ``data_stream`` module also holds the keyed and windowed streams."""
+    if name == "KeyedStream":
+        from flinkwin.keyed_stream import KeyedStream
+
+        return KeyedStream
+    if name in ("WindowedStream", "AllWindowedStream"):
+        from flinkwin import windowed_stream
+
+        return getattr(windowed_stream, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["DEFAULT_KEY_GROUPS", "DataStream", "SinkContext"]

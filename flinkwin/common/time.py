@@ -1,0 +1,5 @@
+"""PyFlink's ``pyflink.common.time``: ``Time`` and ``Duration``."""
+
+from flinkwin.time import Duration, Time
+
+__all__ = ["Duration", "Time"]

@@ -1,0 +1,5 @@
+"""PyFlink's ``pyflink.common.types``: ``Row`` and ``RowKind``."""
+
+from flinkwin.record import Row, RowKind
+
+__all__ = ["Row", "RowKind"]

@@ -1,0 +1,83 @@
+"""PyFlink's ``pyflink.datastream``, under the same names and module layout: a program's
+``from pyflink.datastream import StreamExecutionEnvironment, ProcessWindowFunction`` becomes
+``from flinkwin.datastream import ...``, and ``pyflink.datastream.window``, ``.functions``,
+``.state``, ``.output_tag``, ``.execution_mode``, ``.data_stream`` and
+``.stream_execution_environment`` become the modules of the same names here.
+
+The stream classes (``DataStream``, ``KeyedStream``, ``WindowedStream``) import Spark and load
+on first use; everything else imports no Spark. Names flinkwin does not provide (connected and
+broadcast streams, process functions, state backends...) raise an ``ImportError`` saying what to
+do instead (:mod:`flinkwin.unsupported`).
+"""
+
+import importlib
+from typing import Any
+
+from flinkwin.assigners import MergingWindowAssigner, WindowAssigner
+from flinkwin.datastream.checkpointing_mode import CheckpointingMode
+from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
+from flinkwin.datastream.time_characteristic import TimeCharacteristic
+from flinkwin.functions import (
+    AggregateFunction,
+    FilterFunction,
+    FlatMapFunction,
+    KeySelector,
+    MapFunction,
+    ProcessWindowFunction,
+    ReduceFunction,
+    RuntimeContext,
+    SinkFunction,
+    WindowFunction,
+)
+from flinkwin.output_tag import OutputTag
+from flinkwin.runtime_mode import RuntimeExecutionMode
+from flinkwin.triggers import Trigger, TriggerResult
+from flinkwin.unsupported import missing
+from flinkwin.windows import CountWindow, GlobalWindow, TimeWindow, Window
+
+_SPARK_API = {
+    "DataStream": "flinkwin.datastream.data_stream",
+    "DEFAULT_KEY_GROUPS": "flinkwin.datastream.data_stream",
+    "SinkContext": "flinkwin.datastream.data_stream",
+    "KeyedStream": "flinkwin.keyed_stream",
+    "WindowedStream": "flinkwin.windowed_stream",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The stream classes load on first use (they import Spark); refused PyFlink names raise
+    an ``ImportError`` saying why."""
+    module = _SPARK_API.get(name)
+    if module is None:
+        raise missing(__name__, name)
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "AggregateFunction",
+    "CheckpointingMode",
+    "CountWindow",
+    "DataStream",
+    "FilterFunction",
+    "FlatMapFunction",
+    "GlobalWindow",
+    "KeySelector",
+    "KeyedStream",
+    "MapFunction",
+    "MergingWindowAssigner",
+    "OutputTag",
+    "ProcessWindowFunction",
+    "ReduceFunction",
+    "RuntimeContext",
+    "RuntimeExecutionMode",
+    "SinkFunction",
+    "StreamExecutionEnvironment",
+    "TimeCharacteristic",
+    "TimeWindow",
+    "Trigger",
+    "TriggerResult",
+    "Window",
+    "WindowAssigner",
+    "WindowFunction",
+    "WindowedStream",
+]

@@ -1,0 +1,43 @@
+"""PyFlink's ``pyflink.datastream.functions``: the user-function base classes a window program
+implements (flinkwin's own home is :mod:`flinkwin.functions`). Two-input, broadcast and
+process functions raise an ``ImportError`` saying why (:mod:`flinkwin.unsupported`)."""
+
+from typing import Any
+
+from flinkwin.functions import (
+    AggregateFunction,
+    AllWindowFunction,
+    FilterFunction,
+    FlatMapFunction,
+    Function,
+    KeySelector,
+    MapFunction,
+    ProcessAllWindowFunction,
+    ProcessWindowFunction,
+    ReduceFunction,
+    RuntimeContext,
+    SinkFunction,
+    WindowFunction,
+)
+from flinkwin.unsupported import missing
+
+
+def __getattr__(name: str) -> Any:
+    raise missing(__name__, name)
+
+
+__all__ = [
+    "AggregateFunction",
+    "AllWindowFunction",
+    "FilterFunction",
+    "FlatMapFunction",
+    "Function",
+    "KeySelector",
+    "MapFunction",
+    "ProcessAllWindowFunction",
+    "ProcessWindowFunction",
+    "ReduceFunction",
+    "RuntimeContext",
+    "SinkFunction",
+    "WindowFunction",
+]

@@ -1,0 +1,182 @@
+"""The PyFlink names and modules flinkwin does not provide, each with what to do instead.
+
+PyFlink programs port by replacing the package name ``pyflink`` with ``flinkwin``; an import of
+something flinkwin cannot honour raises an ``ImportError`` saying why and what to write instead
+(``docs/porting.md`` lists them). Names are refused by the modules' ``__getattr__``
+(:func:`missing`); whole modules (connectors, formats, ``pyflink.table``...) by an import hook
+(:class:`UnsupportedModuleFinder`) that only answers for the modules listed here.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+SOURCES_AND_SINKS = (
+    "connectors are sources and sinks, which a port replaces: read with spark.read / "
+    "spark.readStream and wrap the DataFrame in DataStream(df, type_info=...); write with "
+    "print(), add_sink(...), result.start(main=..., side_outputs=...) or result.toDF()"
+)
+FORMATS = (
+    "formats and (de)serialization schemas belong to connectors: let Spark read and write the "
+    "format (spark.readStream.format('json'|'csv'|'avro'|'parquet')...) and wrap the DataFrame "
+    "in DataStream(df, type_info=...)"
+)
+TABLE = (
+    "flinkwin ports the DataStream API only; for SQL and tables use Spark SQL on the DataFrames "
+    "(DataStream(df).toDF() and back with DataStream(df, type_info=...))"
+)
+CHECKPOINTS = (
+    "checkpoints and state storage are Spark's: pass checkpoint_location= to result.start(...) "
+    "(or writeStream.option('checkpointLocation', ...)); the state store is Spark's setting "
+    "spark.sql.streaming.stateStore.providerClass (see docs/operations.md)"
+)
+RESTARTS = (
+    "restarts are Spark's: a failed query is started again and resumes from its checkpoint "
+    "(see docs/operations.md)"
+)
+JOBS = (
+    "flinkwin has no job client: sinks run when they are called (print(), add_sink(), "
+    "start()), env.execute() has nothing left to run and returns None; a streaming sink "
+    "returns Spark's StreamingQuery to wait on or stop"
+)
+RESOURCES = (
+    "slots and resources are Spark's (executors and cores); slot_sharing_group('name') with a "
+    "name is accepted as a hint and changes nothing"
+)
+TWO_INPUTS = (
+    "flinkwin runs one-input window pipelines: connect, broadcast and co-functions are not "
+    "supported; join or union the DataFrames with Spark before DataStream(df)"
+)
+PROCESS_FUNCTIONS = (
+    "flinkwin runs window pipelines: ProcessFunction, KeyedProcessFunction and their timer "
+    "service are not supported; use a window with a ProcessWindowFunction, or Spark's "
+    "transformWithState for per-key timers"
+)
+PARTITIONING = "partitioning is Spark's: key_by(...) is the only partitioning flinkwin honours"
+SOURCES = (
+    "sources are Spark DataFrames: DataStream(spark.readStream..., type_info=...) or "
+    "env.from_collection(...)"
+)
+STATE_TTL = (
+    "state TTL is not supported: window state is cleared when the window is purged; "
+    "keyed state lives as long as the key's window state"
+)
+OPTIONS = (
+    "Flink's typed configuration options have no Spark meaning: set Spark options on the "
+    "SparkSession; Configuration (set_string(...)...) is accepted and recorded"
+)
+INSTANT = "Types.INSTANT() values are Python datetimes in flinkwin; Instant is not provided"
+
+#: Module (flinkwin name) -> why it is refused; its submodules are refused with it.
+MODULES: dict[str, str] = {
+    "flinkwin.datastream.connectors": SOURCES_AND_SINKS,
+    "flinkwin.datastream.formats": FORMATS,
+    "flinkwin.common.serialization": FORMATS,
+    "flinkwin.table": TABLE,
+    "flinkwin.datastream.state_backend": CHECKPOINTS,
+    "flinkwin.datastream.checkpoint_storage": CHECKPOINTS,
+    "flinkwin.datastream.checkpoint_config": CHECKPOINTS,
+    "flinkwin.datastream.externalized_checkpoint_retention": CHECKPOINTS,
+    "flinkwin.common.restart_strategy": RESTARTS,
+    "flinkwin.common.job_client": JOBS,
+    "flinkwin.common.job_execution_result": JOBS,
+    "flinkwin.datastream.slot_sharing_group": RESOURCES,
+    "flinkwin.datastream.timerservice": PROCESS_FUNCTIONS,
+    "flinkwin.datastream.time_domain": PROCESS_FUNCTIONS,
+}
+
+#: Name -> why it is refused, wherever PyFlink exports it.
+NAMES: dict[str, str] = {
+    **dict.fromkeys(
+        ["ConnectedStreams", "BroadcastStream", "BroadcastConnectedStream", "CoMapFunction",
+         "CoFlatMapFunction", "CoProcessFunction", "KeyedCoProcessFunction",
+         "BaseBroadcastProcessFunction", "BroadcastProcessFunction",
+         "KeyedBroadcastProcessFunction", "ReadOnlyBroadcastState", "BroadcastState",
+         "OperatorStateStore"],
+        TWO_INPUTS,
+    ),
+    **dict.fromkeys(
+        ["ProcessFunction", "KeyedProcessFunction", "TimerService", "TimeDomain"],
+        PROCESS_FUNCTIONS,
+    ),
+    **dict.fromkeys(
+        ["CheckpointConfig", "ExternalizedCheckpointCleanup", "ExternalizedCheckpointRetention",
+         "StateBackend", "HashMapStateBackend", "EmbeddedRocksDBStateBackend",
+         "CustomStateBackend", "PredefinedOptions", "MemoryStateBackend", "FsStateBackend",
+         "RocksDBStateBackend", "CheckpointStorage", "JobManagerCheckpointStorage",
+         "FileSystemCheckpointStorage", "CustomCheckpointStorage"],
+        CHECKPOINTS,
+    ),
+    **dict.fromkeys(["SlotSharingGroup", "MemorySize"], RESOURCES),
+    **dict.fromkeys(["DataStreamSink"], SOURCES_AND_SINKS),
+    **dict.fromkeys(["SourceFunction"], SOURCES),
+    **dict.fromkeys(["Partitioner"], PARTITIONING),
+    **dict.fromkeys(["StateTtlConfig"], STATE_TTL),
+    **dict.fromkeys(
+        ["SerializationSchema", "DeserializationSchema", "SimpleStringSchema",
+         "ByteArraySchema", "Encoder", "JsonRowSerializationSchema",
+         "JsonRowDeserializationSchema", "CsvRowSerializationSchema",
+         "CsvRowDeserializationSchema", "AvroRowSerializationSchema",
+         "AvroRowDeserializationSchema"],
+        FORMATS,
+    ),
+    **dict.fromkeys(["RestartStrategies", "RestartStrategyConfiguration"], RESTARTS),
+    **dict.fromkeys(
+        ["CompletableFuture", "JobClient", "JobExecutionResult", "JobID", "JobStatus",
+         "InputDependencyConstraint"],
+        JOBS,
+    ),
+    **dict.fromkeys(["ConfigOption", "ConfigOptions"], OPTIONS),
+    **dict.fromkeys(["AssignerWithPeriodicWatermarksWrapper"], (
+        "legacy watermark assigners are not supported: use WatermarkStrategy "
+        "(for_bounded_out_of_orderness / for_monotonous_timestamps)"
+    )),
+    **dict.fromkeys(["Instant"], INSTANT),
+}
+
+
+def missing(module: str, name: str, names: Sequence[str] = ()) -> Exception:
+    """What ``module.__getattr__(name)`` raises: an ``ImportError`` naming the reason for a
+    PyFlink name flinkwin refuses (``names``: the ones this module's PyFlink counterpart
+    exports; all of :data:`NAMES` when empty), an ``AttributeError`` otherwise."""
+    if name in NAMES and (not names or name in names):
+        pyflink = module.replace("flinkwin", "pyflink", 1)
+        return ImportError(
+            f"flinkwin does not provide {pyflink}.{name}: {NAMES[name]}", name=module
+        )
+    return AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
+def refused_module(fullname: str) -> str | None:
+    """The reason ``fullname`` (or a package above it) is refused, or None."""
+    for module, reason in MODULES.items():
+        if fullname == module or fullname.startswith(module + "."):
+            return reason
+    return None
+
+
+class UnsupportedModuleFinder(importlib.abc.MetaPathFinder):
+    """Answers imports of the refused modules (:data:`MODULES`) with an ``ImportError`` saying
+    why; placed after the regular finders, so it only sees modules that do not exist."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        reason = refused_module(fullname)
+        if reason is None:
+            return None
+        pyflink = fullname.replace("flinkwin", "pyflink", 1)
+        raise ImportError(f"flinkwin does not provide {pyflink}: {reason}", name=fullname)
+
+
+def install() -> None:
+    """Register :class:`UnsupportedModuleFinder` once (``import flinkwin`` does)."""
+    if not any(isinstance(f, UnsupportedModuleFinder) for f in sys.meta_path):
+        sys.meta_path.append(UnsupportedModuleFinder())
+
+
+__all__ = ["MODULES", "NAMES", "UnsupportedModuleFinder", "install", "missing"]
