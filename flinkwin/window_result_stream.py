@@ -96,11 +96,19 @@ class WindowResultStream(DataStream):
     def setParallelism(self, parallelism: int) -> WindowResultStream:  # noqa: N802
         """Run the window stage in ``parallelism`` Spark tasks (its state partitions), Flink's
         operator parallelism; default: Spark's default parallelism capped by the key groups
-        (:mod:`flinkwin.spark.parallelism`). Fixed at the query's first start."""
+        (:mod:`flinkwin.spark.parallelism`). Fixed at the query's first start. Sets it on this
+        stream and returns it, as Flink's builder does."""
         stage_parallelism(None, self._pipeline.key_groups, parallelism)  # validates
-        return WindowResultStream(
-            dataclasses.replace(self._pipeline, parallelism=parallelism), self._type_info
+        hints = self._hints
+        WindowResultStream.__init__(
+            self, dataclasses.replace(self._pipeline, parallelism=parallelism), self._type_info
         )
+        self._hints = {**hints, "parallelism": parallelism}
+        return self
+
+    def force_non_parallel(self) -> WindowResultStream:
+        """Run the window stage in one task (``setParallelism(1)``)."""
+        return self.setParallelism(1)
 
     def setMaxParallelism(self, max_parallelism: int) -> WindowResultStream:  # noqa: N802
         """Use ``max_parallelism`` key groups for this window stage (Flink's max parallelism);
@@ -124,7 +132,8 @@ class WindowResultStream(DataStream):
         stage = self._stage(tags)
         print("== flinkwin window stage ==")
         summary: dict[str, Any] = {
-            k: self._hints[k] for k in ("name", "uid", "description") if k in self._hints
+            k: self._hints[k] for k in ("name", "uid", "description", "parallelism")
+            if k in self._hints
         }
         summary.update(stage.summary)
         width = max(len(k) for k in summary)

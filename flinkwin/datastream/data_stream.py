@@ -379,7 +379,8 @@ class DataStream:
         return self._hint("description", description, str)
 
     def set_parallelism(self, parallelism: int) -> Self:
-        """This operator's parallelism (recorded; Spark sizes its own tasks)."""
+        """This operator's parallelism (recorded: a map or source runs in as many Spark tasks
+        as its input has partitions; a window result's ``set_parallelism`` sizes its stage)."""
         return self._hint("parallelism", parallelism, int)
 
     def set_max_parallelism(self, max_parallelism: int) -> Self:
