@@ -389,7 +389,8 @@ def _in_event_time_range(
         source = f"timestamp column {spec!r}"
     else:
         source = f"timestamp column {spec}"
-    millis = column if per_ms == 1 else F.floor(column / F.lit(per_ms)).cast("long")
+    # unix_millis floors exactly (a division would go through a double)
+    millis = column if per_ms == 1 else F.unix_millis(F.timestamp_micros(column))
     message = F.concat(
         F.lit(f"{source}: event time "),
         millis.cast("string"),
@@ -556,10 +557,13 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         event_time, helper = _event_time(staged, strategy)
         if helper is not None:
             staged = staged.withColumn(_TS, helper)
-        shipped = quoted(event_time.column)
-        staged = staged.withColumn(
-            event_time.column, _in_event_time_range(pipeline, strategy, event_time, shipped)
-        )
+        if streaming or strategy is pipeline.watermark:
+            # (not needed for the timestamps an upstream window's results carry on static
+            # input: they never become a Spark watermark)
+            checked = _in_event_time_range(
+                pipeline, strategy, event_time, quoted(event_time.column)
+            )
+            staged = staged.withColumn(event_time.column, checked)
         if streaming:
             staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
         if event_time.rebuilt is not None:
