@@ -404,9 +404,8 @@ def _in_event_time_range(
             {"ignoreNullFields": "false"},
         ),
     )
-    return F.when((column < F.lit(low)) | (column > F.lit(high)), F.raise_error(message)).otherwise(
-        column
-    )
+    outside = (column < F.lit(low)) | (column > F.lit(high))
+    return F.when(outside, F.raise_error(message)).otherwise(column)
 
 
 def _with_watermark(
