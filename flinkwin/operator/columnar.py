@@ -413,7 +413,7 @@ def records_frame(
         )
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
-    return table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
+    return table.to_pandas(integer_object_nulls=True)
 
 def window_timers(
     op: WindowOperator,

@@ -451,7 +451,7 @@ class ColumnarLists:
             op.event_timers.delete(slot[1].max_timestamp(), *slot)
             op.event_timers.delete(op.cleanup_time(slot[1]), *slot)
         op.window_contents = {}
-        rows = table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
+        rows = table.to_pandas(integer_object_nulls=True)
         after = len(seq)
         numbers = [seq[slot] if slot in seq else after + i for i, slot in enumerate(slots)]
         sizes = [len(members) for members in lists]

@@ -43,7 +43,7 @@ def read_frame(
     table = reader.read_all().replace_schema_metadata(None)
     if not table.num_columns:
         return None, meta
-    return table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True), meta
+    return table.to_pandas(integer_object_nulls=True), meta
 
 
 def drain_frames(parts: list[pd.DataFrame], drop: tuple[str, ...] = ()) -> pd.DataFrame | None:

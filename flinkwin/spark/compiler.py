@@ -2,22 +2,25 @@
 
 Streaming input becomes::
 
-    df.withColumn(_fw_ts, unix_micros(ts)).drop(ts)                               # event time
-      .withColumn(_fw_wm, timestamp_micros(_fw_ts + S)).withWatermark(_fw_wm, S + D + 1)
+    df.withColumn(_fw_ts, unix_micros(ts)).drop(ts)                  # event time, range-checked
+      .withColumn(_fw_wm, timestamp_micros(_fw_ts + S)).withWatermark(_fw_wm, D + 1)
+      .withColumn(_fw_wm, null, watermark metadata kept)              # no Spark late-row filter
       .withColumn(_fw_kg, labels[pmod(hash(key columns), key_groups)])            # see key_groups
       .groupBy(_fw_kg)
       .applyInPandasWithState(KeyGroupRuntime.process_stream, output, state, "append", timeout)
 
 Static input becomes ``groupBy(_fw_kg).applyInPandas(KeyGroupRuntime.process_static)``.
 
-The watermark sits on a helper column ``ts + S`` (S = 36500 days) with delay ``S + D + 1`` ms,
-so Spark's watermark is exactly Flink's ``BoundedOutOfOrdernessWatermarks`` value
-``max(ts) - D - 1`` (``ts`` in Flink's milliseconds: Spark floors the helper's microseconds to
-milliseconds before taking the maximum), while Spark's own late-row filter (rows at or below
-the previous watermark never reach a stateful function with ``EventTimeTimeout``) only removes
-rows more than ``S`` late: lateness is judged by the Flink operator, not by Spark.
-A timestamp column travels once, as epoch microseconds (see ``runtime.EventTime``); the workers
-rebuild the user's column from them. Epoch-millisecond columns are used as they are.
+The watermark sits on a helper column ``ts + S`` (see :mod:`flinkwin.spark.watermarks`) with
+delay ``D + 1`` ms, so Spark's watermark is Flink's ``BoundedOutOfOrdernessWatermarks`` value
+``max(ts) - D - 1`` shifted by ``S`` (``ts`` in Flink's milliseconds: Spark floors the helper's
+microseconds to milliseconds before taking the maximum), and negative watermarks exist. Once
+Spark has taken the watermark's statistics, the helper column is replaced by nulls that keep
+its watermark metadata: Spark requires that metadata on an input column of an
+``EventTimeTimeout`` stage, and drops input rows whose such column is at or below the previous
+watermark, which a null never is. So Spark drops no row at all; lateness is judged by the Flink
+operator. A timestamp column travels once, as epoch microseconds (see ``runtime.EventTime``);
+the workers rebuild the user's column from them. Epoch-millisecond columns are used as they are.
 
 The stage emits one row schema: ``_fw_tag`` (0 = main output, ``j`` = the ``j``-th requested
 side output), the main columns ``_fw_m<i>`` and each side output's columns ``_fw_s<j>_<i>``;
@@ -26,7 +29,6 @@ side output), the main columns ``_fw_m<i>`` and each side output's columns ``_fw
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -100,17 +102,14 @@ from .runtime import (
     stream_function,
 )
 from .schema import RowEncoder, check_carried, is_pickled, parse_schema, pickled_schema
-from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
+from .timestamps import has_timestamps, quoted, to_wire
+from .watermarks import (
+    MAX_EVENT_TIME_MS,
+    WATERMARK_SHIFT_MS,
+    watermark_delay_ms,
+)
 from .window_tagging import with_window_tagging
 
-#: The helper column's shift: only rows more than this late are dropped by Spark itself.
-WATERMARK_SHIFT_MS = 36500 * 86_400_000
-
-
-def watermark_delay_ms(out_of_orderness_ms: int) -> int:
-    """The ``withWatermark`` delay on the helper column ``ts + S`` that makes Spark's watermark
-    Flink's ``max(ts) - out_of_orderness - 1``."""
-    return WATERMARK_SHIFT_MS + out_of_orderness_ms + 1
 WINDOW_COLUMNS = ("window_start", "window_end")
 _TS, _WM, _KG, _SEQ = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN, "_fw_seq"
 
@@ -376,6 +375,59 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
     )
 
 
+def _in_event_time_range(
+    pipeline: WindowPipeline, strategy: WatermarkStrategy, event_time: EventTime, column: Column
+) -> Column:
+    """``column`` (event time in ``event_time.unit``), failing on a row whose timestamp is
+    outside ``[-MAX_EVENT_TIME_MS, MAX_EVENT_TIME_MS]`` (see :mod:`flinkwin.spark.watermarks`),
+    with the column, the value and the range in the message. A null passes (it is handled
+    later: an error or the null-timestamp side output)."""
+    per_ms = 1 if event_time.unit == "ms" else 1000
+    low, high = -MAX_EVENT_TIME_MS * per_ms, MAX_EVENT_TIME_MS * per_ms + per_ms - 1
+    spec = strategy.timestamp_column
+    if isinstance(spec, TimestampAssigner):
+        source = f"the timestamp returned by {spec!r}"
+    elif isinstance(spec, str):
+        source = f"timestamp column {spec!r}"
+    else:
+        source = f"timestamp column {spec}"
+    # unix_millis floors exactly (a division would go through a double)
+    millis = column if per_ms == 1 else F.unix_millis(F.timestamp_micros(column))
+    message = F.concat(
+        F.lit(f"{source}: event time "),
+        millis.cast("string"),
+        F.lit(
+            f" ms is outside the range flinkwin supports, [{-MAX_EVENT_TIME_MS}, "
+            f"{MAX_EVENT_TIME_MS}] ms (about 126,000 years either side of 1970: Spark carries "
+            "the watermark as a timestamp), in row "
+        ),
+        F.to_json(
+            F.struct(*[quoted(c) for c in pipeline.input_schema.fieldNames()]),
+            {"ignoreNullFields": "false"},
+        ),
+    )
+    outside = (column < F.lit(low)) | (column > F.lit(high))
+    return F.when(outside, F.raise_error(message)).otherwise(column)
+
+
+def _with_watermark(
+    staged: DataFrame, event_time: EventTime, out_of_orderness_ms: int
+) -> DataFrame:
+    """``staged`` with Spark's watermark on the helper column ``ts + S`` (delay ``D + 1``), and
+    that column then nulled, keeping its watermark metadata (see the module docstring)."""
+    per_ms = 1 if event_time.unit == "ms" else 1000
+    micros = (quoted(event_time.column) + F.lit(WATERMARK_SHIFT_MS * per_ms)) * F.lit(
+        1000 // per_ms
+    )
+    delay = watermark_delay_ms(out_of_orderness_ms)
+    staged = staged.withColumn(_WM, F.timestamp_micros(micros)).withWatermark(
+        _WM, f"{delay} milliseconds"
+    )
+    metadata = staged.schema[_WM].metadata
+    nulls = F.lit(None).cast(TimestampType()).alias(_WM, metadata=metadata)
+    return staged.withColumn(_WM, nulls)
+
+
 # ---------------------------------------------------------------------------- schemas
 def main_schema(pipeline: WindowPipeline) -> StructType:
     """The declared output schema; else the input schema for reduce and the built-in
@@ -504,24 +556,17 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     event_time: EventTime | None = None
     if strategy is not None:
         event_time, helper = _event_time(staged, strategy)
-        staged_helper = helper if helper is not None else F.col(event_time.column)
-        shift = WATERMARK_SHIFT_MS
-        only_watermark = (
-            streaming and event_time.unit == "us" and session_tz in UTC_ZONES
-        )
-        if only_watermark:
-            # the watermark helper alone carries event time exactly (see EventTime)
-            event_time = dataclasses.replace(
-                event_time, column=_WM, unit="shifted", shift_ms=shift
-            )
-        elif helper is not None:
+        if helper is not None:
             staged = staged.withColumn(_TS, helper)
+        if streaming or strategy is pipeline.watermark:
+            # (not needed for the timestamps an upstream window's results carry on static
+            # input: they never become a Spark watermark)
+            checked = _in_event_time_range(
+                pipeline, strategy, event_time, quoted(event_time.column)
+            )
+            staged = staged.withColumn(event_time.column, checked)
         if streaming:
-            to_timestamp = F.timestamp_millis if event_time.unit == "ms" else F.timestamp_micros
-            per_ms = 1 if event_time.unit == "ms" else 1000
-            staged = staged.withColumn(
-                _WM, to_timestamp(staged_helper + F.lit(shift * per_ms))
-            ).withWatermark(_WM, f"{watermark_delay_ms(strategy.out_of_orderness_ms)} milliseconds")
+            staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
     for f in input_schema.fields:
@@ -641,7 +686,6 @@ def _describe_event_time(event_time: EventTime) -> str:
     shipped = {
         "ms": f"{event_time.column} (epoch ms)",
         "us": f"{event_time.column} (epoch us)",
-        "shifted": f"{event_time.column} only (the watermark helper; UTC session)",
     }[event_time.unit]
     if event_time.rebuilt is not None:
         return f"shipped as {shipped}; {event_time.rebuilt!r} rebuilt in the workers"
@@ -690,8 +734,9 @@ def _summary(
         "watermark": (
             "none" if strategy is None
             else f"max(ts) - {strategy.out_of_orderness_ms} ms - 1 ms, as Flink's "
-            "BoundedOutOfOrdernessWatermarks (Spark watermark on ts + "
-            f"{WATERMARK_SHIFT_MS} ms, delay {watermark_delay_ms(strategy.out_of_orderness_ms)} ms)"
+            "BoundedOutOfOrdernessWatermarks (Spark's watermark is it plus "
+            f"{WATERMARK_SHIFT_MS} ms: on ts + {WATERMARK_SHIFT_MS} ms, delay "
+            f"{watermark_delay_ms(strategy.out_of_orderness_ms)} ms)"
         ),
         "allowed lateness": f"{pipeline.allowed_lateness_ms} ms",
         "late data": repr(pipeline.late_tag) if pipeline.late_tag is not None else "dropped",

@@ -10,8 +10,9 @@ once per key group whose timeout is due. Each call:
    lists of full-window functions; see :mod:`flinkwin.operator.states`), which hands a batch it
    cannot take (e.g. one that fires a window on arrival) over to the operator, and takes the
    state back after it where the state's shape allows;
-2. advances it to Spark's current watermark if that is greater than the watermark the group has
-   seen (Spark's initial watermark 0 means "none yet"), firing every event-time timer ``<=`` it,
+2. advances it to Flink's watermark, recovered from Spark's (see
+   :mod:`~flinkwin.spark.watermarks`; Spark's initial 0 means "none yet"), if that is greater
+   than the watermark the group has seen, firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
 3. processes the batch's rows (none for a timeout call) in stable event-time order;
 4. emits main and side outputs as one frame with a discriminator column (side outputs the stage
@@ -59,6 +60,7 @@ from flinkwin.windows import TimeWindow
 from .key_groups import key_group_labels
 from .schema import RowEncoder, arrow_to_pandas, normalize_input
 from .timestamps import from_wire, has_timestamps
+from .watermarks import flink_watermark
 
 TAG_COLUMN = "_fw_tag"
 #: Non-zero on a heartbeat row: a copy of an input row sent to every key group so that Spark
@@ -99,29 +101,24 @@ class KeyGroupMismatchError(RuntimeError):
 class EventTime:
     """Where the stage reads event time from.
 
-    ``column`` is the shipped column holding it in ``unit``: ``"ms"`` (epoch milliseconds),
+    ``column`` is the shipped column holding it in ``unit``: ``"ms"`` (epoch milliseconds) or
     ``"us"`` (epoch microseconds: a timestamp travels so, exact and cheaper for Arrow and pandas
-    than a timestamp column) or ``"shifted"`` (the watermark helper column, a timestamp
-    ``shift_ms`` after the event, read as nanoseconds: exact only when the session time zone
-    is UTC, where pandas sees UTC wall time). When the timestamp is a user column, that column
-    is not shipped and ``rebuilt`` names it: the workers rebuild it from the microseconds.
+    than a timestamp column). When the timestamp is a user column, that column is not shipped
+    and ``rebuilt`` names it: the workers rebuild it from the microseconds.
     """
 
     column: str
     unit: str
     rebuilt: str | None = None
-    shift_ms: int = 0
 
     def millis(self, values: np.ndarray) -> np.ndarray:
         """Epoch milliseconds of the shipped values (floored, as Spark's ``unix_millis``)."""
         if self.unit == "ms":
             return values
-        return self.micros(values) // 1000
+        return values // 1000
 
     def micros(self, values: np.ndarray) -> np.ndarray:
         """Epoch microseconds of the shipped values of a timestamp."""
-        if self.unit == "shifted":
-            return values // 1000 - self.shift_ms * 1000
         return values
 
 
@@ -407,9 +404,10 @@ class KeyGroupRuntime:
 
         rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
+        watermark = flink_watermark(spark_watermark)  # MIN_LONG: none yet
         batch_time = state.getCurrentProcessingTimeMs()
         if rows is None and nulls is None and (
-            op is None or not self._due(op, spark_watermark, batch_time)
+            op is None or not self._due(op, watermark, batch_time)
         ):
             # a heartbeat or wake-up with nothing to do: report the state as it is
             keys, windows = (0, 0) if op is None else op.state_size()
@@ -423,13 +421,10 @@ class KeyGroupRuntime:
         if op is None:
             op = states.new_state(self.state_kind, factory)
         if rows is not None:
-            watermark = op.current_watermark
-            if spark_watermark > 0:
-                watermark = max(watermark, spark_watermark)
-            op = states.prepare(op, *rows, watermark)
+            op = states.prepare(op, *rows, max(op.current_watermark, watermark))
         dropped, fired = op.num_late_records_dropped, op.num_windows_fired
-        if spark_watermark > 0:
-            op.advance_watermark(spark_watermark)
+        if watermark > op.current_watermark:
+            op.advance_watermark(watermark)
         if batch_time > op.current_processing_time:
             op.advance_processing_time(batch_time)
         if rows is not None:
@@ -464,8 +459,8 @@ class KeyGroupRuntime:
         yield out
 
     def _due(self, op: Any, watermark: int, now: int) -> bool:
-        """True if advancing ``op`` to Spark's watermark and batch time fires a timer."""
-        if watermark > 0 and watermark > op.current_watermark:
+        """True if advancing ``op`` to Flink's watermark and batch time fires a timer."""
+        if watermark > op.current_watermark:
             timer = op.next_event_time_timer()
             if timer is not None and timer <= watermark:
                 return True

@@ -216,6 +216,27 @@ def test_supported_configurations() -> None:
     assert not supports(WindowOperator(tumbling, Clearing(), key_selector="k"))
 
 
+def test_timestamps_after_2262_survive_the_operator_round_trip_and_snapshots() -> None:
+    """pandas' nanoseconds stop in 2262: element lists keep timestamps in microseconds."""
+    def factory() -> WindowOperator:
+        return make_operator(TumblingEventTimeWindows.of(Time.seconds(10)), "process", 0, False)
+
+    micros = np.array(["2500-01-01T00:00:00.000001", "9000-06-01T12:00"], dtype="datetime64[us]")
+    frame = pd.DataFrame({
+        "k": ["a", "a"], "ts": [1000, 2000], "v": np.array([1, 2], dtype=np.int64),
+        "at": pd.DatetimeIndex(micros).tz_localize("UTC"),
+    })
+    op = factory()
+    op.process_batch(frame, np.array([1000, 2000], dtype=np.int64))
+    lists = ColumnarLists.from_operator(op, factory, ["k", "ts", "v", "at"])
+    assert lists is not None
+    restored = ColumnarLists(factory(), factory)
+    restored.restore(lists.snapshot())
+    restored.advance_watermark(20_000)
+    [(result, _)] = restored.drain_output()
+    assert [v[-1] for v in result[-1]] == frame["at"].tolist()
+
+
 def test_snapshot_keeps_nullable_and_timestamp_columns() -> None:
     def factory() -> WindowOperator:
         return make_operator(TumblingEventTimeWindows.of(Time.seconds(10)), "process", 0, False)

@@ -273,3 +273,18 @@ def test_continuous_processing_time_trigger_next_firing_overflow_raises() -> Non
 def test_overflow_policy_is_validated() -> None:
     with pytest.raises(ValueError, match="overflow must be one of"):
         WindowOperator(TumblingEventTimeWindows.of(10), sum_of("v"), overflow="saturate")
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_negative_timestamps_with_offsets_fall_in_flinks_windows_on_every_path(path: str) -> None:
+    """Before 1970, windows start where Flink's ``getWindowStartWithOffset`` puts them (Java's
+    remainder truncates toward zero; Python's ``%`` floors)."""
+    # tumbling 10 s, offset 3 s: -1 and 2999 in [-7000, 3000); -7001 and -17000 in [-17000, -7000)
+    frames = [(_frame(["a"] * 4, [1, 2, 4, 8]), [-1, 2999, -7001, -17_000])]
+    tumbling = TumblingEventTimeWindows.of(10_000, 3_000)
+    assert _run(path, ERROR, frames, 2_999, tumbling) == [("a", 3), ("a", 12)]
+    # sliding 10 s every 4 s, offset -1 s: -1 in [-9000, 1000), [-5000, 5000), [-1000, 9000);
+    # -6000 in [-13000, -3000), [-9000, 1000)
+    frames = [(_frame(["a", "a"], [1, 10]), [-1, -6_000])]
+    sliding = SlidingEventTimeWindows.of(10_000, 4_000, -1_000)
+    assert _run(path, ERROR, frames, 10_000, sliding) == [("a", 1), ("a", 1), ("a", 10), ("a", 11)]

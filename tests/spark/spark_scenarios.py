@@ -6,13 +6,12 @@ JSON file with an increasing modification time; the stream reads them with
 ``i`` (Spark may append no-data batches at the end, to advance the watermark).
 
 The replay feeds the same batches to ``WindowOperatorHarness`` as the runtime does:
-for each Spark batch, Spark's watermark (when above Spark's initial 0), then the batch's
-elements in stable event-time order.
+for each Spark batch, Flink's watermark (recovered from Spark's; ``MIN_LONG`` before the
+first), then the batch's elements in stable event-time order.
 """
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from typing import Any
 from flinkwin import OutputTag
 from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
+from flinkwin.spark.watermarks import progress_watermark
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MIN_LONG
 from flinkwin.watermark import WatermarkStrategy
@@ -45,16 +45,9 @@ class StreamRun:
 
     main: dict[int, list[dict[str, Any]]]
     sides: dict[str, dict[int, list[dict[str, Any]]]]
+    #: Flink's watermark per batch, from Spark's progress (``MIN_LONG``: none yet)
     watermarks: list[int]
     input_rows: list[int]
-
-
-def _millis(iso: str) -> int:
-    """Epoch milliseconds of Spark's progress timestamp, in integer arithmetic (a float
-    product would be off by one for values off the round grid)."""
-    parsed = datetime.datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-    return (parsed - epoch) // datetime.timedelta(milliseconds=1)
 
 
 def run_stream(
@@ -90,10 +83,7 @@ def run_stream(
             tag.tag_id: {b: [r.asDict() for r in rows] for b, rows in sink.batches.items()}
             for tag, sink in sides.items()
         },
-        watermarks=[
-            _millis(p["eventTime"]["watermark"]) if "watermark" in p["eventTime"] else 0
-            for p in progress
-        ],
+        watermarks=[progress_watermark(p) for p in progress],
         input_rows=[p["numInputRows"] for p in progress],
     )
 
@@ -102,9 +92,9 @@ def expected_watermarks(
     batches: Sequence[Sequence[dict[str, Any]]], ts: str, delay_ms: int, n: int
 ) -> list[int]:
     """Spark's watermark at each of ``n`` batches: Flink's ``BoundedOutOfOrdernessWatermarks``
-    value ``max(event time of earlier batches) - delay - 1``, never below Spark's initial 0
-    and never decreasing."""
-    marks, current, seen = [], 0, None
+    value ``max(event time of earlier batches) - delay - 1`` (``MIN_LONG`` before any), never
+    decreasing."""
+    marks, current, seen = [], MIN_LONG, None
     for i in range(n):
         marks.append(current)
         rows = batches[i] if i < len(batches) else []
@@ -129,13 +119,13 @@ def replay(
     side_tags: Sequence[OutputTag] = (),
     n: int | None = None,
 ) -> Replay:
-    """Per Spark batch: the watermark (if above 0), then the batch's elements sorted stably by
+    """Per Spark batch: the watermark (if any), then the batch's elements sorted stably by
     event time; collects each batch's main and side outputs."""
     out = Replay(sides={t.tag_id: {} for t in side_tags})
     count = n if n is not None else len(watermarks or batches)
     for i in range(count):
         harness.clear_output()
-        if watermarks is not None and watermarks[i] > 0:
+        if watermarks is not None and watermarks[i] > MIN_LONG:
             harness.process_watermark(watermarks[i])
         rows = list(batches[i]) if i < len(batches) else []
         if ts is not None:

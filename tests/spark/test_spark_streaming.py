@@ -22,6 +22,7 @@ from flinkwin import (
 from flinkwin.datastream import DataStream
 from flinkwin.functions.builtin import sum_of
 from flinkwin.testing import WindowOperatorHarness
+from flinkwin.time import MIN_LONG
 
 SCHEMA = "k string, ts long, v long"
 LATE = OutputTag("late")
@@ -59,7 +60,7 @@ def test_tumbling_sum_late_data_and_timeouts(spark: Any, tmp_path: Path) -> None
         .sum("v"),
         side_tags=[LATE],
     )
-    assert run.watermarks == [0, 1999, 9999, 18999, 22999]  # max(ts) - 2000 - 1
+    assert run.watermarks == [MIN_LONG, 1999, 9999, 18999, 22999]  # max(ts) - 2000 - 1
     assert sorted(run.main[2], key=lambda r: r["k"]) == [
         ev("a", 1000, 6), ev("b", 2000, 10), ev("c", 4000, 7)
     ]

@@ -11,6 +11,8 @@ from typing import Any
 
 from spark_scenarios import run_stream, watermark, write_batches
 
+from flinkwin.time import MIN_LONG
+
 _spec = importlib.util.spec_from_file_location(
     "flink_watermark_boundaries", Path(__file__).parents[1] / "core" / "test_watermark_flink.py"
 )
@@ -51,8 +53,8 @@ def test_window_boundaries_match_flinks_watermark_arithmetic(spark: Any, tmp_pat
         .sum("v"),
         side_tags=[core.LATE],
     )
-    # Spark's watermark before each batch (0 = none yet), then the trailing no-data batch's
-    assert run.watermarks == [0, *core.BOUNDARY_WATERMARKS[1:], core.FINAL_WATERMARK]
+    # Flink's watermark before each batch (MIN_LONG = none yet), then the trailing no-data batch's
+    assert run.watermarks == [MIN_LONG, *core.BOUNDARY_WATERMARKS[1:], core.FINAL_WATERMARK]
 
     def timestamps(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{**r, "ts": _naive(r["ts"])} for r in rows]
@@ -68,7 +70,7 @@ def test_window_boundaries_match_flinks_watermark_arithmetic(spark: Any, tmp_pat
     late: dict[int, list[Any]] = {}
     for i, mark in enumerate(run.watermarks):
         harness.clear_output()
-        if mark > 0:
+        if mark > MIN_LONG:
             harness.process_watermark(mark)
         if i < len(steps):
             harness.process_element(steps[i], steps[i]["ts"])
