@@ -73,7 +73,7 @@ from flinkwin.triggers import (
     PurgingTrigger,
     Trigger,
 )
-from flinkwin.types import is_atomic_type
+from flinkwin.types import TypeInformation, is_atomic_type
 from flinkwin.watermark import WatermarkStrategy
 
 from .elements import (
@@ -415,14 +415,17 @@ def check_unique_names(names: Sequence[str], what: str, case_sensitive: bool) ->
 
 def side_schema(pipeline: WindowPipeline, tag: OutputTag) -> StructType:
     """Late data and rows without a timestamp keep the input schema; other side outputs
-    declare theirs on the tag."""
+    take the tag's type (PyFlink type information, a DDL string or a StructType); a tag
+    without one carries its values pickled, as PyFlink's ``PICKLED_BYTE_ARRAY`` default."""
     if tag in (pipeline.late_tag, null_timestamp_tag(pipeline)):
         return pipeline.input_schema
-    if isinstance(tag.type_info, (str, StructType)):
+    if tag.type_info is None:
+        return pickled_schema()
+    if isinstance(tag.type_info, (str, StructType, TypeInformation)):
         return parse_schema(tag.type_info, f"schema of {tag!r}")
     raise PipelineError(
-        f"side output {tag!r} needs a schema to become a DataFrame: declare it on the tag, "
-        f"e.g. OutputTag({tag.tag_id!r}, 'name string, value bigint')"
+        f"side output {tag!r}: its type must be PyFlink type information, a DDL string or a "
+        f"StructType, got {tag.type_info!r}"
     )
 
 
