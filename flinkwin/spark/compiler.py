@@ -99,7 +99,14 @@ from .runtime import (
     static_function,
     stream_function,
 )
-from .schema import RowEncoder, check_carried, is_pickled, parse_schema, pickled_schema
+from .schema import (
+    RowEncoder,
+    check_carried,
+    is_pickled,
+    parse_schema,
+    pickled_schema,
+    value_schema,
+)
 from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 from .window_tagging import with_window_tagging
 
@@ -384,8 +391,10 @@ def main_schema(pipeline: WindowPipeline) -> StructType:
         spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
         if spec.reduce_fn is None or spec.window_fn is not None:
             schema = pickled_schema()  # PyFlink: no output type means pickled Python objects
-        else:
-            schema = pipeline.input_schema
+        else:  # reduce keeps the elements' type: under a whole-value type, the values
+            schema = value_schema(pipeline.input_schema) if pipeline.atomic_elements else (
+                pipeline.input_schema
+            )
     if pipeline.with_window:
         clash = [c for c in WINDOW_COLUMNS if c in schema.fieldNames()]
         if clash:

@@ -145,6 +145,13 @@ def is_value_schema(schema: StructType) -> bool:
     return len(schema.fields) == 1 and bool(schema.fields[0].metadata.get("flinkwin.value"))
 
 
+def value_schema(schema: StructType) -> StructType:
+    """``schema``'s one column marked as holding a whole-value type's values (see
+    :func:`is_value_schema`)."""
+    (field,) = schema.fields
+    return StructType([StructField(field.name, field.dataType, True, dict(VALUE_METADATA))])
+
+
 def is_pickled_field(field: StructField) -> bool:
     """True if ``field`` holds pickled Python values."""
     return bool(field.metadata.get("flinkwin.pickled"))
@@ -206,10 +213,7 @@ def parse_schema(value: Any, what: str = "output_schema") -> StructType:
             if value.name in ("ROW", "TUPLE", "ROW_NAMED"):
                 fields = parse_schema(_type_info_fields(value), what)
                 return _mark_pickled(fields, _field_types(value))
-            (field,) = parse_schema(f"value {_type_info_ddl(value)}", what).fields
-            return StructType([
-                StructField(field.name, field.dataType, True, dict(VALUE_METADATA))
-            ])
+            return value_schema(parse_schema(f"value {_type_info_ddl(value)}", what))
         except (ValueError, TypeError, IndexError) as exc:
             raise ValueError(f"{what}: cannot map {value!r} to a Spark schema ({exc})") from None
     if isinstance(value, str):
@@ -532,4 +536,5 @@ __all__ = [
     "is_value_schema",
     "normalize_input",
     "parse_schema",
+    "value_schema",
 ]

@@ -6,6 +6,7 @@ tuples for ``Types.TUPLE``, ``Row(f0=..., f1=...)`` for ``Types.ROW`` (PyFlink n
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
 from typing import Any
@@ -16,6 +17,7 @@ from flinkwin import (
     DataStream,
     EventTimeSessionWindows,
     KeySelector,
+    OutputTag,
     ProcessWindowFunction,
     Time,
     TimestampAssigner,
@@ -425,7 +427,7 @@ WORDS = [("hello", 1), ("world", 2), ("hello", 3), ("x", 25)]
 WORD_TYPE = Types.TUPLE([Types.STRING(), Types.LONG()])
 
 
-class WordTime(TimestampAssigner):
+class WordAt(TimestampAssigner):
     def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
         return int(value[1])
 
@@ -443,7 +445,7 @@ class WordCounts(ProcessWindowFunction):
 def _words(stream: Any) -> Any:
     return (
         stream.assign_timestamps_and_watermarks(
-            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(WordTime())
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(WordAt())
         )
         .key_by(lambda e: e[0], key_type=Types.STRING())
     )
@@ -499,9 +501,10 @@ def test_map_elements_are_dicts_in_filters_and_key_selectors(spark: Any, capsys:
         .reduce(lambda a, b: {**(a or {}), **(b or {})})
     )
     assert merged.get_type() == MAP_TYPE
-    assert sorted(merged.execute_and_collect(), key=str) == sorted(
-        [{"k": 1, "j": 2}, {"j": 3}, None], key=str
-    )
+    # every element fires its key's window: the null map merges into {'j': 3}
+    assert sorted(merged.execute_and_collect(), key=str) == [
+        {"k": 1, "j": 2}, {"j": 3}, {"j": 3}
+    ]
     stream.print()
     assert capsys.readouterr().out.splitlines() == ["{j=2, k=1}", "{j=3}", "null"]
 
@@ -521,8 +524,8 @@ FAMILIES = [
     (Types.SQL_DATE(), "date", datetime.date(2024, 1, 2), "date:2024-01-02", "2024-01-02"),
     (Types.PRIMITIVE_ARRAY(Types.BYTE()), "binary", bytearray(b"\x01\xff"),
      "bytes:b'\\x01\\xff'", "[1, -1]"),
-    (Types.MAP(Types.STRING(), Types.LONG()), "map<string,bigint>", {"b": 2, "a": 1},
-     "dict:{'b': 2, 'a': 1}", "{a=1, b=2}"),
+    (Types.MAP(Types.STRING(), Types.LONG()), "map<string,bigint>", {"a": 1, "b": 2},
+     "dict:{'a': 1, 'b': 2}", "{a=1, b=2}"),
     (Types.LIST(Types.STRING()), "array<string>", ["x", None], "list:['x', None]",
      "[x, null]"),
     (Types.BASIC_ARRAY(Types.INT()), "array<int>", [1, 2], "list:[1, 2]", "[1, 2]"),
@@ -579,3 +582,110 @@ def test_every_type_family_keeps_its_shape_as_element_and_output(
     for result in (same, windowed):
         result.print()
         assert capsys.readouterr().out == printed + "\n"
+
+
+@dataclasses.dataclass
+class WordCount:
+    word: str
+    count: int
+
+
+UNTYPED = OutputTag("counts")
+PICKLED = OutputTag("pickled", Types.PICKLED_BYTE_ARRAY())
+
+
+class CountObjects(ProcessWindowFunction):
+    """Emits a dataclass and a string per window (no output type: both travel pickled) and
+    dataclasses to two side outputs, one without a type and one PICKLED_BYTE_ARRAY."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        n = len(list(elements))
+        context.output(UNTYPED, WordCount(key, n))
+        context.output(PICKLED, {key, n})
+        yield WordCount(key, n)
+        yield f"{key}@{context.window().start}"
+
+
+def _count_objects(stream: Any) -> Any:
+    from flinkwin import TumblingEventTimeWindows
+
+    return _words(stream).window(TumblingEventTimeWindows.of(Time.milliseconds(10))).process(
+        CountObjects()
+    )
+
+
+OBJECT_LINES = ["WordCount(word='hello', count=2)", "WordCount(word='world', count=1)",
+                "WordCount(word='x', count=1)", "hello@0", "world@0", "x@20"]
+
+
+def test_dataclass_and_string_outputs_print_and_side_output_as_pyflink(
+    spark: Any, capsys: Any
+) -> None:
+    """Outputs without a type keep the objects a window function emits: print() writes their
+    Python str (PyFlink's ``_align_output_type``), execute_and_collect() and side outputs
+    return the objects themselves."""
+    result = _count_objects(
+        DataStream(spark.createDataFrame(WORDS, "w string, t long"), type_info=WORD_TYPE)
+    )
+    result.print()
+    assert sorted(capsys.readouterr().out.splitlines()) == OBJECT_LINES
+    collected = result.execute_and_collect()
+    assert sorted(collected, key=str) == sorted(
+        [WordCount("hello", 2), WordCount("world", 1), WordCount("x", 1), "hello@0", "world@0",
+         "x@20"], key=str
+    )
+    side = result.get_side_output(UNTYPED)
+    assert sorted(side.execute_and_collect(), key=str) == [
+        WordCount("hello", 2), WordCount("world", 1), WordCount("x", 1)
+    ]
+    side.print("late")
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        f"late> {line}" for line in OBJECT_LINES[:3]
+    ]
+    assert sorted(map(sorted, result.get_side_output(PICKLED).execute_and_collect()),
+                  key=str) == sorted([[1, "world"], [1, "x"], [2, "hello"]], key=str)
+
+
+def test_streaming_outputs_keep_their_shape(spark: Any, tmp_path: Any, capsys: Any) -> None:
+    """The same shapes on a stream read in several micro-batches: dicts under Types.MAP,
+    dataclasses and strings printed with str(), side outputs carrying the objects."""
+    from spark_scenarios import run_stream, write_batches
+
+    from flinkwin import TumblingEventTimeWindows
+    from flinkwin.spark.schema import unpickle
+
+    batches = [[{"w": w, "t": t} for w, t in WORDS[:2]], [{"w": w, "t": t} for w, t in WORDS[2:]]]
+    write_batches(tmp_path / "in", batches)
+
+    def counts(stream: Any) -> Any:
+        return _words(stream).window(TumblingEventTimeWindows.of(Time.milliseconds(10))).process(
+            WordCounts(), output_type=MAP_TYPE
+        )
+
+    run = run_stream(spark, tmp_path / "in", tmp_path / "ck1", "w string, t long", counts,
+                     type_info=WORD_TYPE)
+    assert sorted((r["value"] for b in run.main.values() for r in b), key=str) == [
+        {"hello": 2}, {"world": 1}
+    ]  # x's window [20, 30) is still open at the end
+
+    objects = run_stream(spark, tmp_path / "in", tmp_path / "ck2", "w string, t long",
+                         _count_objects, side_tags=[UNTYPED], type_info=WORD_TYPE)
+    assert sorted((unpickle(r["value"]) for b in objects.main.values() for r in b), key=str) == [
+        WordCount("hello", 2), WordCount("world", 1), "hello@0", "world@0"
+    ]
+    assert sorted(unpickle(r["value"]) for b in objects.sides["counts"].values() for r in b
+                  ) == [WordCount("hello", 2), WordCount("world", 1)]
+
+    source = spark.readStream.schema("w string, t long").option("maxFilesPerTrigger", 1).json(
+        str(tmp_path / "in")
+    )
+    query = _count_objects(DataStream(source, type_info=WORD_TYPE)).print()
+    assert query is not None
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        "WordCount(word='hello', count=2)", "WordCount(word='world', count=1)", "hello@0",
+        "world@0",
+    ]
