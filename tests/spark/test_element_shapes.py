@@ -634,6 +634,9 @@ def test_dataclass_and_string_outputs_print_and_side_output_as_pyflink(
         [WordCount("hello", 2), WordCount("world", 1), WordCount("x", 1), "hello@0", "world@0",
          "x@20"], key=str
     )
+    sunk: list[Any] = []
+    result.add_sink(lambda value, _context: sunk.append(value))
+    assert sorted(sunk, key=str) == sorted(collected, key=str)
     side = result.get_side_output(UNTYPED)
     assert sorted(side.execute_and_collect(), key=str) == [
         WordCount("hello", 2), WordCount("world", 1), WordCount("x", 1)
