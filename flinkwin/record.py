@@ -294,7 +294,8 @@ def same_shape(result: Any, template: Any) -> Any:
     """A reduce result in the shape of its input: a plain tuple with the values of a named
     ``template`` row becomes a row of the template's class (Flink's ``ReduceFunction<T>``
     returns a ``T``: a window function after ``reduce`` sees the same type whether the window
-    held one element or many). A dict becomes a Row; anything else is passed through."""
+    held one element or many). A dict becomes a Row, unless the inputs are dicts themselves (a
+    ``Types.MAP`` stream); anything else is passed through."""
     if type(result) is tuple and isinstance(template, Row):
         klass = type(template)
         fields = klass.__fields__
@@ -306,4 +307,4 @@ def same_shape(result: Any, template: Any) -> Any:
                     "returns the type of its inputs"
                 )
             return tuple.__new__(klass, result)
-    return to_record(result)
+    return result if isinstance(template, Mapping) else to_record(result)

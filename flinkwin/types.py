@@ -28,17 +28,26 @@ class TypeInformation:
         return hash(self.name)
 
 
-#: PyFlink's atomic (basic) types: a stream of one of them hands each element's value itself.
+#: PyFlink's atomic (basic) types.
 BASIC_TYPE_NAMES = frozenset(
     "STRING BYTE BOOLEAN SHORT INT LONG FLOAT DOUBLE CHAR BIG_INT BIG_DEC INSTANT SQL_DATE "
     "SQL_TIME SQL_TIMESTAMP".split()
 )
+#: The types whose values are records of fields (Rows and tuples).
+RECORD_TYPE_NAMES = frozenset(("ROW", "ROW_NAMED", "TUPLE"))
 
 
 def is_atomic_type(type_info: Any) -> bool:
-    """True for an atomic PyFlink type (``Types.STRING()``, ``Types.INT()``...): the elements
-    of such a stream are bare values, not rows (``PICKLED_BYTE_ARRAY`` travels pickled)."""
-    return isinstance(type_info, TypeInformation) and type_info.name in BASIC_TYPE_NAMES
+    """True for a type whose elements are single values rather than records of fields: a basic
+    type (``Types.STRING()``, ``Types.INT()``...), ``Types.MAP``, ``Types.LIST`` and the arrays.
+    A stream of such a type has one column, and its elements are that column's values (a
+    ``str``, an ``int``, a ``dict``, a ``list``...), as PyFlink hands them over;
+    ``PICKLED_BYTE_ARRAY`` values travel pickled instead."""
+    return (
+        isinstance(type_info, TypeInformation)
+        and type_info.name not in RECORD_TYPE_NAMES
+        and type_info.name != "PICKLED_BYTE_ARRAY"
+    )
 
 
 class _TypesFactory:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import DataFrame, Row
+from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.assigners.base import WindowAssigner
@@ -48,7 +48,7 @@ from flinkwin.spark.elements import (
     apply_element_stage,
 )
 from flinkwin.spark.parallelism import shuffle_partitions, stage_parallelism
-from flinkwin.spark.printing import flink_string, python_string, python_value
+from flinkwin.spark.printing import element_shaper, printer
 from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
@@ -225,18 +225,18 @@ class DataStream:
         ``Types.TUPLE``, the value for a basic type, Rows otherwise)."""
         df = self._static_df("execute_and_collect")
         rows = df.collect() if limit is None else df.limit(limit).collect()
-        pickled = is_pickled(df.schema)
-        return [python_value(row, self._type_info, pickled) for row in rows]
+        shape = element_shaper(df.schema, self._type_info)
+        return [shape(row) for row in rows]
 
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
-        """Flink's print sink: one line per element in Flink's format (``(a,1)`` for a tuple,
-        ``+I[a, 1]`` for a Row; values without a declared type as Python's ``str``, as PyFlink
-        prints them), prefixed ``"<sink_identifier>> "`` when given. Runs now: a static stream
+        """Flink's print sink: one line per element as PyFlink prints it (``(a,1)`` for a
+        tuple, ``+I[a,1]`` for a ``Types.ROW`` row, ``{a=1}`` for a map: Java's ``toString``,
+        see :mod:`flinkwin.spark.printing`; values without a declared type as Python's
+        ``str``), prefixed ``"<sink_identifier>> "`` when given. Runs now: a static stream
         prints from the driver and returns None; a streaming one starts a query printing each
         micro-batch and returns it."""
         prefix = "" if sink_identifier is None else f"{sink_identifier}> "
-        # PyFlink prints pickled values (no declared type) with Python's str()
-        text = python_string if is_pickled(self.toDF().schema) else flink_string
+        text = printer(self._type_info, is_pickled(self.toDF().schema))
 
         def emit(value: Any, _context: Any) -> None:
             print(prefix + text(value))
@@ -256,17 +256,16 @@ class DataStream:
 
     def _run_sink(self, invoke: Any) -> StreamingQuery | None:
         """Deliver every element to ``invoke(value, context)`` in the driver (see ``print``)."""
-        type_info = self._type_info
         df = self._elements_df()
         carried = RECORD_TIMESTAMP_COLUMN in df.columns
-        pickled = is_pickled(self.toDF().schema)
+        schema = self.toDF().schema
+        shape = element_shaper(schema, self._type_info)
+        names = schema.fieldNames()
 
         def deliver(rows: list[Any]) -> None:
             for row in rows:
                 stamp = row[RECORD_TIMESTAMP_COLUMN] if carried else None
-                public = Row(**{k: v for k, v in row.asDict().items()
-                                if k != RECORD_TIMESTAMP_COLUMN})
-                invoke(python_value(public, type_info, pickled), SinkContext(stamp))
+                invoke(shape([row[n] for n in names]), SinkContext(stamp))
 
         if not df.isStreaming:
             deliver(df.collect())

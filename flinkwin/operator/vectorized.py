@@ -89,12 +89,13 @@ def _records(
     """The frame's rows as elements (tuples for a ``Types.TUPLE`` stream, else Rows); with
     ``pickled``, the frame's one column holds pickled values (a stream without a declared
     type) and the elements are those values; with ``atomic``, the frame's one column holds
-    the values of an atomic type (``Types.STRING()``...) and the elements are those values.
+    the values of an atomic type (``Types.STRING()``, ``Types.MAP(...)``...) and the elements
+    are those values.
     ``converters`` shape the values of nested columns (see ``flinkwin.spark.nested``)."""
     if pickled:
         return [None if v is None else pickle.loads(v) for v in frame.iloc[:, 0].tolist()]
     if atomic:
-        return column_values(frame.iloc[:, 0])
+        return _shaped(column_values(frame.iloc[:, 0]), frame.columns[0], converters)
     columns = tuple(frame.columns)
     klass = element_class(columns, tuple_elements)
     data = [_shaped(column_values(frame[c]), c, converters) for c in columns]

@@ -216,10 +216,11 @@ class WindowOperator:
         """The elements of a frame with columns ``fields`` holding ``columns`` (one list of
         values per column): the values themselves for a stream of an atomic type, else rows of
         the stream's element class (tuples or Rows)."""
-        if self.atomic_elements:
-            return list(columns[0])
-        klass = element_class(fields, self.tuple_elements)
         converters = self.element_converters
+        if self.atomic_elements:
+            convert = converters.get(fields[0])
+            return list(columns[0]) if convert is None else [convert(v) for v in columns[0]]
+        klass = element_class(fields, self.tuple_elements)
         if converters:
             columns = [
                 values if f not in converters else [converters[f](v) for v in values]
@@ -241,7 +242,7 @@ class WindowOperator:
         the element has no timestamp (``MIN_LONG``, as in Flink)."""
         if not self._opened:
             self.open()
-        record = to_record(value)
+        record = value if self.atomic_elements else to_record(value)
         ts = MIN_LONG if timestamp is None else int(timestamp)
         self._process(record, ts, self.key_of(record))
 

@@ -75,7 +75,7 @@ from flinkwin.triggers import (
     PurgingTrigger,
     Trigger,
 )
-from flinkwin.types import is_atomic_type
+from flinkwin.types import TypeInformation, is_atomic_type
 from flinkwin.watermark import WatermarkStrategy
 
 from .elements import (
@@ -101,7 +101,14 @@ from .runtime import (
     static_function,
     stream_function,
 )
-from .schema import RowEncoder, check_carried, is_pickled, parse_schema, pickled_schema
+from .schema import (
+    RowEncoder,
+    check_carried,
+    is_pickled,
+    parse_schema,
+    pickled_schema,
+    value_schema,
+)
 from .timestamps import has_timestamps, quoted, to_wire
 from .watermarks import (
     MAX_EVENT_TIME_MS,
@@ -438,8 +445,10 @@ def main_schema(pipeline: WindowPipeline) -> StructType:
         spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
         if spec.reduce_fn is None or spec.window_fn is not None:
             schema = pickled_schema()  # PyFlink: no output type means pickled Python objects
-        else:
-            schema = pipeline.input_schema
+        else:  # reduce keeps the elements' type: under a whole-value type, the values
+            schema = value_schema(pipeline.input_schema) if pipeline.atomic_elements else (
+                pipeline.input_schema
+            )
     if pipeline.with_window:
         clash = [c for c in WINDOW_COLUMNS if c in schema.fieldNames()]
         if clash:
@@ -469,14 +478,17 @@ def check_unique_names(names: Sequence[str], what: str, case_sensitive: bool) ->
 
 def side_schema(pipeline: WindowPipeline, tag: OutputTag) -> StructType:
     """Late data and rows without a timestamp keep the input schema; other side outputs
-    declare theirs on the tag."""
+    take the tag's type (PyFlink type information, a DDL string or a StructType); a tag
+    without one carries its values pickled, as PyFlink's ``PICKLED_BYTE_ARRAY`` default."""
     if tag in (pipeline.late_tag, null_timestamp_tag(pipeline)):
         return pipeline.input_schema
-    if isinstance(tag.type_info, (str, StructType)):
+    if tag.type_info is None:
+        return pickled_schema()
+    if isinstance(tag.type_info, (str, StructType, TypeInformation)):
         return parse_schema(tag.type_info, f"schema of {tag!r}")
     raise PipelineError(
-        f"side output {tag!r} needs a schema to become a DataFrame: declare it on the tag, "
-        f"e.g. OutputTag({tag.tag_id!r}, 'name string, value bigint')"
+        f"side output {tag!r}: its type must be PyFlink type information, a DDL string or a "
+        f"StructType, got {tag.type_info!r}"
     )
 
 

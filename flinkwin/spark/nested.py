@@ -8,10 +8,18 @@ list of pairs. The elements user functions see hold them as PyFlink does for the
 - a ``struct`` field is a tuple when its PyFlink type is ``Types.TUPLE``, else a ``Row`` with
   the struct's field names (``Types.ROW``/``ROW_NAMED``, or no declared type), nested alike;
 - an ``array`` is a Python ``list`` (of Python values, not numpy scalars), a ``map`` a
-  ``dict``, their values converted alike.
+  ``dict``, their values converted alike;
+- a ``Types.PICKLED_BYTE_ARRAY()`` field of a row type that flinkwin wrote (an output
+  field, marked in the schema) is the value it holds (bytes from input data are never
+  unpickled);
+- a value typed ``Types.BIG_INT()`` (a ``decimal(38,0)`` column) is an ``int``, and
+  ``Types.PRIMITIVE_ARRAY(Types.BYTE())`` is ``bytes`` (from a ``binary`` column, or from an
+  ``array<tinyint>`` of Java's signed bytes), as PyFlink's coders hand them over.
 
-:func:`element_converters` gives, per nested column of a schema, the function doing this; flat
-columns need none, so streams without nested columns pay nothing.
+A stream of a whole-value type (``Types.MAP``, ``Types.LIST``, an array or a basic type, see
+:func:`flinkwin.types.is_atomic_type`) has one column whose values are shaped by the stream's
+type itself. :func:`element_converters` gives, per column of a schema that needs one, the
+function doing this; other columns need none, so flat streams pay nothing.
 """
 
 from __future__ import annotations
@@ -20,9 +28,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from pyspark.sql.types import ArrayType, DataType, MapType, StructType
+from pyspark.sql.types import ArrayType, BinaryType, DataType, DecimalType, MapType, StructType
 
 from flinkwin.record import element_class
+from flinkwin.types import is_atomic_type
+
+from .schema import is_pickled_field, unpickle
 
 Converter = Callable[[Any], Any]
 
@@ -30,17 +41,36 @@ Converter = Callable[[Any], Any]
 def element_converters(schema: StructType, type_info: Any = None) -> dict[str, Converter]:
     """The converters of ``schema``'s nested columns (see module docstring); ``type_info`` is
     the stream's PyFlink type (``Types.TUPLE([...])``, ``Types.ROW([...])``...), or None."""
-    fields = _field_types(type_info, len(schema.fields))
+    if is_atomic_type(type_info) and len(schema.fields) == 1:
+        fields = [type_info]  # the one column holds the elements themselves
+    else:
+        fields = _field_types(type_info, len(schema.fields))
     converters = {}
     for field, sub_type in zip(schema.fields, fields):
-        convert = value_converter(field.dataType, sub_type)
+        # a field flinkwin pickled (PICKLED_BYTE_ARRAY inside a row type) holds the value
+        convert = (
+            unpickle if is_pickled_field(field) else value_converter(field.dataType, sub_type)
+        )
         if convert is not None:
             converters[field.name] = convert
     return converters
 
 
 def value_converter(dtype: DataType, type_info: Any = None) -> Converter | None:
-    """The function shaping one value of ``dtype``; None for a flat type (values stay)."""
+    """The function shaping one value of ``dtype`` declared ``type_info`` (PyFlink type
+    information or None); None where values stay as they are."""
+    name = getattr(type_info, "name", None)
+    if name == "BIG_INT" and isinstance(dtype, DecimalType):
+        return _big_int
+    if name == "PRIMITIVE_ARRAY" and _args(type_info, 0) is not None and getattr(
+        _args(type_info, 0), "name", None
+    ) == "BYTE":
+        if isinstance(dtype, BinaryType):
+            return _bytes
+        if isinstance(dtype, ArrayType):
+            return _signed_bytes
+    if isinstance(dtype, BinaryType):
+        return _bytes
     if isinstance(dtype, StructType):
         names = tuple(dtype.fieldNames())
         klass = element_class(names, getattr(type_info, "name", None) == "TUPLE")
@@ -82,6 +112,20 @@ def value_converter(dtype: DataType, type_info: Any = None) -> Converter | None:
 
         return mapping
     return None
+
+
+def _big_int(value: Any) -> Any:
+    return None if value is None else int(value)
+
+
+def _bytes(value: Any) -> Any:
+    return value if value is None or type(value) is bytes else bytes(value)
+
+
+def _signed_bytes(value: Any) -> Any:
+    """Java's signed bytes (``array<tinyint>``) as Python ``bytes``, as PyFlink hands a
+    ``byte[]`` over."""
+    return None if value is None else bytes(int(b) & 0xFF for b in value)
 
 
 def _field_types(type_info: Any, n: int) -> list[Any]:

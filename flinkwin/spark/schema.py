@@ -9,6 +9,10 @@ output value becomes one row:
   as PyFlink does;
 - a plain ``tuple``/``list`` is matched by position (same length as the schema);
 - any other value (a scalar, or a list for a single array field) fills a one-field schema;
+- under the one ``value`` field of a whole-value type (a basic type, ``Types.MAP``,
+  ``Types.LIST`` or an array: :func:`is_value_schema`), every output is that field's value as
+  it is: a ``dict`` for ``Types.MAP`` (not a record matched by field names), a ``list`` for
+  ``Types.LIST``, a ``str`` for ``Types.STRING()``;
 - under the *pickled* schema (PyFlink's ``Types.PICKLED_BYTE_ARRAY()``, and what a window
   function without a declared output type gets, as in PyFlink), every value is pickled whole
   into one ``value binary`` column (:func:`is_pickled`, :func:`unpickle`); a
@@ -84,6 +88,9 @@ _TYPE_INFO_DDL = {
 
 #: The column metadata marking a column of pickled Python values.
 PICKLED_METADATA = {"flinkwin.pickled": True}
+#: The column metadata marking the one column of a whole-value type's stream (see
+#: :func:`is_value_schema`).
+VALUE_METADATA = {"flinkwin.value": True}
 
 
 def check_carried(schema: StructType, what: str) -> None:
@@ -132,6 +139,19 @@ def is_pickled(schema: StructType) -> bool:
     return len(schema.fields) == 1 and is_pickled_field(schema.fields[0])
 
 
+def is_value_schema(schema: StructType) -> bool:
+    """True if ``schema`` is the one ``value`` column of a whole-value PyFlink type (a basic
+    type, ``Types.MAP``, ``Types.LIST`` or an array): each output is the column's value."""
+    return len(schema.fields) == 1 and bool(schema.fields[0].metadata.get("flinkwin.value"))
+
+
+def value_schema(schema: StructType) -> StructType:
+    """``schema``'s one column marked as holding a whole-value type's values (see
+    :func:`is_value_schema`)."""
+    (field,) = schema.fields
+    return StructType([StructField(field.name, field.dataType, True, dict(VALUE_METADATA))])
+
+
 def is_pickled_field(field: StructField) -> bool:
     """True if ``field`` holds pickled Python values."""
     return bool(field.metadata.get("flinkwin.pickled"))
@@ -155,6 +175,8 @@ def _type_info_ddl(info: TypeInformation) -> str:
     name, args = info.name, info.args
     if name in _TYPE_INFO_DDL:
         return _TYPE_INFO_DDL[name]
+    if name in ("PRIMITIVE_ARRAY", "LIST") and args and args[0].name == "BYTE":
+        return "binary"  # a Java byte[]: PyFlink hands it over as Python bytes
     if name in ("PRIMITIVE_ARRAY", "BASIC_ARRAY", "OBJECT_ARRAY", "LIST") and args:
         return f"array<{_type_info_ddl(args[0])}>"
     if name == "MAP" and len(args) == 2:
@@ -180,7 +202,8 @@ def _type_info_fields(info: TypeInformation) -> str:
 def parse_schema(value: Any, what: str = "output_schema") -> StructType:
     """A ``StructType`` from a DDL string (``"user string, total bigint"``), a StructType, or
     PyFlink type information: ``Types.ROW_NAMED(names, types)``; ``Types.ROW``/``Types.TUPLE``
-    (fields ``f0, f1, ...`` as Flink names tuple fields); a basic type (one field ``value``)."""
+    (fields ``f0, f1, ...`` as Flink names tuple fields); a whole-value type (a basic type,
+    ``Types.MAP``, ``Types.LIST``, an array: one field ``value``, see :func:`is_value_schema`)."""
     if isinstance(value, StructType):
         return value
     if isinstance(value, TypeInformation):
@@ -190,7 +213,7 @@ def parse_schema(value: Any, what: str = "output_schema") -> StructType:
             if value.name in ("ROW", "TUPLE", "ROW_NAMED"):
                 fields = parse_schema(_type_info_fields(value), what)
                 return _mark_pickled(fields, _field_types(value))
-            return parse_schema(f"value {_type_info_ddl(value)}", what)
+            return value_schema(parse_schema(f"value {_type_info_ddl(value)}", what))
         except (ValueError, TypeError, IndexError) as exc:
             raise ValueError(f"{what}: cannot map {value!r} to a Spark schema ({exc})") from None
     if isinstance(value, str):
@@ -224,7 +247,8 @@ class RowEncoder:
             to_arrow_type(f.dataType, timezone="UTC") for f in schema.fields
         ]
         self._single_scalar = len(schema.fields) == 1
-        self._pickled = is_pickled(schema)
+        # each output is the one column's value (pickled, or of a whole-value type)
+        self._whole = is_pickled(schema) or is_value_schema(schema)
         self._pickled_columns = {
             i for i, f in enumerate(schema.fields) if is_pickled_field(f)
         }
@@ -269,7 +293,7 @@ class RowEncoder:
 
     def to_row(self, value: Any) -> tuple[Any, ...]:
         """One output value as a tuple in schema order."""
-        if self._pickled:
+        if self._whole:
             return (value,)
         if isinstance(value, tuple) and getattr(value, "__fields__", None) is not None:
             return self._named_row(value)
@@ -509,6 +533,8 @@ __all__ = [
     "SchemaMismatchError",
     "UTC_ZONES",
     "arrow_to_pandas",
+    "is_value_schema",
     "normalize_input",
     "parse_schema",
+    "value_schema",
 ]

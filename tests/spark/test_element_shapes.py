@@ -6,6 +6,9 @@ tuples for ``Types.TUPLE``, ``Row(f0=..., f1=...)`` for ``Types.ROW`` (PyFlink n
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import decimal
 from typing import Any
 
 import pytest
@@ -14,6 +17,7 @@ from flinkwin import (
     DataStream,
     EventTimeSessionWindows,
     KeySelector,
+    OutputTag,
     ProcessWindowFunction,
     Time,
     TimestampAssigner,
@@ -94,8 +98,10 @@ def test_elements_take_the_shape_of_the_stream_type(
 
     windows.reduce(lambda a, b: (a[0], a[1] + b[1])).print()
     printed = sorted(capsys.readouterr().out.splitlines())
+    # a tuple prints as Java's Tuple2.toString; PyFlink prints a Row-typed stream's rows
+    # itself, joining the fields' Python str with ","
     assert printed == (["(a,3)", "(a,9)", "(b,3)"] if tuples else
-                       ["+I[a, 3]", "+I[a, 9]", "+I[b, 3]"])
+                       ["+I[a,3]", "+I[a,9]", "+I[b,3]"])
 
 
 class Labelled(ProcessWindowFunction):
@@ -414,3 +420,278 @@ def test_streaming_windows_get_nested_values_in_the_stream_shape(
     ]
     (late_row,) = [r for b in run.sides["late"].values() for r in b]
     assert (late_row["f0"], tuple(late_row["f1"]), list(late_row["f2"])) == ("a", (0, 7), [1, 2])
+
+
+# ------------------------------------------------------------ every declared type's shape
+WORDS = [("hello", 1), ("world", 2), ("hello", 3), ("x", 25)]
+WORD_TYPE = Types.TUPLE([Types.STRING(), Types.LONG()])
+
+
+class WordAt(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value[1])
+
+
+class WordCounts(ProcessWindowFunction):
+    """Returns one dict per window, as a PyFlink window function does for Types.MAP."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        counts: dict[str, int] = {}
+        for word, _ in elements:
+            counts[word] = counts.get(word, 0) + 1
+        yield counts
+
+
+def _words(stream: Any) -> Any:
+    return (
+        stream.assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(WordAt())
+        )
+        .key_by(lambda e: e[0], key_type=Types.STRING())
+    )
+
+
+MAP_TYPE = Types.MAP(Types.STRING(), Types.INT())
+
+
+def test_window_function_returning_dicts_under_a_map_output_type(spark: Any, capsys: Any) -> None:
+    """``output_type=Types.MAP(...)`` takes each returned dict as the map (it failed with
+    "missing field(s) ['value'], unexpected field(s) ['hello']"); downstream functions get
+    dicts, print() writes Java's HashMap.toString."""
+    from flinkwin import TumblingEventTimeWindows
+
+    stream = DataStream(spark.createDataFrame(WORDS, "w string, t long"), type_info=WORD_TYPE)
+    counts = _words(stream).window(TumblingEventTimeWindows.of(Time.milliseconds(10))).process(
+        WordCounts(), output_type=MAP_TYPE
+    )
+    assert counts.get_type() == MAP_TYPE
+    assert sorted(counts.execute_and_collect(), key=str) == [{"hello": 2}, {"world": 1}, {"x": 1}]
+    shown = counts.map(lambda m: f"{type(m).__name__} {sorted(m.items())}",
+                       output_type=Types.STRING())
+    assert sorted(shown.execute_and_collect()) == [
+        "dict [('hello', 2)]", "dict [('world', 1)]", "dict [('x', 1)]"
+    ]
+    counts.filter(lambda m: "hello" in m).print()
+    assert capsys.readouterr().out == "{hello=2}\n"
+
+
+MAPS = [({"k": 1, "j": 2},), ({"j": 3},), (None,)]
+
+
+class HasK(KeySelector):
+    def get_key(self, value: Any) -> Any:
+        if value is not None and not isinstance(value, dict):
+            raise AssertionError(f"key selector got {value!r}")
+        return value is not None and "k" in value
+
+
+def test_map_elements_are_dicts_in_filters_and_key_selectors(spark: Any, capsys: Any) -> None:
+    """A ``Types.MAP`` stream hands each element over as a dict: ``'k' in element`` tests the
+    keys (it tested a Row's values)."""
+    from flinkwin import GlobalWindows
+    from flinkwin.triggers import CountTrigger
+
+    stream = DataStream(spark.createDataFrame(MAPS, "m map<string,int>"), type_info=MAP_TYPE)
+    assert stream.filter(lambda e: e is not None and "k" in e).execute_and_collect() == [
+        {"k": 1, "j": 2}
+    ]
+    merged = (
+        stream.key_by(HasK(), key_type=Types.BOOLEAN())
+        .window(GlobalWindows.create()).trigger(CountTrigger.of(1))
+        .reduce(lambda a, b: {**(a or {}), **(b or {})})
+    )
+    assert merged.get_type() == MAP_TYPE
+    # every element fires its key's window: the null map merges into {'j': 3}
+    assert sorted(merged.execute_and_collect(), key=str) == [
+        {"k": 1, "j": 2}, {"j": 3}, {"j": 3}
+    ]
+    stream.print()
+    assert capsys.readouterr().out.splitlines() == ["{j=2, k=1}", "{j=3}", "null"]
+
+
+class Identity(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield from elements
+
+
+FAMILIES = [
+    # (PyFlink type, DataFrame column, value, what functions see, what print() writes)
+    (Types.STRING(), "string", "a", "str:a", "a"),
+    (Types.LONG(), "bigint", 2**62, f"int:{2**62}", str(2**62)),
+    (Types.DOUBLE(), "double", 1e7, "float:10000000.0", "1.0E7"),
+    (Types.BOOLEAN(), "boolean", True, "bool:True", "true"),
+    (Types.BIG_INT(), "decimal(38,0)", decimal.Decimal(12), "int:12", "12"),
+    (Types.SQL_DATE(), "date", datetime.date(2024, 1, 2), "date:2024-01-02", "2024-01-02"),
+    (Types.PRIMITIVE_ARRAY(Types.BYTE()), "binary", bytearray(b"\x01\xff"),
+     "bytes:b'\\x01\\xff'", "[1, -1]"),
+    (Types.MAP(Types.STRING(), Types.LONG()), "map<string,bigint>", {"a": 1, "b": 2},
+     "dict:{'a': 1, 'b': 2}", "{a=1, b=2}"),
+    (Types.LIST(Types.STRING()), "array<string>", ["x", None], "list:['x', None]",
+     "[x, null]"),
+    (Types.BASIC_ARRAY(Types.INT()), "array<int>", [1, 2], "list:[1, 2]", "[1, 2]"),
+    (Types.PRIMITIVE_ARRAY(Types.DOUBLE()), "array<double>", [0.5], "list:[0.5]", "[0.5]"),
+    (Types.OBJECT_ARRAY(Types.ROW([Types.INT()])), "array<struct<f0:int>>", [(1,)],
+     "list:[Row(f0=1)]", "[+I[1]]"),
+    (Types.TUPLE([Types.STRING(), Types.MAP(Types.STRING(), Types.INT())]),
+     "struct<f0:string,f1:map<string,int>>", ("a", {"k": 1}), "tuple:('a', {'k': 1})",
+     "(a,{k=1})"),
+    (Types.ROW([Types.STRING(), Types.LIST(Types.INT())]), "struct<f0:string,f1:array<int>>",
+     ("a", [1]), "Row:Row(f0='a', f1=[1])", "+I[a,[1]]"),
+    (Types.ROW_NAMED(["name", "m"], [Types.STRING(), Types.MAP(Types.STRING(), Types.INT())]),
+     "struct<name:string,m:map<string,int>>", ("a", {"k": 1}),
+     "Row:Row(name='a', m={'k': 1})", "+I[a,{'k': 1}]"),
+]
+
+
+@pytest.mark.parametrize(
+    ("info", "ddl", "value", "seen", "printed"), FAMILIES,
+    ids=[f[0].name.lower() + ("" if f[0].name != "PRIMITIVE_ARRAY" else f"-{f[1]}")
+         for f in FAMILIES],
+)
+def test_every_type_family_keeps_its_shape_as_element_and_output(
+    spark: Any, capsys: Any, info: Any, ddl: str, value: Any, seen: str, printed: str
+) -> None:
+    """Each PyFlink type as a stream's element (a one-column DataFrame for a whole-value type,
+    a row's columns for a row type), as a map's and a window function's output type, through
+    execute_and_collect(), add_sink and print()."""
+    from pyspark.sql.types import StructType
+
+    from flinkwin import GlobalWindows
+    from flinkwin.triggers import CountTrigger
+
+    record = info.name in ("TUPLE", "ROW", "ROW_NAMED")
+    schema = StructType.fromDDL(ddl if record else f"value {ddl}")
+    if record:
+        schema = StructType.fromDDL(ddl[len("struct<"):-1].replace(":", " "))
+    data = [tuple(value) if record else (value,)]
+    stream = DataStream(spark.createDataFrame(data, schema), type_info=info)
+    described = stream.map(lambda e: f"{type(e).__name__}:{e}", output_type=Types.STRING())
+    assert described.execute_and_collect() == [seen]
+
+    same = stream.map(lambda e: e, output_type=info)  # the value back through an output type
+    windowed = (
+        same.key_by(lambda e: 0).window(GlobalWindows.create()).trigger(CountTrigger.of(1))
+        .process(Identity(), output_type=info)
+    )
+    assert same.map(
+        lambda e: f"{type(e).__name__}:{e}", output_type=Types.STRING()
+    ).execute_and_collect() == [seen]
+    sunk: list[Any] = []
+    windowed.add_sink(lambda v, _context: sunk.append(f"{type(v).__name__}:{v}"))
+    assert sunk == [seen]
+    for result in (same, windowed):
+        result.print()
+        assert capsys.readouterr().out == printed + "\n"
+
+
+@dataclasses.dataclass
+class WordCount:
+    word: str
+    count: int
+
+
+UNTYPED = OutputTag("counts")
+PICKLED = OutputTag("pickled", Types.PICKLED_BYTE_ARRAY())
+
+
+class CountObjects(ProcessWindowFunction):
+    """Emits a dataclass and a string per window (no output type: both travel pickled) and
+    dataclasses to two side outputs, one without a type and one PICKLED_BYTE_ARRAY."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        n = len(list(elements))
+        context.output(UNTYPED, WordCount(key, n))
+        context.output(PICKLED, {key, n})
+        yield WordCount(key, n)
+        yield f"{key}@{context.window().start}"
+
+
+def _count_objects(stream: Any) -> Any:
+    from flinkwin import TumblingEventTimeWindows
+
+    return _words(stream).window(TumblingEventTimeWindows.of(Time.milliseconds(10))).process(
+        CountObjects()
+    )
+
+
+OBJECT_LINES = ["WordCount(word='hello', count=2)", "WordCount(word='world', count=1)",
+                "WordCount(word='x', count=1)", "hello@0", "world@0", "x@20"]
+
+
+def test_dataclass_and_string_outputs_print_and_side_output_as_pyflink(
+    spark: Any, capsys: Any
+) -> None:
+    """Outputs without a type keep the objects a window function emits: print() writes their
+    Python str (PyFlink's ``_align_output_type``), execute_and_collect() and side outputs
+    return the objects themselves."""
+    result = _count_objects(
+        DataStream(spark.createDataFrame(WORDS, "w string, t long"), type_info=WORD_TYPE)
+    )
+    result.print()
+    assert sorted(capsys.readouterr().out.splitlines()) == OBJECT_LINES
+    collected = result.execute_and_collect()
+    assert sorted(collected, key=str) == sorted(
+        [WordCount("hello", 2), WordCount("world", 1), WordCount("x", 1), "hello@0", "world@0",
+         "x@20"], key=str
+    )
+    sunk: list[Any] = []
+    result.add_sink(lambda value, _context: sunk.append(value))
+    assert sorted(sunk, key=str) == sorted(collected, key=str)
+    side = result.get_side_output(UNTYPED)
+    assert sorted(side.execute_and_collect(), key=str) == [
+        WordCount("hello", 2), WordCount("world", 1), WordCount("x", 1)
+    ]
+    side.print("late")
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        f"late> {line}" for line in OBJECT_LINES[:3]
+    ]
+    pairs = result.get_side_output(PICKLED).execute_and_collect()
+    assert all(type(p) is set for p in pairs)
+    assert sorted(sorted(map(str, p)) for p in pairs) == [
+        ["1", "world"], ["1", "x"], ["2", "hello"]
+    ]
+
+
+def test_streaming_outputs_keep_their_shape(spark: Any, tmp_path: Any, capsys: Any) -> None:
+    """The same shapes on a stream read in several micro-batches: dicts under Types.MAP,
+    dataclasses and strings printed with str(), side outputs carrying the objects."""
+    from spark_scenarios import run_stream, write_batches
+
+    from flinkwin import TumblingEventTimeWindows
+    from flinkwin.spark.schema import unpickle
+
+    batches = [[{"w": w, "t": t} for w, t in WORDS[:2]], [{"w": w, "t": t} for w, t in WORDS[2:]]]
+    write_batches(tmp_path / "in", batches)
+
+    def counts(stream: Any) -> Any:
+        return _words(stream).window(TumblingEventTimeWindows.of(Time.milliseconds(10))).process(
+            WordCounts(), output_type=MAP_TYPE
+        )
+
+    run = run_stream(spark, tmp_path / "in", tmp_path / "ck1", "w string, t long", counts,
+                     type_info=WORD_TYPE)
+    assert sorted((r["value"] for b in run.main.values() for r in b), key=str) == [
+        {"hello": 2}, {"world": 1}
+    ]  # x's window [20, 30) is still open at the end
+
+    objects = run_stream(spark, tmp_path / "in", tmp_path / "ck2", "w string, t long",
+                         _count_objects, side_tags=[UNTYPED], type_info=WORD_TYPE)
+    assert sorted((unpickle(r["value"]) for b in objects.main.values() for r in b), key=str) == [
+        WordCount("hello", 2), WordCount("world", 1), "hello@0", "world@0"
+    ]
+    side = [unpickle(r["value"]) for b in objects.sides["counts"].values() for r in b]
+    assert sorted(side, key=str) == [WordCount("hello", 2), WordCount("world", 1)]
+
+    source = spark.readStream.schema("w string, t long").option("maxFilesPerTrigger", 1).json(
+        str(tmp_path / "in")
+    )
+    query = _count_objects(DataStream(source, type_info=WORD_TYPE)).print()
+    assert query is not None
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    assert sorted(capsys.readouterr().out.splitlines()) == [
+        "WordCount(word='hello', count=2)", "WordCount(word='world', count=1)", "hello@0",
+        "world@0",
+    ]

@@ -297,8 +297,10 @@ def test_build_time_errors(events: DataStream) -> None:
     with pytest.raises(TypeError, match="withTimestampAssigner takes a column name"):
         watermark(0).withTimestampAssigner(42)
     result = _windowed(events).sum("v")
-    with pytest.raises(PipelineError, match=r"needs a schema .* OutputTag\('alerts'"):
-        result.getSideOutput(OutputTag("alerts"))
+    # a tag without a type carries pickled values (PyFlink's PICKLED_BYTE_ARRAY default)
+    assert result.getSideOutput(OutputTag("notes")).toDF().columns == ["value"]
+    with pytest.raises(PipelineError, match=r"its type must be PyFlink type information"):
+        result.getSideOutput(OutputTag("bad", 42))
     typed = OutputTag("alerts", "k string, n bigint")
     assert result.getSideOutput(typed).toDF().columns == ["k", "n"]
 
