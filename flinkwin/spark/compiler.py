@@ -56,6 +56,7 @@ from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWi
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.longs import ERROR, WRAP
+from flinkwin.operator.snapshot import StatePickler
 from flinkwin.operator.states import DESCRIPTIONS as STATE_DESCRIPTIONS
 from flinkwin.operator.states import state_kind
 from flinkwin.output_tag import OutputTag
@@ -100,6 +101,7 @@ from .runtime import (
     stream_function,
 )
 from .schema import RowEncoder, check_carried, is_pickled, parse_schema, pickled_schema
+from .state_key import state_pickler
 from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 from .window_tagging import with_window_tagging
 
@@ -580,6 +582,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             pickled_elements=is_pickled(input_schema),
             atomic_elements=pipeline.atomic_elements,
             element_converters=element_converters(input_schema, pipeline.element_type),
+            state_pickler=state_pickler(df.sparkSession) if streaming else StatePickler(),
         ),
         input_schema=input_schema,
         null_timestamp_tag=null_timestamp_tag(pipeline),

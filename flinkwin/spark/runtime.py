@@ -51,13 +51,15 @@ from pyspark.sql.types import StructType
 
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator import WindowOperator, states
-from flinkwin.operator.runtime_context import TaskInfo
+from flinkwin.operator.runtime_context import Subtask, TaskInfo
+from flinkwin.operator.snapshot import StatePickler
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
 from .key_groups import key_group_labels
 from .schema import RowEncoder, arrow_to_pandas, normalize_input
+from .subtasks import SUBTASKS
 from .timestamps import from_wire, has_timestamps
 
 TAG_COLUMN = "_fw_tag"
@@ -148,29 +150,48 @@ class OperatorSpec:
     atomic_elements: bool = False
     #: per nested input column, the function shaping its values (flinkwin.spark.nested)
     element_converters: dict[str, Any] = field(default_factory=dict)
+    #: pickles and signs the user objects of snapshots (see flinkwin.spark.state_key)
+    state_pickler: StatePickler = field(default_factory=StatePickler)
 
-    def build(self, key_group: int = 0) -> WindowOperator:
-        """The operator of one key group, with its own copy of the user functions (as each
-        Flink subtask deserializes its own), so state handles kept in ``open`` stay its own."""
+    def task_info(self, key_group: int) -> TaskInfo:
+        return TaskInfo(
+            task_name=self.task_name,
+            index_of_this_subtask=key_group,
+            number_of_parallel_subtasks=self.key_groups,
+            max_number_of_parallel_subtasks=self.key_groups,
+        )
+
+    def subtask(self, key_group: int) -> Subtask:
+        """A new subtask of key group ``key_group``, with its own copy of the user functions
+        (as each Flink subtask deserializes its own), so state handles kept in ``open`` and
+        attributes set there stay its own."""
+        return Subtask(
+            _own_copy(self.function), _own_copy(self.key_fields), self.task_info(key_group)
+        )
+
+    def build(self, key_group: int = 0, subtask: Subtask | None = None) -> WindowOperator:
+        """An operator of key group ``key_group``: running ``subtask``'s functions (opened and
+        closed by the subtask), or with its own copy of them."""
+        if subtask is None:
+            subtask_functions = (_own_copy(self.function), _own_copy(self.key_fields))
+        else:
+            subtask_functions = (subtask.function, subtask.key_selector)
         return WindowOperator(
             self.assigner,
-            _own_copy(self.function),
-            key_selector=_own_copy(self.key_fields),
+            subtask_functions[0],
+            key_selector=subtask_functions[1],
             trigger=self.trigger,
             evictor=self.evictor,
             allowed_lateness=self.allowed_lateness_ms,
             late_output_tag=self.late_tag,
-            task_info=TaskInfo(
-                task_name=self.task_name,
-                index_of_this_subtask=key_group,
-                number_of_parallel_subtasks=self.key_groups,
-                max_number_of_parallel_subtasks=self.key_groups,
-            ),
+            task_info=self.task_info(key_group),
             overflow=self.overflow,
             tuple_elements=self.tuple_elements,
             pickled_elements=self.pickled_elements,
             atomic_elements=self.atomic_elements,
             element_converters=self.element_converters,
+            state_pickler=self.state_pickler,
+            subtask=subtask,
         )
 
 
@@ -529,9 +550,11 @@ class KeyGroupRuntime:
             )
 
     def _factory(self, group: int) -> states.Factory:
-        """Builds the operator of the key group labelled ``group``."""
-        subtask = self._subtask(group)
-        return lambda: self.operator.build(subtask)
+        """Builds the operators of the key group labelled ``group``: all run the functions of
+        its subtask in this worker process (see :mod:`flinkwin.spark.subtasks`)."""
+        index = self._subtask(group)
+        subtask = SUBTASKS.get(self.stage_id, index, lambda: self.operator.subtask(index))
+        return lambda: self.operator.build(index, subtask)
 
     def _set_timeout(self, op: Any, state: Any, watermark: int, now: int) -> None:
         """Wake a key group holding state at Spark's next watermark increase (event time) or
