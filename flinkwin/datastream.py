@@ -43,10 +43,10 @@ from flinkwin.spark.elements import (
     apply_element_stage,
 )
 from flinkwin.spark.printing import flink_string, python_string, python_value
-from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
+from flinkwin.spark.schema import parse_schema, pickled_schema, without_pickled_marks
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.timestamps import TimestampAssigner
-from flinkwin.types import TypeInformation, is_atomic_type
+from flinkwin.types import TypeInformation, Types, is_atomic_type, is_pickled_type
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
@@ -85,6 +85,12 @@ class DataStream:
             raise ValueError(f"key_groups must be a positive int, got {key_groups!r}")
         if not isinstance(runtime_mode, RuntimeExecutionMode):
             raise TypeError(f"runtime_mode must be a RuntimeExecutionMode, got {runtime_mode!r}")
+        if is_pickled_type(type_info):
+            raise ValueError(
+                "a DataFrame cannot be declared a stream of pickled values "
+                "(Types.PICKLED_BYTE_ARRAY()): flinkwin never unpickles bytes it did not write "
+                "itself in this pipeline (a binary column is a stream of bytes)"
+            )
         if is_atomic_type(type_info):
             public = [c for c in df.columns if c != RECORD_TIMESTAMP_COLUMN]
             if len(public) != 1:
@@ -92,7 +98,7 @@ class DataStream:
                     f"a stream of {type_info!r} holds one value per element: its DataFrame "
                     f"needs exactly one column, got {public}"
                 )
-        self._df = df
+        self._df = without_pickled_marks(df)
         self._key_groups = key_groups
         self._watermark = watermark_strategy
         self._runtime_mode = runtime_mode
@@ -107,7 +113,11 @@ class DataStream:
             "type_info": self._type_info,
         }
         settings.update(changes)
-        return DataStream(df, **settings)
+        type_info = settings.pop("type_info")
+        stream = DataStream(df, **settings)
+        # flinkwin's own output: its pickled-values marks stay, with the type saying so
+        stream._df, stream._type_info = df, type_info
+        return stream
 
     def toDF(self) -> DataFrame:  # noqa: N802
         """The underlying Spark DataFrame."""
@@ -157,9 +167,9 @@ class DataStream:
             out_schema = None
             type_info = self._type_info
         else:
-            if output_type is None:  # PyFlink pickles the values: one pickled column
-                out_schema = pickled_schema()
-                type_info = None
+            if output_type is None or is_pickled_type(output_type):
+                out_schema = pickled_schema()  # PyFlink pickles the values: one column
+                type_info = Types.PICKLED_BYTE_ARRAY()
             else:
                 out_schema = parse_schema(output_type, f"{kind} output_type")
                 type_info = output_type if isinstance(output_type, TypeInformation) else None
@@ -200,7 +210,7 @@ class DataStream:
         ``Types.TUPLE``, the value for a basic type, Rows otherwise)."""
         df = self._static_df("execute_and_collect")
         rows = df.collect() if limit is None else df.limit(limit).collect()
-        pickled = is_pickled(df.schema)
+        pickled = is_pickled_type(self._type_info)
         return [python_value(row, self._type_info, pickled) for row in rows]
 
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
@@ -211,7 +221,7 @@ class DataStream:
         micro-batch and returns it."""
         prefix = "" if sink_identifier is None else f"{sink_identifier}> "
         # PyFlink prints pickled values (no declared type) with Python's str()
-        text = python_string if is_pickled(self.toDF().schema) else flink_string
+        text = python_string if is_pickled_type(self._type_info) else flink_string
 
         def emit(value: Any, _context: Any) -> None:
             print(prefix + text(value))
@@ -229,7 +239,7 @@ class DataStream:
         type_info = self._type_info
         df = self._elements_df()
         carried = RECORD_TIMESTAMP_COLUMN in df.columns
-        pickled = is_pickled(self.toDF().schema)
+        pickled = is_pickled_type(type_info)
 
         def deliver(rows: list[Any]) -> None:
             for row in rows:

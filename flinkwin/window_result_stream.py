@@ -22,13 +22,14 @@ from flinkwin.spark.compiler import (
     CompiledStage,
     WindowPipeline,
     compile_pipeline,
+    main_schema,
     null_timestamp_tag,
 )
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled
 from flinkwin.spark.sinks import start_query
 from flinkwin.spark.writer import WindowDataStreamWriter
-from flinkwin.types import TypeInformation
+from flinkwin.types import TypeInformation, Types, is_pickled_type
 
 
 class WindowResultStream(DataStream):
@@ -41,14 +42,17 @@ class WindowResultStream(DataStream):
             pipeline = dataclasses.replace(pipeline, assigner=assigner)
         self._pipeline = pipeline
         self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
+        # outputs without a declared type are pickled values (flinkwin's own schema decides,
+        # never the DataFrame's metadata)
+        pickled = is_pickled(main_schema(pipeline))
         super().__init__(
             self._stage([]).main_timed(),
             key_groups=pipeline.key_groups,
             runtime_mode=pipeline.runtime_mode,
-            type_info=type_info,
+            type_info=None if pickled else type_info,
         )
-        if is_pickled(self.toDF().schema):  # outputs without a declared type: the values
-            self._type_info = None
+        if pickled:
+            self._df, self._type_info = self._stage([]).main_timed(), Types.PICKLED_BYTE_ARRAY()
 
     def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
         key = tuple(side_tags)
@@ -66,12 +70,17 @@ class WindowResultStream(DataStream):
             raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
         stage = self._stage([output_tag])
         tag_type = output_tag.type_info
-        return DataStream(
+        stream = DataStream(
             stage.side(output_tag),
             key_groups=self._pipeline.key_groups,
             runtime_mode=self._pipeline.runtime_mode,
-            type_info=tag_type if isinstance(tag_type, TypeInformation) else None,
+            type_info=None if is_pickled_type(tag_type) or not isinstance(
+                tag_type, TypeInformation) else tag_type,
         )
+        if output_tag in (self._pipeline.late_tag, null_timestamp_tag(self._pipeline)):
+            # the input's elements (pickled only if flinkwin pickled them upstream)
+            stream._df, stream._type_info = stage.side(output_tag), self._pipeline.element_type
+        return stream
 
     def metrics(self) -> dict[str, int]:
         """The window stage's metrics on a static input (see ``docs/metrics.md``): those of

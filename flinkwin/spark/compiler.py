@@ -74,7 +74,7 @@ from flinkwin.triggers import (
     PurgingTrigger,
     Trigger,
 )
-from flinkwin.types import is_atomic_type
+from flinkwin.types import is_atomic_type, is_pickled_type
 from flinkwin.watermark import WatermarkStrategy
 
 from .elements import (
@@ -100,7 +100,7 @@ from .runtime import (
     static_function,
     stream_function,
 )
-from .schema import RowEncoder, check_carried, is_pickled, parse_schema, pickled_schema
+from .schema import RowEncoder, check_carried, parse_schema, pickled_schema
 from .state_key import state_pickler
 from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 from .window_tagging import with_window_tagging
@@ -579,7 +579,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             task_name=f"Window({pipeline.function_name})",
             overflow=overflow_policy(df.sparkSession),
             tuple_elements=pipeline.tuple_elements,
-            pickled_elements=is_pickled(input_schema),
+            pickled_elements=is_pickled_type(pipeline.element_type),
             atomic_elements=pipeline.atomic_elements,
             element_converters=element_converters(input_schema, pipeline.element_type),
             state_pickler=state_pickler(df.sparkSession) if streaming else StatePickler(),
