@@ -102,6 +102,7 @@ from .runtime import (
 )
 from .schema import RowEncoder, check_carried, parse_schema, pickled_schema
 from .state_key import state_pickler
+from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import UTC_ZONES, has_timestamps, quoted, to_wire
 from .window_tagging import with_window_tagging
 
@@ -601,6 +602,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         output_schema=output_schema,
         sequence_column=_SEQ if _SEQ in staged.columns else None,
         heartbeats=heartbeats,
+        idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration
     frame_state = streaming and not pipeline.with_window and all(

@@ -7,100 +7,160 @@ for a key group in a worker process creates its :class:`~flinkwin.operator.runti
 afterwards (on each restore from Spark's state) runs those same functions, so ``open()`` runs
 once before the subtask's first element or timer, not on every restore.
 
-``close()`` runs once per opened subtask when the worker process learns it is done with it:
+A Python worker never learns that a query stopped (Spark reuses worker processes across queries
+and ends idle ones with ``SIGKILL``), so ``close()`` runs once per opened subtask when:
 
-- the process is ending through ``SIGHUP`` or ``SIGTERM`` (Spark's daemon ends its workers with
-  ``SIGHUP`` when the executor or the session stops) or Python's normal exit (``atexit``);
-- the process runs key groups of ``MAX_STAGES`` more recent stages (later query runs).
+- the worker process has not run the stage for ``idle_close_s`` seconds (the stage's
+  ``spark.flinkwin.subtask.closeAfterIdleSeconds``, default 30, below the minute after which
+  Spark kills an idle worker): after the query's last batch, or between batches further apart;
+  a later call opens a new subtask (``open()`` again, as a restarted Flink task does);
+- the worker process runs stages of ``MAX_STAGES`` more recent query runs;
+- the process exits through Python's normal shutdown (``atexit``).
 
-Spark ends an idle worker it no longer needs with ``SIGKILL`` and a lost executor takes its
-workers with it: then ``close()`` does not run (the operating system still releases the
-process's files and sockets). See ``docs/spark-semantics.md``.
+A worker killed while busy, or a lost executor, closes nothing (the operating system still
+releases the process's files and sockets). See ``docs/spark-semantics.md``.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import os
-import signal
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable
-from types import FrameType
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 from flinkwin.operator.runtime_context import Subtask
 
 #: How many stages' subtasks a worker process keeps open.
 MAX_STAGES = 16
-_SIGNALS = tuple(s for s in (getattr(signal, "SIGHUP", None), signal.SIGTERM) if s is not None)
+#: The Spark conf setting how long a worker process keeps an idle stage's subtasks open.
+IDLE_CLOSE_CONF = "spark.flinkwin.subtask.closeAfterIdleSeconds"
+#: Its default.
+DEFAULT_IDLE_CLOSE_S = 30.0
+
+
+def idle_close_seconds(session: Any) -> float:
+    """The session's ``spark.flinkwin.subtask.closeAfterIdleSeconds`` (a positive number)."""
+    try:
+        text = session.conf.get(IDLE_CLOSE_CONF, None)
+    except Exception:  # a conf Spark Connect's server refuses to read: the default
+        text = None
+    if text is None:
+        return DEFAULT_IDLE_CLOSE_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"{IDLE_CLOSE_CONF}={text!r}: must be a positive number of seconds")
+    return value
+
+
+@dataclass
+class _Stage:
+    idle_close_s: float
+    subtasks: dict[int, Subtask] = field(default_factory=dict)
+    busy: int = 0
+    last_used: float = field(default_factory=time.monotonic)
 
 
 class SubtaskRegistry:
-    """The open subtasks of one process, per stage id and key group."""
+    """The open subtasks of one process, per stage id and key group (thread-safe: a
+    background thread closes idle stages)."""
 
     def __init__(self, max_stages: int = MAX_STAGES) -> None:
         self.max_stages = max_stages
-        self._stages: OrderedDict[str, dict[int, Subtask]] = OrderedDict()
+        self._stages: OrderedDict[str, _Stage] = OrderedDict()
+        self._lock = threading.RLock()
+        self._watcher: threading.Thread | None = None
+        self._at_exit = False
 
-    def get(self, stage: str, index: int, make: Callable[[], Subtask]) -> Subtask:
-        """The subtask ``index`` of ``stage``, made by ``make`` the first time; closes the
-        subtasks of the stages beyond the ``max_stages`` most recent."""
-        _close_on_exit(self)
-        groups = self._stages.get(stage)
-        if groups is None:
-            groups = self._stages[stage] = {}
+    @contextlib.contextmanager
+    def running(self, stage: str, idle_close_s: float = DEFAULT_IDLE_CLOSE_S) -> Iterator[None]:
+        """Mark ``stage`` busy (never closed for idleness) while the block runs."""
+        with self._lock:
+            entry = self._entry(stage, idle_close_s)
+            entry.busy += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                entry.busy -= 1
+                entry.last_used = time.monotonic()
+
+    def get(self, stage: str, index: int, make: Callable[[], Subtask],
+            idle_close_s: float = DEFAULT_IDLE_CLOSE_S) -> Subtask:
+        """The open subtask ``index`` of ``stage``, made by ``make`` the first time (and
+        after the previous one was closed)."""
+        with self._lock:
+            entry = self._entry(stage, idle_close_s)
+            subtask = entry.subtasks.get(index)
+            if subtask is None or subtask.closed:
+                subtask = entry.subtasks[index] = make()
+            return subtask
+
+    def _entry(self, stage: str, idle_close_s: float) -> _Stage:
+        entry = self._stages.get(stage)
+        if entry is None:
+            entry = self._stages[stage] = _Stage(idle_close_s)
             while len(self._stages) > self.max_stages:
                 _, old = self._stages.popitem(last=False)
-                _close(old.values())
+                _close(old.subtasks.values())
         self._stages.move_to_end(stage)
-        subtask = groups.get(index)
-        if subtask is None:
-            subtask = groups[index] = make()
-        return subtask
+        entry.last_used = time.monotonic()
+        self._watch()
+        return entry
+
+    def close_idle(self, now: float | None = None) -> None:
+        """Close the subtasks of every stage not running and idle for its ``idle_close_s``."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            for stage, entry in list(self._stages.items()):
+                if entry.busy == 0 and now - entry.last_used >= entry.idle_close_s:
+                    del self._stages[stage]
+                    _close(entry.subtasks.values())
 
     def close_all(self) -> None:
         """Close every subtask (each once; a failing ``close()`` does not stop the others)."""
-        stages, self._stages = self._stages, OrderedDict()
-        for groups in stages.values():
-            _close(groups.values())
+        with self._lock:
+            stages, self._stages = self._stages, OrderedDict()
+            for entry in stages.values():
+                _close(entry.subtasks.values())
+
+    def _watch(self) -> None:
+        if self._watcher is not None and self._watcher.is_alive():
+            return
+        if not self._at_exit:
+            self._at_exit = True
+            atexit.register(self.close_all)
+        self._watcher = threading.Thread(target=self._run, name="flinkwin-subtasks",
+                                         daemon=True)
+        self._watcher.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if not self._stages:
+                    self._watcher = None
+                    return
+                step = min(e.idle_close_s for e in self._stages.values()) / 4
+            time.sleep(min(max(step, 0.05), 5.0))
+            self.close_idle()
 
 
-def _close(subtasks: object) -> None:
-    for subtask in list(subtasks):  # type: ignore[call-overload]
+def _close(subtasks: Iterable[Subtask]) -> None:
+    for subtask in list(subtasks):
         with contextlib.suppress(Exception):
             subtask.close()
-
-
-_installed: set[int] = set()
-
-
-def _close_on_exit(registry: SubtaskRegistry) -> None:
-    """Close ``registry``'s subtasks at exit and on SIGHUP/SIGTERM. Spark's worker resets
-    those signals before each task, so the handlers are put back on every call."""
-    if id(registry) not in _installed:
-        _installed.add(id(registry))
-        atexit.register(registry.close_all)
-    if threading.current_thread() is not threading.main_thread():
-        return  # signal handlers can only be set from the main thread
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        registry.close_all()
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-    for signum in _SIGNALS:
-        current = signal.getsignal(signum)
-        if getattr(current, "_flinkwin", False):
-            continue
-        if current not in (signal.SIG_DFL, None):
-            continue  # someone else's handler: leave it
-        on_signal._flinkwin = True  # type: ignore[attr-defined]
-        with contextlib.suppress(ValueError, OSError):
-            signal.signal(signum, on_signal)
 
 
 #: This process's subtasks.
 SUBTASKS = SubtaskRegistry()
 
-__all__ = ["MAX_STAGES", "SUBTASKS", "SubtaskRegistry"]
+__all__ = [
+    "DEFAULT_IDLE_CLOSE_S", "IDLE_CLOSE_CONF", "MAX_STAGES", "SUBTASKS", "SubtaskRegistry",
+    "idle_close_seconds",
+]

@@ -8,7 +8,9 @@ restarts from the state the first one left (accumulators and elements of ``__mai
 accumulator a ``__main__`` class) with a ``ProcessWindowFunction``, a trigger and key selector
 of ``__main__`` classes. ``--query evicting``: elements mapped to a ``__main__`` class (no
 declared type: pickled), an evictor and a ``ProcessWindowFunction``. The rich functions record
-``open``/``close`` calls as lines in files under ``--log``.
+``open``/``close`` calls as lines in files under ``--log`` (one file per worker process and
+subtask). ``--wait-for-close``: after the query, wait (up to 20 s) until the idle workers closed
+every opened subtask; ``--idle-close`` sets ``spark.flinkwin.subtask.closeAfterIdleSeconds``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +28,7 @@ from flinkwin.evictors.base import Evictor
 from flinkwin.functions import AggregateFunction, KeySelector, ProcessWindowFunction
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.triggers import EventTimeTrigger
+from flinkwin.types import Types
 from flinkwin.watermark import WatermarkStrategy
 
 SCHEMA = "user string, ts long, v long"
@@ -116,12 +120,12 @@ def pipeline(spark: Any, source: str, query: str, log: str) -> Any:
     if query == "aggregate":
         return (
             stream.assign_timestamps_and_watermarks(strategy).key_by(ByUser()).window(windows)
-            .trigger(AtWatermark()).aggregate(SumCount(log), Label())
+            .trigger(AtWatermark()).aggregate(SumCount(log), Label(), output_type=Types.STRING())
         )
     return (
         stream.map(lambda r: Click(r.user, r.ts, r.v))
         .assign_timestamps_and_watermarks(strategy).key_by(ByUser()).window(windows)
-        .evictor(KeepLastTwo()).process(Listing())
+        .evictor(KeepLastTwo()).process(Listing(), Types.STRING())
     )
 
 
@@ -129,6 +133,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     for name in ("--input", "--checkpoint", "--output", "--log", "--query"):
         parser.add_argument(name, required=True)
+    parser.add_argument("--wait-for-close", action="store_true")
+    parser.add_argument("--idle-close", default="60")
     args = parser.parse_args()
 
     from pyspark.sql import SparkSession
@@ -141,6 +147,7 @@ def main() -> None:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.flinkwin.state.key", "a test key of the main-module driver")
+        .config("spark.flinkwin.subtask.closeAfterIdleSeconds", args.idle_close)
         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .getOrCreate()
     )
@@ -156,7 +163,28 @@ def main() -> None:
     )
     query.awaitTermination()
     print("BATCHES", len(query.recentProgress), flush=True)
+    if args.wait_for_close:
+        _wait_for_close(args.log)
     spark.stop()
+
+
+def _wait_for_close(log: str) -> None:
+    """Until every subtask a worker process opened is closed (once the stage is idle for
+    longer than ``--idle-close``), or 30 s."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if _lines(log, "open") == _lines(log, "close"):
+            return
+        time.sleep(0.2)
+
+
+def _lines(log: str, event: str) -> dict[str, int]:
+    counts = {}
+    for name in os.listdir(log):
+        if name.startswith(f"{event}-"):
+            with open(os.path.join(log, name)) as f:
+                counts[name[len(event) + 1:]] = len(f.readlines())
+    return counts
 
 
 if __name__ == "__main__":
