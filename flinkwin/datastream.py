@@ -131,7 +131,9 @@ class DataStream:
         return self._df
 
     def get_type(self) -> TypeInformation | None:
-        """The declared PyFlink type of the elements (None: Rows of the DataFrame's columns)."""
+        """The declared PyFlink type of the elements (None: Rows of the DataFrame's columns;
+        ``Types.PICKLED_BYTE_ARRAY()``: Python values flinkwin pickled, the output of a
+        ``map``/``flat_map`` or window function without an output type, as in PyFlink)."""
         return self._type_info
 
     def __getattr__(self, name: str) -> Any:

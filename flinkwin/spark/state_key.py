@@ -1,7 +1,9 @@
 """The state key: what signs the pickled user objects a streaming stage keeps in Spark's state.
 
-The key comes from the Spark conf ``spark.flinkwin.state.key`` (on Databricks a secret
-reference, ``{{secrets/<scope>/<key>}}``, in the cluster's or job's Spark config) or else the
+The key comes from the Spark conf ``spark.flinkwin.state.secret`` (on Databricks a secret
+reference, ``{{secrets/<scope>/<key>}}``, in the cluster's or job's Spark config; the name
+contains "secret", so Spark's default ``spark.redaction.regex`` hides its value in the UI and
+the event log) or else the
 driver's environment variable ``FLINKWIN_STATE_KEY``. It is read on the driver when the stage is
 built and travels to the Python workers inside the stage's function, as Spark ships every
 Python function (never into the checkpoint). Without either, snapshots are signed under a fixed
@@ -20,7 +22,7 @@ from pyspark.sql import SparkSession
 from flinkwin.operator.snapshot import StatePickler
 
 #: The Spark conf holding the state key.
-CONF = "spark.flinkwin.state.key"
+CONF = "spark.flinkwin.state.secret"
 #: The environment variable (of the driver) holding the state key when the conf is not set.
 ENV = "FLINKWIN_STATE_KEY"
 #: The shortest key accepted, in bytes (HMAC-SHA256 wants at least 32 bytes of entropy).

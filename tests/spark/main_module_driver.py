@@ -146,7 +146,7 @@ def main() -> None:
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.flinkwin.state.key", "a test key of the main-module driver")
+        .config("spark.flinkwin.state.secret", "a test key of the main-module driver")
         .config("spark.flinkwin.subtask.closeAfterIdleSeconds", args.idle_close)
         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .getOrCreate()

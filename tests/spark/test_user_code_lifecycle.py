@@ -180,14 +180,14 @@ def test_a_restart_under_another_state_key_is_refused(spark: Any, tmp_path: Path
         )
 
     try:
-        spark.conf.set("spark.flinkwin.state.key", "the first state key of this test")
+        spark.conf.set("spark.flinkwin.state.secret", "the first state key of this test")
         start("fw_key_first").awaitTermination()
         _write_files(tmp_path / "in", 2, 3)
-        spark.conf.set("spark.flinkwin.state.key", "another state key, not the first")
-        with pytest.raises(Exception, match="HMAC-SHA256 check .*spark.flinkwin.state.key"):
+        spark.conf.set("spark.flinkwin.state.secret", "another state key, not the first")
+        with pytest.raises(Exception, match="HMAC-SHA256 check .*spark.flinkwin.state.secret"):
             start("fw_key_second").awaitTermination()
     finally:
-        spark.conf.unset("spark.flinkwin.state.key")
+        spark.conf.unset("spark.flinkwin.state.secret")
 
 
 # ---------------------------------------------------------------------- worker subtasks
