@@ -50,6 +50,14 @@ def is_atomic_type(type_info: Any) -> bool:
     )
 
 
+def is_pickled_type(type_info: Any) -> bool:
+    """True for ``Types.PICKLED_BYTE_ARRAY()``: the stream's one column holds pickled Python
+    values. flinkwin's own streams carry this type (a ``map``/``flat_map`` or window function
+    without an output type, as PyFlink's); it never comes from a DataFrame's metadata, so
+    bytes from input data are never unpickled."""
+    return isinstance(type_info, TypeInformation) and type_info.name == "PICKLED_BYTE_ARRAY"
+
+
 class _TypesFactory:
     _NAMES = frozenset(
         "STRING BYTE BOOLEAN SHORT INT LONG FLOAT DOUBLE CHAR BIG_INT BIG_DEC INSTANT SQL_DATE "

@@ -22,6 +22,7 @@ from flinkwin.spark.compiler import (
     CompiledStage,
     WindowPipeline,
     compile_pipeline,
+    main_schema,
     null_timestamp_tag,
 )
 from flinkwin.spark.parallelism import stage_parallelism
@@ -29,7 +30,7 @@ from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled
 from flinkwin.spark.sinks import start_query
 from flinkwin.spark.writer import WindowDataStreamWriter
-from flinkwin.types import TypeInformation
+from flinkwin.types import TypeInformation, Types, is_pickled_type
 
 
 class WindowResultStream(DataStream):
@@ -42,14 +43,17 @@ class WindowResultStream(DataStream):
             pipeline = dataclasses.replace(pipeline, assigner=assigner)
         self._pipeline = pipeline
         self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
+        # outputs without a declared type are pickled values (flinkwin's own schema decides,
+        # never the DataFrame's metadata)
+        pickled = is_pickled(main_schema(pipeline))
         super().__init__(
             self._stage([]).main_timed(),
             key_groups=pipeline.key_groups,
             runtime_mode=pipeline.runtime_mode,
-            type_info=type_info,
+            type_info=None if pickled else type_info,
         )
-        if is_pickled(self.toDF().schema):  # outputs without a declared type: the values
-            self._type_info = None
+        if pickled:
+            self._df, self._type_info = self._stage([]).main_timed(), Types.PICKLED_BYTE_ARRAY()
 
     def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
         key = tuple(side_tags)
@@ -67,11 +71,17 @@ class WindowResultStream(DataStream):
             raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
         stage = self._stage([output_tag])
         tag_type = output_tag.type_info
-        return DataStream(
+        if output_tag in (self._pipeline.late_tag, null_timestamp_tag(self._pipeline)):
+            type_info = self._pipeline.element_type  # the input's elements, as they came
+        elif tag_type is None or is_pickled_type(tag_type):
+            type_info = Types.PICKLED_BYTE_ARRAY()  # the values the functions emitted
+        else:
+            type_info = tag_type if isinstance(tag_type, TypeInformation) else None
+        return DataStream._own(
             stage.side(output_tag),
+            type_info,
             key_groups=self._pipeline.key_groups,
             runtime_mode=self._pipeline.runtime_mode,
-            type_info=tag_type if isinstance(tag_type, TypeInformation) else None,
         )
 
     def metrics(self) -> dict[str, int]:

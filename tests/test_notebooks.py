@@ -21,6 +21,7 @@ def test_the_notebook_set_is_the_documented_one() -> None:
         "count_and_global_windows",
         "late_data",
         "migrating",
+        "notebook_functions",
         "quickstart",
         "triggers",
     ]
@@ -108,3 +109,26 @@ def test_notebooks_run_top_to_bottom(tmp_path: Path) -> None:
                             if cell.cell_type == "code" for output in cell.outputs)
              for path, nb in zip(NOTEBOOKS, notebooks)}
     assert plots["quickstart"] >= 1 and plots["triggers"] >= 1, plots
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_notebook_defined_aggregate_function_runs_on_a_stream_and_restarts(
+    tmp_path: Path,
+) -> None:
+    """notebook_functions.ipynb alone: an AggregateFunction (and its accumulator class) defined
+    in a cell, on a stream of several micro-batches, then restarted from its checkpoint (its
+    cells assert the results)."""
+    if shutil.which("java") is None:
+        pytest.skip("Java 17 is needed for the Spark cells")
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("nbclient")
+    nb = nbformat.read(NOTEBOOK_DIR / "notebook_functions.ipynb", as_version=4)
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env["TMPDIR"] = str(tmp_path)
+    asyncio.run(_run_lane([nb], tmp_path, env))
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count is not None for cell in code)
+    printed = "".join(o.get("text", "") for o in code[2].outputs)
+    assert printed.split() == ["__main__", "__main__"]

@@ -49,11 +49,11 @@ from flinkwin.spark.elements import (
 )
 from flinkwin.spark.parallelism import shuffle_partitions, stage_parallelism
 from flinkwin.spark.printing import element_shaper, printer
-from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema
+from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema, without_pickled_marks
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
-from flinkwin.types import TypeInformation, is_atomic_type
+from flinkwin.types import TypeInformation, Types, is_atomic_type, is_pickled_type
 from flinkwin.unsupported import SOURCES_AND_SINKS
 from flinkwin.watermark import WatermarkStrategy
 
@@ -108,6 +108,12 @@ class DataStream:
             raise ValueError(f"key_groups must be a positive int, got {key_groups!r}")
         if not isinstance(runtime_mode, RuntimeExecutionMode):
             raise TypeError(f"runtime_mode must be a RuntimeExecutionMode, got {runtime_mode!r}")
+        if is_pickled_type(type_info):
+            raise ValueError(
+                "a DataFrame cannot be declared a stream of pickled values "
+                "(Types.PICKLED_BYTE_ARRAY()): flinkwin never unpickles bytes it did not write "
+                "itself in this pipeline (a binary column is a stream of bytes)"
+            )
         if is_atomic_type(type_info):
             public = [c for c in df.columns if c != RECORD_TIMESTAMP_COLUMN]
             if len(public) != 1:
@@ -116,7 +122,7 @@ class DataStream:
                     f"needs exactly one column, got {public}"
                 )
         ensure_worker_python(df.sparkSession)
-        self._df = df
+        self._df = without_pickled_marks(df)
         self._hints: dict[str, Any] = {}
         self._key_groups = key_groups
         self._watermark = watermark_strategy
@@ -132,7 +138,16 @@ class DataStream:
             "type_info": self._type_info,
         }
         settings.update(changes)
-        return DataStream(df, **settings)
+        return DataStream._own(df, **settings)
+
+    @staticmethod
+    def _own(df: DataFrame, type_info: TypeInformation | None, **settings: Any) -> DataStream:
+        """A stream over a DataFrame flinkwin wrote itself in this pipeline (a function's or a
+        side output's results, ``from_collection``): its pickled-values marks stay, with the
+        type saying so. Every DataFrame from outside goes through ``DataStream(df)``."""
+        stream = DataStream(df, **settings)
+        stream._df, stream._type_info = df, type_info
+        return stream
 
     def toDF(self) -> DataFrame:  # noqa: N802
         """The underlying Spark DataFrame."""
@@ -146,7 +161,9 @@ class DataStream:
         return self._df
 
     def get_type(self) -> TypeInformation | None:
-        """The declared PyFlink type of the elements (None: Rows of the DataFrame's columns)."""
+        """The declared PyFlink type of the elements (None: Rows of the DataFrame's columns;
+        ``Types.PICKLED_BYTE_ARRAY()``: Python values flinkwin pickled, the output of a
+        ``map``/``flat_map`` or window function without an output type, as in PyFlink)."""
         return self._type_info
 
     def __getattr__(self, name: str) -> Any:
@@ -182,9 +199,9 @@ class DataStream:
             out_schema = None
             type_info = self._type_info
         else:
-            if output_type is None:  # PyFlink pickles the values: one pickled column
-                out_schema = pickled_schema()
-                type_info = None
+            if output_type is None or is_pickled_type(output_type):
+                out_schema = pickled_schema()  # PyFlink pickles the values: one column
+                type_info = Types.PICKLED_BYTE_ARRAY()
             else:
                 out_schema = parse_schema(output_type, f"{kind} output_type")
                 type_info = output_type if isinstance(output_type, TypeInformation) else None

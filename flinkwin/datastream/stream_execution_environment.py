@@ -79,7 +79,7 @@ class StreamExecutionEnvironment:
         from pyspark.sql import SparkSession
 
         from flinkwin.datastream.data_stream import DataStream
-        from flinkwin.spark.schema import RowEncoder, is_pickled, parse_schema
+        from flinkwin.spark.schema import RowEncoder, parse_schema
         from flinkwin.types import Types
 
         if type_info is not None and not isinstance(type_info, TypeInformation):
@@ -93,7 +93,8 @@ class StreamExecutionEnvironment:
         arrays = RowEncoder(schema, time_zone, "from_collection").arrays(list(collection))
         table = pa.Table.from_arrays(arrays, names=schema.fieldNames())
         df = spark.createDataFrame(table, schema)
-        return DataStream(df, type_info=None if is_pickled(schema) else type_info)
+        # flinkwin wrote these bytes itself: a stream of pickled values without a declared type
+        return DataStream._own(df, declared)
 
     def from_source(self, source: Any, watermark_strategy: Any = None,
                     source_name: str = "") -> DataStream:

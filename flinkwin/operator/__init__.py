@@ -1,13 +1,19 @@
 """The window operator, its timers, merging-window bookkeeping and snapshots."""
 
 from flinkwin.operator.merging_window_set import MergingWindowSet
-from flinkwin.operator.snapshot import SnapshotRestoreError
+from flinkwin.operator.snapshot import (
+    SnapshotAuthenticationError,
+    SnapshotRestoreError,
+    StatePickler,
+)
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.window_operator import WindowOperator, make_key_selector
 
 __all__ = [
     "MergingWindowSet",
+    "SnapshotAuthenticationError",
     "SnapshotRestoreError",
+    "StatePickler",
     "TimerQueue",
     "WindowOperator",
     "make_key_selector",

@@ -7,7 +7,10 @@ Keyed state is the operator's per-key state (the same store as a ``ProcessWindow
 ``open``, as PyFlink programs do) always refers to the key currently being processed.
 
 On Spark, a "subtask" is a key group: ``get_index_of_this_subtask()`` is the key group's number
-and the parallelism and max parallelism are the number of key groups.
+and the parallelism and max parallelism are the number of key groups. The operators built for one
+subtask over its life (one per restore from a snapshot) share one :class:`Subtask`: the user
+functions, opened once before the subtask's first element, timer or watermark, their runtime
+context (bound to the operator at work) and closed once.
 """
 
 from __future__ import annotations
@@ -94,16 +97,16 @@ class TaskRuntimeContext(RuntimeContext):
 
 class CurrentKeyState:
     """A keyed state handle that follows the operator's current key: every call is made on the
-    state of the key being processed at that moment."""
+    state of the key being processed at that moment, in the operator the context is bound to."""
 
-    __slots__ = ("_op", "_descriptor")
+    __slots__ = ("_context", "_descriptor")
 
-    def __init__(self, op: WindowOperator, descriptor: StateDescriptor) -> None:
-        self._op = op
+    def __init__(self, context: OperatorRuntimeContext, descriptor: StateDescriptor) -> None:
+        self._context = context
         self._descriptor = descriptor
 
     def __getattr__(self, name: str) -> Any:
-        op = self._op
+        op = self._context._op
         handle = op.function_state.handle(self._descriptor, op.current_key, VOID_NAMESPACE)
         return getattr(handle, name)
 
@@ -119,12 +122,17 @@ class OperatorRuntimeContext(TaskRuntimeContext):
         super().__init__(info)
         self._op = op
 
+    def bind(self, op: WindowOperator) -> None:
+        """Make ``op`` the operator whose keyed state this context (and every state handle
+        obtained from it) refers to."""
+        self._op = op
+
     def _state(self, descriptor: Any, expected: type[StateDescriptor]) -> Any:
         if not isinstance(descriptor, expected):
             raise TypeError(
                 f"expected a {expected.__name__}, got {type(descriptor).__name__}"
             )
-        return CurrentKeyState(self._op, descriptor)
+        return CurrentKeyState(self, descriptor)
 
     def get_state(self, state_descriptor: Any) -> Any:
         return self._state(state_descriptor, ValueStateDescriptor)
@@ -140,3 +148,60 @@ class OperatorRuntimeContext(TaskRuntimeContext):
 
     def get_aggregating_state(self, state_descriptor: Any) -> Any:
         return self._state(state_descriptor, AggregatingStateDescriptor)
+
+
+class Subtask:
+    """One subtask's user functions and their lifecycle (see module docstring).
+
+    ``function`` and ``key_selector`` are the subtask's own copies, which every operator built
+    for it runs; :meth:`open` opens them once, :meth:`close` closes them once (after open)."""
+
+    def __init__(self, function: Any, key_selector: Any, info: TaskInfo) -> None:
+        self.function = function
+        self.key_selector = key_selector
+        self.info = info
+        self.context: OperatorRuntimeContext | None = None
+        self.opened = False
+        self.closed = False
+        self._functions: list[Any] = []
+
+    def runtime_context(self, op: WindowOperator) -> OperatorRuntimeContext:
+        """The subtask's runtime context, bound to ``op``."""
+        if self.context is None:
+            self.context = OperatorRuntimeContext(op, self.info)
+        self.context.bind(op)
+        return self.context
+
+    def open(self, op: WindowOperator, functions: list[Any]) -> None:
+        """Bind the context to ``op``; open ``functions`` (``op``'s rich functions, the
+        subtask's objects) the first time."""
+        from flinkwin.operator.window_operator import open_function
+
+        context = self.runtime_context(op)
+        if self.opened:
+            return
+        if self.closed:
+            raise RuntimeError(f"{self.info.task_name}: subtask {self.info.index_of_this_subtask}"
+                               " was closed; its functions cannot be opened again")
+        self.opened = True
+        self._functions = list(functions)
+        for fn in self._functions:
+            open_function(fn, context)
+
+    def close(self) -> None:
+        """Close the opened functions (once); every one is closed even if one fails, and the
+        first failure is raised."""
+        if not self.opened or self.closed:
+            self.closed = True
+            return
+        self.closed = True
+        failure: BaseException | None = None
+        for fn in self._functions:
+            close = getattr(fn, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception as exc:  # noqa: BLE001 (raised below, after the others)
+                    failure = failure or exc
+        if failure is not None:
+            raise failure

@@ -9,16 +9,24 @@ key shared by many windows and timers is stored once (a namespace that is not a 
 window is such an object; its index is kept in ``ns_start``). The schema metadata carries
 ``flinkwin.format``; a snapshot of another format or another window-state kind fails clearly.
 
-Restoring unpickles those objects, so it trusts where the snapshot comes from (for Spark: the
-checkpoint directory; never restore a checkpoint you would not run code from). An object whose
-class cannot be found under its pickled name (moved or renamed since the snapshot was taken)
-fails with :class:`SnapshotRestoreError` naming the class.
+The pickled objects are written and read by the operator's :class:`StatePickler`: ``dumps``
+(the Spark runtime passes cloudpickle's, which pickles classes and functions defined in
+``__main__`` or a notebook by value) and an HMAC-SHA256 of the pickled bytes under the
+pipeline's state key. Restoring verifies the HMAC before unpickling anything: a snapshot not
+written under this key fails with :class:`SnapshotAuthenticationError` (see
+``docs/reliability.md`` for what the key protects against). An object whose class cannot be
+found under its pickled name (moved or renamed since the snapshot was taken) fails with
+:class:`SnapshotRestoreError` naming the class.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import io
 import pickle
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,7 +39,7 @@ from flinkwin.windows import GlobalWindow, TimeWindow
 if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
 
-FORMAT_VERSION = "2"
+FORMAT_VERSION = "3"
 
 SCHEMA = pa.schema(
     [
@@ -75,8 +83,59 @@ class _Unpickler(pickle.Unpickler):
             ) from exc
 
 
-def _unpickle(blob: bytes) -> Any:
-    return _Unpickler(io.BytesIO(blob)).load()
+class SnapshotAuthenticationError(SnapshotRestoreError):
+    """A snapshot's pickled objects were not written under this pipeline's state key."""
+
+
+#: The key of a pipeline that configures none: anyone can compute the HMAC under it, so it
+#: detects corruption and careless edits but authenticates nothing.
+UNKEYED = b"flinkwin: no state key configured"
+_MAGIC = b"FWS1"  # signed pickled objects: magic, HMAC-SHA256 (32 bytes), pickled bytes
+_TAG = hashlib.sha256().digest_size
+
+
+@dataclass(frozen=True)
+class StatePickler:
+    """How the user objects of a snapshot become bytes and back.
+
+    ``dumps`` pickles (``pickle.dumps`` when None; the Spark runtime gives cloudpickle's, so
+    classes defined in ``__main__`` travel by value); the bytes are signed with HMAC-SHA256
+    under ``key``, and :meth:`loads` checks the signature before unpickling. ``source`` names
+    where the key came from, for error messages (never the key itself)."""
+
+    key: bytes = field(default=UNKEYED, repr=False)
+    dumps: Callable[[Any], bytes] | None = None
+    source: str = "no state key configured"
+
+    def sign(self, payload: bytes) -> bytes:
+        return hmac.new(self.key, payload, hashlib.sha256).digest()
+
+    def dump(self, value: Any) -> bytes:
+        """``value`` pickled and signed."""
+        if self.dumps is None:
+            payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        else:
+            payload = self.dumps(value)
+        return _MAGIC + self.sign(payload) + payload
+
+    def load(self, blob: bytes, what: str = "operator snapshot") -> Any:
+        """The value :meth:`dump` wrote; refuses (before unpickling anything) bytes whose
+        signature does not match under this key."""
+        head = len(_MAGIC) + _TAG
+        if len(blob) < head or not blob.startswith(_MAGIC):
+            raise SnapshotAuthenticationError(
+                f"{what}: the pickled objects carry no flinkwin signature; refusing to unpickle "
+                "them (they were not written by this flinkwin)"
+            )
+        tag, payload = blob[len(_MAGIC):head], blob[head:]
+        if not hmac.compare_digest(tag, self.sign(payload)):
+            raise SnapshotAuthenticationError(
+                f"{what}: HMAC-SHA256 check of its pickled objects failed under the state key "
+                f"({self.source}); refusing to unpickle them. The state was modified outside "
+                "flinkwin, or written under another key: restart with the key the checkpoint "
+                "was written with, or start from a new checkpoint location"
+            )
+        return _Unpickler(io.BytesIO(payload)).load()
 
 
 class _Writer:
@@ -179,7 +238,7 @@ def snapshot_operator(op: WindowOperator) -> bytes:
         "state_kind": op.spec.state_kind,
         "evicting": op.evictor is not None,
     }
-    blob = pickle.dumps((meta, names, w.keys, w.objects), protocol=pickle.HIGHEST_PROTOCOL)
+    blob = op.state_pickler.dump((meta, names, w.keys, w.objects))
     for name, value in zip(SCHEMA.names, (META, None, None, None, None, None, None, None, blob)):
         w.cols[name].insert(0, value)
     table = pa.Table.from_pydict(w.cols, schema=SCHEMA)
@@ -200,7 +259,7 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
             f"snapshot format {version!r} is not supported (this flinkwin reads {FORMAT_VERSION!r})"
         )
     table = reader.read_all()
-    meta, names, keys, objects = _unpickle(table.column("blob")[0].as_py())
+    meta, names, keys, objects = op.state_pickler.load(table.column("blob")[0].as_py())
     if meta["state_kind"] != op.spec.state_kind or meta["evicting"] != (op.evictor is not None):
         raise ValueError(
             "snapshot was taken with a different window state "

@@ -60,7 +60,8 @@ from flinkwin.operator.contexts import (
     ProcessContext,
 )
 from flinkwin.operator.merging_window_set import MergingWindowSet
-from flinkwin.operator.runtime_context import OperatorRuntimeContext, TaskInfo
+from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
+from flinkwin.operator.snapshot import StatePickler
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.output_tag import OutputTag
@@ -101,6 +102,8 @@ class WindowOperator:
         pickled_elements: bool = False,
         atomic_elements: bool = False,
         element_converters: Mapping[str, Callable[[Any], Any]] | None = None,
+        state_pickler: StatePickler | None = None,
+        subtask: Subtask | None = None,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
@@ -138,6 +141,8 @@ class WindowOperator:
         #: Per nested column, the function shaping its values as the stream's type does
         #: (tuples/Rows for structs, lists, dicts; see ``flinkwin.spark.nested``).
         self.element_converters = dict(element_converters or {})
+        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshot).
+        self.state_pickler = state_pickler or StatePickler()
         spec = resolve_window_function(function, evictor is not None)
         if isinstance(spec.reduce_fn, BuiltinAggregation):
             if self.atomic_elements:
@@ -155,7 +160,13 @@ class WindowOperator:
         self.current_processing_time = MIN_LONG
         #: The key being processed: keyed state of the runtime context refers to it.
         self.current_key: Any = None
-        self.runtime_context = OperatorRuntimeContext(self, task_info or TaskInfo())
+        #: The subtask whose functions this operator runs (they are opened and closed once per
+        #: subtask, not per operator); None: the operator owns its functions' lifecycle.
+        self.subtask = subtask
+        self.runtime_context = (
+            OperatorRuntimeContext(self, task_info or TaskInfo()) if subtask is None
+            else subtask.runtime_context(self)
+        )
         self._opened = False
         self.num_late_records_dropped = 0
         #: Window firings that emitted contents (not snapshotted: a per-run counter).
@@ -193,15 +204,23 @@ class WindowOperator:
 
     def open(self) -> None:
         """Open every user function once, before its first call (``open(runtime_context)``);
-        called by the first element, watermark or processing-time advance."""
+        called by the first element, watermark or processing-time advance. With a subtask,
+        its functions are opened once for all the subtask's operators."""
         if self._opened:
             return
         self._opened = True
+        if self.subtask is not None:
+            self.subtask.open(self, self._rich_functions())
+            return
         for fn in self._rich_functions():
             open_function(fn, self.runtime_context)
 
     def close(self) -> None:
-        """Close the user functions (at the end of a bounded input)."""
+        """Close the user functions (at the end of a bounded input; with a subtask, closes
+        the subtask)."""
+        if self.subtask is not None:
+            self.subtask.close()
+            return
         if not self._opened:
             return
         self._opened = False

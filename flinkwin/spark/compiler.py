@@ -58,6 +58,7 @@ from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWi
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.longs import ERROR, WRAP
+from flinkwin.operator.snapshot import StatePickler
 from flinkwin.operator.states import DESCRIPTIONS as STATE_DESCRIPTIONS
 from flinkwin.operator.states import state_kind
 from flinkwin.output_tag import OutputTag
@@ -75,7 +76,7 @@ from flinkwin.triggers import (
     PurgingTrigger,
     Trigger,
 )
-from flinkwin.types import TypeInformation, is_atomic_type
+from flinkwin.types import TypeInformation, is_atomic_type, is_pickled_type
 from flinkwin.watermark import WatermarkStrategy
 
 from .elements import (
@@ -104,11 +105,12 @@ from .runtime import (
 from .schema import (
     RowEncoder,
     check_carried,
-    is_pickled,
     parse_schema,
     pickled_schema,
     value_schema,
 )
+from .state_key import state_pickler
+from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import has_timestamps, quoted, to_wire
 from .watermarks import (
     MAX_EVENT_TIME_MS,
@@ -636,9 +638,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             task_name=f"Window({pipeline.function_name})",
             overflow=overflow_policy(df.sparkSession),
             tuple_elements=pipeline.tuple_elements,
-            pickled_elements=is_pickled(input_schema),
+            pickled_elements=is_pickled_type(pipeline.element_type),
             atomic_elements=pipeline.atomic_elements,
             element_converters=element_converters(input_schema, pipeline.element_type),
+            state_pickler=state_pickler(df.sparkSession) if streaming else StatePickler(),
         ),
         input_schema=input_schema,
         null_timestamp_tag=null_timestamp_tag(pipeline),
@@ -657,6 +660,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         output_schema=output_schema,
         sequence_column=_SEQ if _SEQ in staged.columns else None,
         heartbeats=heartbeats,
+        idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration
     frame_state = streaming and not pipeline.with_window and all(

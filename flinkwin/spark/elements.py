@@ -44,10 +44,10 @@ from flinkwin.operator.vectorized import _records
 from flinkwin.operator.window_operator import make_key_selector, open_function
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner, as_timestamp
-from flinkwin.types import TypeInformation
+from flinkwin.types import TypeInformation, is_pickled_type
 
 from .nested import Converter, element_converters
-from .schema import is_pickled, normalize_input, unpickle
+from .schema import normalize_input, unpickle
 
 KEY_COLUMN = "_fw_kh"
 TIMESTAMP_COLUMN = "_fw_ats"
@@ -81,12 +81,15 @@ def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd
 def batch_elements(
     batch: pa.RecordBatch, schema: StructType, time_zone: str, tuple_elements: bool = False,
     atomic_elements: bool = False, converters: dict[str, Converter] | None = None,
+    pickled: bool = False,
 ) -> list[Any]:
     """The elements of an Arrow batch, exactly as the window functions see them (tuples for
     a ``Types.TUPLE`` stream, else Rows; the values themselves for a stream of pickled values,
     the output of a function without a declared type, and for a stream of an atomic type;
-    nested values shaped by ``converters``, see :mod:`flinkwin.spark.nested`)."""
-    if is_pickled(schema):
+    nested values shaped by ``converters``, see :mod:`flinkwin.spark.nested`). ``pickled``:
+    the stream's one column holds values flinkwin pickled upstream in this pipeline (its type
+    says so, never the column's metadata)."""
+    if pickled:
         column = batch.column(batch.schema.get_field_index(schema.fields[0].name))
         return [unpickle(v) for v in column.to_pylist()]
     names = schema.fieldNames()
@@ -197,6 +200,8 @@ class ElementStage:
     atomic_elements: bool = False
     #: per nested column, the function shaping its values (flinkwin.spark.nested)
     converters: dict[str, Converter] = field(default_factory=dict)
+    #: the elements are values flinkwin pickled upstream (a stream of PICKLED_BYTE_ARRAY)
+    pickled: bool = False
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function; a user ``KeySelector`` is opened before the first
@@ -217,7 +222,7 @@ class ElementStage:
                 continue
             elements = batch_elements(
                 batch, self.schema, self.time_zone, self.tuple_elements, self.atomic_elements,
-                self.converters,
+                self.converters, self.pickled,
             )
             arrays = list(batch.columns)
             names = list(batch.schema.names)
@@ -279,6 +284,7 @@ def apply_element_stage(
         tuple_elements=tuple_elements,
         atomic_elements=atomic_elements,
         converters=element_converters(schema, element_type),
+        pickled=is_pickled_type(element_type),
     )
     fields = list(df.schema.fields)
     if selector is not None:

@@ -52,13 +52,15 @@ from pyspark.sql.types import StructType
 
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator import WindowOperator, states
-from flinkwin.operator.runtime_context import TaskInfo
+from flinkwin.operator.runtime_context import Subtask, TaskInfo
+from flinkwin.operator.snapshot import StatePickler
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
 from .key_groups import key_group_labels
 from .schema import RowEncoder, arrow_to_pandas, normalize_input
+from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS
 from .timestamps import from_wire, has_timestamps
 from .watermarks import flink_watermark
 
@@ -145,29 +147,48 @@ class OperatorSpec:
     atomic_elements: bool = False
     #: per nested input column, the function shaping its values (flinkwin.spark.nested)
     element_converters: dict[str, Any] = field(default_factory=dict)
+    #: pickles and signs the user objects of snapshots (see flinkwin.spark.state_key)
+    state_pickler: StatePickler = field(default_factory=StatePickler)
 
-    def build(self, key_group: int = 0) -> WindowOperator:
-        """The operator of one key group, with its own copy of the user functions (as each
-        Flink subtask deserializes its own), so state handles kept in ``open`` stay its own."""
+    def task_info(self, key_group: int) -> TaskInfo:
+        return TaskInfo(
+            task_name=self.task_name,
+            index_of_this_subtask=key_group,
+            number_of_parallel_subtasks=self.key_groups,
+            max_number_of_parallel_subtasks=self.key_groups,
+        )
+
+    def subtask(self, key_group: int) -> Subtask:
+        """A new subtask of key group ``key_group``, with its own copy of the user functions
+        (as each Flink subtask deserializes its own), so state handles kept in ``open`` and
+        attributes set there stay its own."""
+        return Subtask(
+            _own_copy(self.function), _own_copy(self.key_fields), self.task_info(key_group)
+        )
+
+    def build(self, key_group: int = 0, subtask: Subtask | None = None) -> WindowOperator:
+        """An operator of key group ``key_group``: running ``subtask``'s functions (opened and
+        closed by the subtask), or with its own copy of them."""
+        if subtask is None:
+            subtask_functions = (_own_copy(self.function), _own_copy(self.key_fields))
+        else:
+            subtask_functions = (subtask.function, subtask.key_selector)
         return WindowOperator(
             self.assigner,
-            _own_copy(self.function),
-            key_selector=_own_copy(self.key_fields),
+            subtask_functions[0],
+            key_selector=subtask_functions[1],
             trigger=self.trigger,
             evictor=self.evictor,
             allowed_lateness=self.allowed_lateness_ms,
             late_output_tag=self.late_tag,
-            task_info=TaskInfo(
-                task_name=self.task_name,
-                index_of_this_subtask=key_group,
-                number_of_parallel_subtasks=self.key_groups,
-                max_number_of_parallel_subtasks=self.key_groups,
-            ),
+            task_info=self.task_info(key_group),
             overflow=self.overflow,
             tuple_elements=self.tuple_elements,
             pickled_elements=self.pickled_elements,
             atomic_elements=self.atomic_elements,
             element_converters=self.element_converters,
+            state_pickler=self.state_pickler,
+            subtask=subtask,
         )
 
 
@@ -201,6 +222,8 @@ class KeyGroupRuntime:
     state_kind: str = states.OBJECT
     #: the input carries heartbeat rows (streaming, keyed; see ``HEARTBEAT_COLUMN``)
     heartbeats: bool = False
+    #: a worker process closes the stage's subtasks after this long without a call
+    idle_close_s: float = DEFAULT_IDLE_CLOSE_S
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
@@ -382,7 +405,14 @@ class KeyGroupRuntime:
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
     ) -> Iterator[pd.DataFrame]:
         """The ``applyInPandasWithState`` function (see module docstring)."""
+        with SUBTASKS.running(self.stage_id, self.idle_close_s):
+            yield from self._process_stream(key, frames, state)
+
+    def _process_stream(
+        self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
+    ) -> Iterator[pd.DataFrame]:
         group = int(key[0])
+        factory = self._factory(group)
         op = None
         snapshot_bytes = 0
         version = None
@@ -395,12 +425,12 @@ class KeyGroupRuntime:
                     "change on restart (like Flink's max parallelism): use the original value "
                     "or a new checkpoint location"
                 )
-            op = _CACHE.take(self.stage_id, group, version)
+            op = _CACHE.take(self.stage_id, group, version, factory.subtask)
             if op is None:
-                op = states.restore_state(bytes(snapshot), self._factory(group))
+                op = states.restore_state(bytes(snapshot), factory)
             snapshot_bytes = len(snapshot)
         else:
-            _CACHE.take(self.stage_id, group, None)
+            _CACHE.take(self.stage_id, group, None, factory.subtask)
 
         rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
@@ -414,10 +444,9 @@ class KeyGroupRuntime:
             if op is not None:
                 assert version is not None  # op came from the state
                 self._set_timeout(op, state, spark_watermark, batch_time)
-                _CACHE.put(self.stage_id, group, version, op)
+                _CACHE.put(self.stage_id, group, version, op, factory.subtask)
             yield self._metrics_frame(keys, windows, snapshot_bytes)
             return
-        factory = self._factory(group)
         if op is None:
             op = states.new_state(self.state_kind, factory)
         if rows is not None:
@@ -453,7 +482,7 @@ class KeyGroupRuntime:
             snapshot_bytes = len(snapshot)
             state.update((self.key_groups, snapshot, version))
             self._set_timeout(op, state, spark_watermark, batch_time)
-            _CACHE.put(self.stage_id, group, version, op)
+            _CACHE.put(self.stage_id, group, version, op, factory.subtask)
         assert out is not None  # the metrics row at least
         out.loc[len(out) - 1, METRIC_COLUMNS[METRICS.index("stateBytes")]] = snapshot_bytes
         yield out
@@ -523,10 +552,13 @@ class KeyGroupRuntime:
                 "static DataFrame, where both domains work"
             )
 
-    def _factory(self, group: int) -> states.Factory:
-        """Builds the operator of the key group labelled ``group``."""
-        subtask = self._subtask(group)
-        return lambda: self.operator.build(subtask)
+    def _factory(self, group: int) -> _SubtaskFactory:
+        """Builds the operators of the key group labelled ``group``: all run the functions of
+        its subtask in this worker process (see :mod:`flinkwin.spark.subtasks`)."""
+        index = self._subtask(group)
+        subtask = SUBTASKS.get(self.stage_id, index, lambda: self.operator.subtask(index),
+                               self.idle_close_s)
+        return _SubtaskFactory(self.operator, index, subtask)
 
     def _set_timeout(self, op: Any, state: Any, watermark: int, now: int) -> None:
         """Wake a key group holding state at Spark's next watermark increase (event time) or
@@ -598,28 +630,41 @@ def _quiet_spark_concat_warning() -> None:
     )
 
 
+@dataclass(frozen=True)
+class _SubtaskFactory:
+    """Builds the operators of one key group, all running ``subtask``'s functions."""
+
+    spec: OperatorSpec
+    index: int
+    subtask: Subtask
+
+    def __call__(self) -> WindowOperator:
+        return self.spec.build(self.index, self.subtask)
+
+
 class _OperatorCache:
     """Operators kept in a Python worker between micro-batches, so a key group processed by
     the same worker again skips ``restore``. An entry is used only if its version equals the
     one in Spark's state (anything else, e.g. a retried batch reading an older state, restores
     from the snapshot); it is removed while in use, so a failed call never leaves a
-    half-updated operator behind. Holds the key groups of the ``max_stages`` most recent
-    stages."""
+    half-updated operator behind; and only with the subtask it was built for (a subtask closed
+    meanwhile leaves its operators unused). Holds the key groups of the ``max_stages`` most
+    recent stages."""
 
     def __init__(self, max_stages: int = 4) -> None:
         self.max_stages = max_stages
-        self._stages: OrderedDict[str, dict[int, tuple[str, Any]]] = OrderedDict()
+        self._stages: OrderedDict[str, dict[int, tuple[str, Any, Subtask]]] = OrderedDict()
 
-    def take(self, stage: str, group: int, version: str | None) -> Any:
+    def take(self, stage: str, group: int, version: str | None, subtask: Subtask) -> Any:
         entry = self._stages.get(stage, {}).pop(group, None)
-        if entry is None or version is None or entry[0] != version:
+        if entry is None or version is None or entry[0] != version or entry[2] is not subtask:
             return None
         return entry[1]
 
-    def put(self, stage: str, group: int, version: str, op: Any) -> None:
+    def put(self, stage: str, group: int, version: str, op: Any, subtask: Subtask) -> None:
         groups = self._stages.setdefault(stage, {})
         self._stages.move_to_end(stage)
-        groups[group] = (version, op)
+        groups[group] = (version, op, subtask)
         while len(self._stages) > self.max_stages:
             self._stages.popitem(last=False)
 

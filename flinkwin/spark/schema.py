@@ -61,7 +61,7 @@ from pyspark.sql.types import (
 
 from flinkwin.types import TypeInformation
 
-from .timestamps import UTC_ZONES, has_timestamps
+from .timestamps import UTC_ZONES, has_timestamps, quoted
 
 _INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
 _NULLABLE_PANDAS = {
@@ -155,6 +155,22 @@ def value_schema(schema: StructType) -> StructType:
 def is_pickled_field(field: StructField) -> bool:
     """True if ``field`` holds pickled Python values."""
     return bool(field.metadata.get("flinkwin.pickled"))
+
+
+def without_pickled_marks(df: Any) -> Any:
+    """``df`` without the column metadata that marks pickled values: a DataFrame from outside
+    (a table, a file, a user's query) is never treated as pickled, whatever its metadata says
+    (metadata survives Parquet and Delta, so anyone able to write such a table could otherwise
+    run code in the Python workers)."""
+    marked = [f.name for f in df.schema.fields if "flinkwin.pickled" in f.metadata]
+    if not marked:
+        return df
+    return df.select([
+        quoted(f.name).alias(f.name, metadata={
+            k: v for k, v in f.metadata.items() if k != "flinkwin.pickled"
+        }) if f.name in marked else quoted(f.name)
+        for f in df.schema.fields
+    ])
 
 
 def _mark_pickled(schema: StructType, infos: list[TypeInformation]) -> StructType:

@@ -30,6 +30,7 @@ from flinkwin.functions.base import Function
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.operator.runtime_context import TaskRuntimeContext
 from flinkwin.operator.window_operator import open_function
+from flinkwin.types import is_pickled_type
 
 from .elements import RECORD_TIMESTAMP_COLUMN, batch_elements, task_info
 from .nested import Converter, element_converters
@@ -57,6 +58,8 @@ class TransformStage:
     parallelism: int = 0
     #: per nested column, the function shaping its values (flinkwin.spark.nested)
     converters: dict[str, Converter] = field(default_factory=dict)
+    #: the elements are values flinkwin pickled upstream (a stream of PICKLED_BYTE_ARRAY)
+    pickled: bool = False
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function: opens the rich function, transforms, closes it."""
@@ -75,7 +78,7 @@ class TransformStage:
                 continue
             elements = batch_elements(
                 batch, self.schema, self.time_zone, self.tuple_elements, self.atomic_elements,
-                self.converters,
+                self.converters, self.pickled,
             )
             index = batch.schema.get_field_index(RECORD_TIMESTAMP_COLUMN)
             stamps = batch.column(index) if index >= 0 else None
@@ -136,6 +139,7 @@ def apply_transform(
         parallelism=_partitions(df) if isinstance(rich, Function) else 0,
         atomic_elements=atomic_elements,
         converters=element_converters(schema, element_type),
+        pickled=is_pickled_type(element_type),
     )
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

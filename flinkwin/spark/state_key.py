@@ -1,0 +1,82 @@
+"""The state key: what signs the pickled user objects a streaming stage keeps in Spark's state.
+
+The key comes from the Spark conf ``spark.flinkwin.state.secret`` (on Databricks a secret
+reference, ``{{secrets/<scope>/<key>}}``, in the cluster's or job's Spark config; the name
+contains "secret", so Spark's default ``spark.redaction.regex`` hides its value in the UI and
+the event log) or else the
+driver's environment variable ``FLINKWIN_STATE_KEY``. It is read on the driver when the stage is
+built and travels to the Python workers inside the stage's function, as Spark ships every
+Python function (never into the checkpoint). Without either, snapshots are signed under a fixed
+public key: that detects corruption but authenticates nothing, and flinkwin logs a warning once
+per process. See ``docs/reliability.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from pyspark import cloudpickle
+from pyspark.sql import SparkSession
+
+from flinkwin.operator.snapshot import StatePickler
+
+#: The Spark conf holding the state key.
+CONF = "spark.flinkwin.state.secret"
+#: The environment variable (of the driver) holding the state key when the conf is not set.
+ENV = "FLINKWIN_STATE_KEY"
+#: The shortest key accepted, in bytes (HMAC-SHA256 wants at least 32 bytes of entropy).
+MIN_KEY_BYTES = 16
+
+_log = logging.getLogger("flinkwin")
+_warned = False
+
+
+class StateKeyError(ValueError):
+    """The configured state key cannot be used."""
+
+
+def _conf(session: SparkSession) -> str | None:
+    try:
+        return session.conf.get(CONF, None)
+    except Exception:  # a conf Spark Connect's server refuses to read: treat as unset
+        return None
+
+
+def state_pickler(session: SparkSession) -> StatePickler:
+    """The pickler of the session's streaming stages: cloudpickle (by value for classes and
+    functions defined in ``__main__`` or a notebook), signed under the configured state key."""
+    value, source = _conf(session), f"the Spark conf {CONF}"
+    if not value:
+        value, source = os.environ.get(ENV), f"the environment variable {ENV}"
+    if not value:
+        _warn_unkeyed()
+        return StatePickler(dumps=cloudpickle.dumps)
+    if value.startswith("{{secrets/"):
+        raise StateKeyError(
+            f"{source} is the unresolved secret reference {value!r}: Databricks resolves "
+            "{{secrets/<scope>/<key>}} only in a cluster's or job's Spark config (set at "
+            "startup), not in spark.conf.set(); set it there, or pass "
+            "dbutils.secrets.get(<scope>, <key>) to spark.conf.set"
+        )
+    key = value.encode()
+    if len(key) < MIN_KEY_BYTES:
+        raise StateKeyError(
+            f"{source} holds {len(key)} bytes; a state key needs at least {MIN_KEY_BYTES} "
+            "(e.g. python -c 'import secrets; print(secrets.token_hex(32))')"
+        )
+    return StatePickler(key=key, dumps=cloudpickle.dumps, source=source)
+
+
+def _warn_unkeyed() -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        _log.warning(
+            "flinkwin: no state key configured (%s or %s): streaming state is signed under a "
+            "public key, which detects corruption but not tampering; whoever can write the "
+            "checkpoint can run code in the Python workers (see docs/reliability.md)", CONF, ENV,
+        )
+
+
+__all__ = ["CONF", "ENV", "StateKeyError", "state_pickler"]

@@ -1,0 +1,191 @@
+"""A flinkwin streaming query run as its own driver process, as a user's script: every user piece
+(accumulator, aggregate and window functions, trigger, evictor, key selector, timestamp
+assigner, element class) is defined here, in ``__main__``, which the Python workers cannot
+import. Run by ``test_user_code_lifecycle.py`` twice on the same checkpoint: the second run
+restarts from the state the first one left (accumulators and elements of ``__main__`` classes).
+
+``--query aggregate``: 10 s tumbling windows per user, a rich ``AggregateFunction`` (its
+accumulator a ``__main__`` class) with a ``ProcessWindowFunction``, a trigger and key selector
+of ``__main__`` classes. ``--query evicting``: elements mapped to a ``__main__`` class (no
+declared type: pickled), an evictor and a ``ProcessWindowFunction``. The rich functions record
+``open``/``close`` calls as lines in files under ``--log`` (one file per worker process and
+subtask). ``--wait-for-close``: after the query, wait (up to 20 s) until the idle workers closed
+every opened subtask; ``--idle-close`` sets ``spark.flinkwin.subtask.closeAfterIdleSeconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from flinkwin import Time, TumblingEventTimeWindows
+from flinkwin.datastream import DataStream
+from flinkwin.evictors.base import Evictor
+from flinkwin.functions import AggregateFunction, KeySelector, ProcessWindowFunction
+from flinkwin.timestamps import TimestampAssigner
+from flinkwin.triggers import EventTimeTrigger
+from flinkwin.types import Types
+from flinkwin.watermark import WatermarkStrategy
+
+SCHEMA = "user string, ts long, v long"
+
+
+def _record(log: str, event: str, subtask: int) -> None:
+    with open(os.path.join(log, f"{event}-{os.getpid()}-{subtask}"), "a") as f:
+        f.write(f"{event}\n")
+
+
+@dataclass
+class Acc:
+    total: int = 0
+    count: int = 0
+
+
+class SumCount(AggregateFunction):
+    def __init__(self, log: str) -> None:
+        self.log = log
+        self.subtask = -1
+
+    def open(self, runtime_context: Any) -> None:
+        self.subtask = runtime_context.get_index_of_this_subtask()
+        _record(self.log, "open", self.subtask)
+
+    def close(self) -> None:
+        _record(self.log, "close", self.subtask)
+
+    def create_accumulator(self) -> Acc:
+        return Acc()
+
+    def add(self, value: Any, acc: Acc) -> Acc:
+        return Acc(acc.total + value.v, acc.count + 1)
+
+    def get_result(self, acc: Acc) -> tuple[int, int]:
+        return acc.total, acc.count
+
+    def merge(self, a: Acc, b: Acc) -> Acc:
+        return Acc(a.total + b.total, a.count + b.count)
+
+
+class Label(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        for total, count in elements:
+            yield json.dumps([key, context.window().start, total, count])
+
+
+class ByUser(KeySelector):
+    def get_key(self, value: Any) -> Any:
+        return value[0] if isinstance(value, tuple) else value.user
+
+
+class TsOf(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return value.ts
+
+
+class AtWatermark(EventTimeTrigger):
+    """Flink's event-time trigger, as a user's subclass."""
+
+
+@dataclass
+class Click:
+    user: str
+    ts: int
+    v: int
+
+
+class KeepLastTwo(Evictor):
+    def evict_before(self, elements: Any, size: int, window: Any, ctx: Any) -> None:
+        items = list(elements)
+        for item in items[:-2]:
+            elements.remove(item)
+
+    def evict_after(self, elements: Any, size: int, window: Any, ctx: Any) -> None:
+        pass
+
+
+class Listing(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield json.dumps([key, context.window().start, sorted(c.v for c in elements)])
+
+
+def pipeline(spark: Any, source: str, query: str, log: str) -> Any:
+    clicks = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(source)
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(TsOf())
+    windows = TumblingEventTimeWindows.of(Time.seconds(10))
+    stream = DataStream(clicks)
+    if query == "aggregate":
+        return (
+            stream.assign_timestamps_and_watermarks(strategy).key_by(ByUser()).window(windows)
+            .trigger(AtWatermark()).aggregate(SumCount(log), Label(), output_type=Types.STRING())
+        )
+    return (
+        stream.map(lambda r: Click(r.user, r.ts, r.v))
+        .assign_timestamps_and_watermarks(strategy).key_by(ByUser()).window(windows)
+        .evictor(KeepLastTwo()).process(Listing(), Types.STRING())
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    for name in ("--input", "--checkpoint", "--output", "--log", "--query"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--wait-for-close", action="store_true")
+    parser.add_argument("--idle-close", default="60")
+    args = parser.parse_args()
+
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]").appName("flinkwin-main-module-driver")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.flinkwin.state.secret", "a test key of the main-module driver")
+        .config("spark.flinkwin.subtask.closeAfterIdleSeconds", args.idle_close)
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+
+    def collect(df: Any, batch_id: int) -> None:
+        with open(args.output, "a") as f:
+            for row in df.collect():
+                f.write(f"{row[0]}\n")
+
+    query = pipeline(spark, args.input, args.query, args.log).start(
+        main=collect, checkpoint_location=args.checkpoint, trigger={"availableNow": True},
+    )
+    query.awaitTermination()
+    print("BATCHES", len(query.recentProgress), flush=True)
+    if args.wait_for_close:
+        _wait_for_close(args.log)
+    spark.stop()
+
+
+def _wait_for_close(log: str) -> None:
+    """Until every subtask a worker process opened is closed (once the stage is idle for
+    longer than ``--idle-close``), or 30 s."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if _lines(log, "open") == _lines(log, "close"):
+            return
+        time.sleep(0.2)
+
+
+def _lines(log: str, event: str) -> dict[str, int]:
+    counts = {}
+    for name in os.listdir(log):
+        if name.startswith(f"{event}-"):
+            with open(os.path.join(log, name)) as f:
+                counts[name[len(event) + 1:]] = len(f.readlines())
+    return counts
+
+
+if __name__ == "__main__":
+    main()
