@@ -76,6 +76,7 @@ from flinkwin.triggers import (
 from flinkwin.types import is_atomic_type
 from flinkwin.watermark import WatermarkStrategy
 
+from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .elements import (
     KEY_COLUMN,
     RECORD_TIMESTAMP_COLUMN,
@@ -112,7 +113,7 @@ def watermark_delay_ms(out_of_orderness_ms: int) -> int:
     Flink's ``max(ts) - out_of_orderness - 1``."""
     return WATERMARK_SHIFT_MS + out_of_orderness_ms + 1
 WINDOW_COLUMNS = ("window_start", "window_end")
-_TS, _WM, _KG, _SEQ = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN, "_fw_seq"
+_TS, _WM, _KG = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN
 
 #: Input column types whose values round-trip through a columnar (Arrow) snapshot unchanged.
 _COLUMNAR_TYPES = (
@@ -482,9 +483,11 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
 
     input_schema = pipeline.input_schema
     staged = df
-    if not streaming and mode is RuntimeExecutionMode.STREAMING:
-        # the DataFrame's row order, taken before any shuffle (see flinkwin.runtime_mode)
-        staged = staged.withColumn(_SEQ, F.monotonically_increasing_id())
+    # STREAMING mode: each row's arrival sequence, taken before any shuffle (see
+    # flinkwin.spark.arrival); on a stream, the element stage counts it if there is one
+    arrival = mode is RuntimeExecutionMode.STREAMING
+    if arrival and not streaming:
+        staged = with_arrival_sequence(staged)
     session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     assigner = strategy.timestamp_column if strategy is not None else None
     ts_assigner = assigner if isinstance(assigner, TimestampAssigner) else None
@@ -493,9 +496,12 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             staged, input_schema, pipeline.key_selector, pipeline.key_type, ts_assigner,
             session_tz, tuple_elements=pipeline.tuple_elements,
             atomic_elements=pipeline.atomic_elements, element_type=pipeline.element_type,
+            arrival_sequence=arrival and streaming,
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
     staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
+    if arrival and ARRIVAL_COLUMN not in staged.columns:
+        staged = with_arrival_sequence(staged)
     heartbeats = streaming and pipeline.keyed and pipeline.key_groups > 1
     if heartbeats:
         staged = with_heartbeats(staged, pipeline.key_groups)
@@ -596,7 +602,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             for t, s in zip(side_tags, side_schemas)
         ],
         output_schema=output_schema,
-        sequence_column=_SEQ if _SEQ in staged.columns else None,
+        sequence_column=ARRIVAL_COLUMN if arrival else None,
         heartbeats=heartbeats,
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration

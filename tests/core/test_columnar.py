@@ -77,10 +77,12 @@ batches_strategy = batches()
     late=st.booleans(),
     cut=st.integers(0, 8),
     back=st.booleans(),
+    sort=st.booleans(),  # batches in event-time order (BATCH mode) or in arrival order
 )
 def test_columnar_state_matches_the_window_operator(
     batches: list[Any], assigner: Any, agg: str, lateness: int, late: bool, cut: int,
     back: bool,
+    sort: bool,
 ) -> None:
     def factory() -> WindowOperator:
         return make_operator(assigner, agg, lateness, late)
@@ -93,7 +95,7 @@ def test_columnar_state_matches_the_window_operator(
             restored = ColumnarAggregation(factory(), factory)
             restored.restore(state.snapshot())
             state = restored
-        frame, ts = batch_frame(elements)
+        frame, ts = batch_frame(elements, sort)
         if isinstance(state, ColumnarAggregation) and not state.accepts(frame, ts, watermark):
             state = state.to_operator()
         state.process_batch(frame, ts)

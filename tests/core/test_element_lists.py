@@ -105,10 +105,12 @@ batches_strategy = batches()
     late=st.booleans(),
     cut=st.integers(0, 8),
     back=st.booleans(),
+    sort=st.booleans(),  # batches in event-time order (BATCH mode) or in arrival order
 )
 def test_columnar_lists_match_the_window_operator(
     batches: list[Any], assigner: Any, kind: str, lateness: int, late: bool, cut: int,
     back: bool,
+    sort: bool,
 ) -> None:
     def factory() -> WindowOperator:
         return make_operator(assigner, kind, lateness, late)
@@ -121,7 +123,7 @@ def test_columnar_lists_match_the_window_operator(
             restored = ColumnarLists(factory(), factory)
             restored.restore(state.snapshot())
             state = restored
-        frame, ts = batch_frame(elements)
+        frame, ts = batch_frame(elements, sort)
         if isinstance(state, ColumnarLists) and not state.accepts(frame, ts, watermark):
             state = state.to_operator()
         state.process_batch(frame, ts)

@@ -3,13 +3,17 @@ PyFlink program over a bounded source) and BATCH (event-time order)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from spark_scenarios import run_stream, write_batches
 
 from flinkwin import (
     CountEvictor,
     DataStream,
+    Duration,
+    ProcessAllWindowFunction,
     ProcessWindowFunction,
     RuntimeExecutionMode,
     Time,
@@ -83,3 +87,129 @@ def test_batch_mode_needs_bounded_input(spark: Any, tmp_path: Any) -> None:
         )).reduce(lambda a, b: a)
     with pytest.raises(TypeError, match="runtime_mode must be a RuntimeExecutionMode"):
         DataStream(df, runtime_mode="BATCH")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------
+# Arrival order, whatever the micro-batch boundaries or input partitions
+# ------------------------------------------------------------------------------------------
+SPLIT_SCHEMA = "k string, ts long, label string, v long"
+# arrival order, out of event-time order; every element is in window [0, 10 s) of its key
+ARRIVALS = [
+    ("a", 5000, "a1"), ("a", 1000, "a2"), ("b", 7000, "b1"), ("a", 3000, "a3"),
+    ("b", 2000, "b2"), ("a", 9000, "a4"), ("b", 8000, "b3"), ("a", 4000, "a5"),
+]
+# the same input over different micro-batch boundaries (or static partitions): sizes in order
+SPLITS = {
+    "one batch": [8],
+    "per element": [1] * 8,
+    "3+5": [3, 5],
+    "2+1+5": [2, 1, 5],
+}
+# a last batch whose watermark (60 s - 10 s - 1 ms) closes every window of ARRIVALS
+CLOSING = ("z", 60_000, "close")
+# out-of-orderness 10 s: no element of ARRIVALS is late, whichever batch it arrives in, and
+# no window fires before the closing batch; so Flink's STREAMING mode gives every window its
+# key's elements in arrival order, however the input is cut
+DELAY_MS = 10_000
+
+
+def _rows(elements: list[tuple[str, int, str]]) -> list[dict[str, Any]]:
+    return [
+        {"k": k, "ts": ts, "label": label, "v": i + 1}
+        for i, (k, ts, label) in enumerate(elements)
+    ]
+
+
+def _cut(rows: list[Any], sizes: list[int]) -> list[list[Any]]:
+    out, start = [], 0
+    for size in sizes:
+        out.append(rows[start:start + size])
+        start += size
+    assert start == len(rows)
+    return out
+
+
+class KeyedLabels(ProcessWindowFunction):
+    """Records the elements a window function gets, in the order it gets them."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield (key, ",".join(e.label for e in elements))
+
+
+class AllLabels(ProcessAllWindowFunction):
+    def process(self, context: Any, elements: Any) -> Any:
+        yield ("*", ",".join(e.label for e in elements))
+
+
+LABELS = Types.TUPLE([Types.STRING(), Types.STRING()])
+
+
+def _order_pipelines(stream: DataStream) -> dict[str, Any]:
+    """The order-sensitive window pipelines of the arrival-order tests, each on another state
+    and input path: element lists (column key, heartbeats), columnar panes of a built-in sum
+    (the first element's other fields), count windows (key selector: the element stage), a
+    CountEvictor on the object operator (windowAll: one key group, no heartbeats)."""
+    timed = stream.assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(DELAY_MS))
+        .with_timestamp_assigner("ts")
+    )
+    tumbling = TumblingEventTimeWindows.of(Time.seconds(10))
+    return {
+        "process": timed.key_by("k").window(tumbling).process(KeyedLabels(), LABELS),
+        "sum": timed.key_by("k").window(tumbling).sum("v"),
+        "count window": timed.key_by(lambda r: r.k, key_type=Types.STRING())
+        .count_window(2).process(KeyedLabels(), LABELS),
+        "count evictor": timed.window_all(tumbling).evictor(CountEvictor.of(2))
+        .process(AllLabels(), LABELS),
+    }
+
+
+def _canon(name: str, rows: list[Any]) -> list[Any]:
+    if name == "sum":
+        return sorted((r["k"], r["label"], r["v"]) for r in rows)
+    return sorted(tuple(r) for r in rows)
+
+
+# Flink's STREAMING mode: each key's elements in arrival order (a1 a2 a3 a4 a5, b1 b2 b3)
+FLINK_STREAMING = {
+    "process": [("a", "a1,a2,a3,a4,a5"), ("b", "b1,b2,b3")],
+    # the first element's other fields (label a1, not a2 with the earliest timestamp)
+    "sum": [("a", "a1", 1 + 2 + 4 + 6 + 8), ("b", "b1", 3 + 5 + 7)],
+    "count window": [("a", "a1,a2"), ("a", "a3,a4"), ("b", "b1,b2")],
+    "count evictor": [("*", "b3,a5")],
+}
+
+
+@pytest.mark.parametrize("split", list(SPLITS))
+def test_window_function_sees_arrival_order_whatever_the_micro_batch_split(
+    spark: Any, tmp_path: Path, split: str
+) -> None:
+    batches = [*_cut(_rows(ARRIVALS), SPLITS[split]), _rows([CLOSING])]
+    batches[-1][0]["v"] = 0
+    write_batches(tmp_path / "in", batches)
+    for name in FLINK_STREAMING:
+        run = run_stream(
+            spark, tmp_path / "in", tmp_path / f"cp-{name.replace(' ', '-')}", SPLIT_SCHEMA,
+            lambda s, name=name: _order_pipelines(s)[name],
+        )
+        rows = [r for batch in run.main.values() for r in batch]
+        if name != "sum":
+            rows = [(r["f0"], r["f1"]) for r in rows]
+        assert _canon(name, rows) == FLINK_STREAMING[name], (split, name)
+
+
+@pytest.mark.parametrize("split", list(SPLITS))
+def test_static_input_in_streaming_mode_sees_arrival_order_whatever_the_partitioning(
+    spark: Any, split: str
+) -> None:
+    chunks = _cut(_rows(ARRIVALS), SPLITS[split])
+    # one input partition per chunk, in order
+    rdd = spark.sparkContext.parallelize(chunks, len(chunks)).flatMap(lambda chunk: chunk)
+    assert rdd.glom().map(len).collect() == SPLITS[split]
+    df = spark.createDataFrame(rdd.map(lambda r: (r["k"], r["ts"], r["label"], r["v"])),
+                               SPLIT_SCHEMA)
+    for name, result in _order_pipelines(DataStream(df)).items():
+        rows = [r.asDict() for r in result.toDF().collect()]
+        if name != "sum":
+            rows = [(r["f0"], r["f1"]) for r in rows]
+        assert _canon(name, rows) == FLINK_STREAMING[name], (split, name)
