@@ -663,7 +663,7 @@ def _summary(
     strategy = pipeline.watermark
     if not streaming:
         order = (
-            "row order" if runtime_mode is RuntimeExecutionMode.STREAMING
+            "arrival order" if runtime_mode is RuntimeExecutionMode.STREAMING
             else "event-time order"
         )
         mode = (
@@ -672,7 +672,10 @@ def _summary(
         )
         timeout = "none (batch)"
     else:
-        mode = "streaming: groupBy(key group).applyInPandasWithState, append"
+        mode = (
+            "streaming (STREAMING mode, arrival order): groupBy(key group)"
+            ".applyInPandasWithState, append"
+        )
         timeout = _TIMEOUTS[domain]
     if pipeline.key_selector is not None:
         keys = f"key selector {pipeline.key_selector!r} (called per element before the shuffle)"

@@ -3,10 +3,13 @@ PyFlink program over a bounded source) and BATCH (event-time order)."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql import functions as F
 from spark_scenarios import run_stream, write_batches
 
 from flinkwin import (
@@ -20,6 +23,7 @@ from flinkwin import (
     TumblingEventTimeWindows,
     Types,
 )
+from flinkwin.spark import MemorySink
 from flinkwin.watermark import WatermarkStrategy
 
 SCHEMA = "k string, ts long, label string"
@@ -213,3 +217,53 @@ def test_static_input_in_streaming_mode_sees_arrival_order_whatever_the_partitio
         if name != "sum":
             rows = [(r["f0"], r["f1"]) for r in rows]
         assert _canon(name, rows) == FLINK_STREAMING[name], (split, name)
+
+
+def test_arrival_order_within_a_micro_batch_is_partition_by_partition(
+    spark: Any, tmp_path: Path
+) -> None:
+    """One micro-batch reads two files, each its own input partition: a window sees each
+    partition's rows in their order there (timestamps decreasing, so not event-time order),
+    partitions in index order, exactly as monotonically_increasing_id() orders the same files
+    read as a static DataFrame. The rows cross Spark's shuffle from two map partitions."""
+    def rows(file: str, n: int) -> list[dict[str, Any]]:
+        return [
+            {"k": "ab"[i % 2], "ts": 9_000 - i * 10, "label": f"{file}{i}", "v": i}
+            for i in range(n)
+        ]
+
+    files = {"x": rows("x", 40), "y": rows("y", 25)}
+    source = tmp_path / "in"
+    source.mkdir()
+    for name, content in files.items():
+        (source / f"{name}.json").write_text("".join(json.dumps(r) + "\n" for r in content))
+    # arrival order as defined: the static read's row order (partition by partition)
+    static = spark.read.schema(SPLIT_SCHEMA).json(str(source))
+    assert static.rdd.getNumPartitions() == 2
+    ordered = static.withColumn("seq", F.monotonically_increasing_id()).orderBy("seq").collect()
+    expected = sorted(
+        (k, ",".join(r.label for r in ordered if r.k == k)) for k in ("a", "b")
+    )
+    firsts = [ordered[0].label[0], ordered[-1].label[0]]
+    assert sorted(firsts) == ["x", "y"]  # one file after the other
+    # the closing row arrives in a later batch and closes the window
+    sink = MemorySink("partition_order")
+    stream = DataStream(spark.readStream.schema(SPLIT_SCHEMA).json(str(source)))
+    timed = stream.assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(DELAY_MS))
+        .with_timestamp_assigner("ts")
+    )
+    result = timed.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(10))).process(
+        KeyedLabels(), LABELS
+    )
+    query = result.start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                         trigger={"availableNow": True})
+    query.awaitTermination()
+    k, ts, label = CLOSING
+    (source / "z.json").write_text(json.dumps({"k": k, "ts": ts, "label": label, "v": 0}))
+    os.utime(source / "z.json", (2_000_000_000, 2_000_000_000))
+    query = result.start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                         trigger={"availableNow": True})
+    query.awaitTermination()
+    got = sorted((r.f0, r.f1) for r in sink.rows())
+    assert got == expected
