@@ -1,11 +1,12 @@
 """The columnar state for built-in aggregations does exactly what the WindowOperator does.
 
-Random scripts of batches (few keys, out-of-order and late timestamps) and watermark advances
-run through :class:`ColumnarAggregation` (falling back to its ``to_operator()`` equivalent when
-a batch fires a window on arrival, and back with ``from_operator()`` after such a batch) and
-through a plain :class:`WindowOperator`; every batch's main output (in order), late output, next
-timer and dropped count must agree, and so must the state after a snapshot/restore at any
-point.
+Random scripts of batches (few keys, out-of-order and late timestamps; each batch in arrival
+order, as the runtime hands it over in STREAMING mode, or sorted by event time as in BATCH mode)
+and watermark advances run through :class:`ColumnarAggregation` (falling back to its
+``to_operator()`` equivalent when a batch fires a window on arrival, and back with
+``from_operator()`` after such a batch) and through a plain :class:`WindowOperator`; every
+batch's main output (in order), late output, next timer and dropped count must agree, and so
+must the state after a snapshot/restore at any point.
 """
 
 from __future__ import annotations
