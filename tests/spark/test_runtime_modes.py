@@ -1,5 +1,7 @@
-"""Static input in Flink's two execution modes: STREAMING (the DataFrame's row order, as a
-PyFlink program over a bounded source) and BATCH (event-time order)."""
+"""Flink's two execution modes. STREAMING, the default, on streams and static input: each key's
+elements reach the window in arrival order (rows of each input partition in order, partitions in
+index order, micro-batches in order), whatever the micro-batch boundaries or partitioning, as a
+PyFlink program sees them. BATCH (static input only): event-time order."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 from pyspark.sql import functions as F
 from spark_scenarios import run_stream, write_batches
@@ -24,6 +28,7 @@ from flinkwin import (
     Types,
 )
 from flinkwin.spark import MemorySink
+from flinkwin.spark.arrival import _partition_sequence
 from flinkwin.watermark import WatermarkStrategy
 
 SCHEMA = "k string, ts long, label string"
@@ -267,3 +272,11 @@ def test_arrival_order_within_a_micro_batch_is_partition_by_partition(
     query.awaitTermination()
     got = sorted((r.f0, r.f1) for r in sink.rows())
     assert got == expected
+
+
+def test_arrival_sequence_is_monotonically_increasing_ids_value_across_arrow_batches() -> None:
+    """A stream's arrival sequence (the pandas UDF over ``spark_partition_id()``) counts a
+    partition's rows across its Arrow batches: ``partition << 33 | position``."""
+    batches = [pd.Series([3] * 4), pd.Series([], dtype="int32"), pd.Series([3] * 2)]
+    got = np.concatenate([s.to_numpy() for s in _partition_sequence(iter(batches))])
+    assert got.tolist() == [(3 << 33) + i for i in range(6)]
