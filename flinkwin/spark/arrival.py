@@ -10,7 +10,7 @@ sees a key's elements in this order, whatever the micro-batch boundaries.
 
 "Input partition" means the partitions of the DataFrame handed to ``DataStream``: for a file
 source, Spark's file splits (each file in order; several small files of one micro-batch may share
-a partition); for Kafka, one topic partition's offset range per partition. Elements of different
+a partition); for Kafka, an offset range of one topic partition. Elements of different
 partitions of one micro-batch interleave in Flink too (parallel source subtasks); flinkwin picks
 partition index order.
 
