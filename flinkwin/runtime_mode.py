@@ -1,14 +1,15 @@
 """``RuntimeExecutionMode``: Flink's execution modes, for a bounded (static) DataFrame.
 
-- ``STREAMING`` (the default, as in PyFlink): each key's elements reach the window in the
-  DataFrame's row order, and no watermark arrives before the end of input, which brings
-  ``MAX_LONG``. The row order is the order of the rows within the source's partitions,
-  partition by partition (``monotonically_increasing_id`` taken before the shuffle).
+- ``STREAMING`` (the default, as in PyFlink): each key's elements reach the window in arrival
+  order, the DataFrame's row order (the rows within the source's partitions, partition by
+  partition; see :mod:`flinkwin.spark.arrival`), and no watermark arrives before the end of
+  input, which brings ``MAX_LONG``.
 - ``BATCH``: each key's elements reach the window sorted by event time (stable), then the
   end-of-input watermark; Flink's batch mode sorts by key and timestamp the same way.
 - ``AUTOMATIC``: ``BATCH`` for a static DataFrame, ``STREAMING`` for a streaming one.
 
-A streaming DataFrame always runs in ``STREAMING`` mode (``BATCH`` needs bounded input).
+A streaming DataFrame always runs in ``STREAMING`` mode, its elements in arrival order too;
+``BATCH`` is refused, as Flink refuses an unbounded source in ``BATCH`` mode.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def effective_mode(mode: RuntimeExecutionMode, streaming: bool) -> RuntimeExecut
         if mode is RuntimeExecutionMode.BATCH:
             raise ValueError(
                 "RuntimeExecutionMode.BATCH needs bounded input; this DataFrame is streaming "
-                "(use STREAMING or AUTOMATIC)"
+                "(use STREAMING or AUTOMATIC; Flink: Detected an UNBOUNDED source with the "
+                "'execution.runtime-mode' set to 'BATCH')"
             )
         return RuntimeExecutionMode.STREAMING
     if mode is RuntimeExecutionMode.AUTOMATIC:

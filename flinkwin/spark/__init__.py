@@ -1,6 +1,7 @@
 """The Spark side of flinkwin: compiling a window pipeline into one stateful stage
 (:mod:`~flinkwin.spark.compiler`), the per-key-group function Spark runs
-(:mod:`~flinkwin.spark.runtime`), key groups spread evenly over shuffle partitions
+(:mod:`~flinkwin.spark.runtime`), arrival order (:mod:`~flinkwin.spark.arrival`), key groups
+spread evenly over shuffle partitions
 (:mod:`~flinkwin.spark.key_groups`), output schemas (:mod:`~flinkwin.spark.schema`), the query
 that feeds the sinks (:mod:`~flinkwin.spark.sinks`; the sinks are :mod:`flinkwin.sinks`),
 ``result.writeStream`` (:mod:`~flinkwin.spark.writer`) and restart safety

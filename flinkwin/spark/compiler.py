@@ -79,6 +79,7 @@ from flinkwin.triggers import (
 from flinkwin.types import TypeInformation, is_atomic_type, is_pickled_type
 from flinkwin.watermark import WatermarkStrategy
 
+from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .elements import (
     KEY_COLUMN,
     RECORD_TIMESTAMP_COLUMN,
@@ -120,7 +121,7 @@ from .watermarks import (
 from .window_tagging import with_window_tagging
 
 WINDOW_COLUMNS = ("window_start", "window_end")
-_TS, _WM, _KG, _SEQ = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN, "_fw_seq"
+_TS, _WM, _KG = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN
 
 #: Input column types whose values round-trip through a columnar (Arrow) snapshot unchanged.
 _COLUMNAR_TYPES = (
@@ -550,9 +551,11 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
 
     input_schema = pipeline.input_schema
     staged = df
-    if not streaming and mode is RuntimeExecutionMode.STREAMING:
-        # the DataFrame's row order, taken before any shuffle (see flinkwin.runtime_mode)
-        staged = staged.withColumn(_SEQ, F.monotonically_increasing_id())
+    # STREAMING mode: each row's arrival sequence, taken before any shuffle (see
+    # flinkwin.spark.arrival); on a stream, the element stage counts it if there is one
+    arrival = mode is RuntimeExecutionMode.STREAMING
+    if arrival and not streaming:
+        staged = with_arrival_sequence(staged)
     session_tz = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     assigner = strategy.timestamp_column if strategy is not None else None
     ts_assigner = assigner if isinstance(assigner, TimestampAssigner) else None
@@ -561,9 +564,12 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             staged, input_schema, pipeline.key_selector, pipeline.key_type, ts_assigner,
             session_tz, tuple_elements=pipeline.tuple_elements,
             atomic_elements=pipeline.atomic_elements, element_type=pipeline.element_type,
+            arrival_sequence=arrival and streaming,
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
     staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
+    if arrival and ARRIVAL_COLUMN not in staged.columns:
+        staged = with_arrival_sequence(staged)
     heartbeats = streaming and pipeline.keyed and pipeline.key_groups > 1
     if heartbeats:
         staged = with_heartbeats(staged, pipeline.key_groups)
@@ -658,7 +664,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             for t, s in zip(side_tags, side_schemas)
         ],
         output_schema=output_schema,
-        sequence_column=_SEQ if _SEQ in staged.columns else None,
+        sequence_column=ARRIVAL_COLUMN if arrival else None,
         heartbeats=heartbeats,
         idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
     )
@@ -719,7 +725,7 @@ def _summary(
     strategy = pipeline.watermark
     if not streaming:
         order = (
-            "row order" if runtime_mode is RuntimeExecutionMode.STREAMING
+            "arrival order" if runtime_mode is RuntimeExecutionMode.STREAMING
             else "event-time order"
         )
         mode = (
@@ -728,7 +734,10 @@ def _summary(
         )
         timeout = "none (batch)"
     else:
-        mode = "streaming: groupBy(key group).applyInPandasWithState, append"
+        mode = (
+            "streaming (STREAMING mode, arrival order): groupBy(key group)"
+            ".applyInPandasWithState, append"
+        )
         timeout = _TIMEOUTS[domain]
     if pipeline.key_selector is not None:
         keys = f"key selector {pipeline.key_selector!r} (called per element before the shuffle)"

@@ -11,6 +11,8 @@ the window stage's), the functions are called once per element, and the stage ap
   calls the selector again on each element to key its state (a key selector must be
   deterministic, as in Flink), so the window function gets the key exactly as returned.
 - ``_fw_ats``: the event timestamp, epoch milliseconds (Flink's ``long``).
+- ``_fw_seq`` (streaming input): the row's arrival sequence (:mod:`flinkwin.spark.arrival`),
+  counted here so that the stream needs no other Python pass before the shuffle for it.
 
 Keys must be built from values whose pickled form is the same in every Python worker: ``str``,
 ``bytes``, ``int``, ``float``, ``bool``, ``None``, dates, times, decimals and tuples (``Row``)
@@ -46,6 +48,7 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner, as_timestamp
 from flinkwin.types import TypeInformation, is_pickled_type
 
+from .arrival import ARRIVAL_COLUMN, sequence
 from .nested import Converter, element_converters
 from .schema import normalize_input, unpickle
 
@@ -202,6 +205,8 @@ class ElementStage:
     converters: dict[str, Converter] = field(default_factory=dict)
     #: the elements are values flinkwin pickled upstream (a stream of PICKLED_BYTE_ARRAY)
     pickled: bool = False
+    #: append the rows' arrival sequence (``_fw_seq``)
+    arrival_sequence: bool = False
 
     def process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function; a user ``KeySelector`` is opened before the first
@@ -217,6 +222,9 @@ class ElementStage:
                 rich.close()
 
     def _process(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        context = TaskContext.get()
+        partition = context.partitionId() if context is not None else 0
+        position = 0  # of the batch's first row in the partition (mapInArrow: one call each)
         for batch in batches:
             if batch.num_rows == 0:
                 continue
@@ -237,6 +245,10 @@ class ElementStage:
                     carried = [MIN_LONG] * len(elements)
                 arrays.append(pa.array(self._timestamps(elements, carried), pa.int64()))
                 names.append(TIMESTAMP_COLUMN)
+            if self.arrival_sequence:
+                arrays.append(pa.array(sequence(partition, position, batch.num_rows)))
+                names.append(ARRIVAL_COLUMN)
+            position += batch.num_rows
             yield pa.RecordBatch.from_arrays(arrays, names=names)
 
     def _keys(self, elements: list[Any]) -> list[bytes]:
@@ -267,12 +279,13 @@ def apply_element_stage(
     tuple_elements: bool = False,
     atomic_elements: bool = False,
     element_type: TypeInformation | None = None,
+    arrival_sequence: bool = False,
 ) -> DataFrame:
-    """``df`` with ``_fw_kh`` (when there is a key selector) and ``_fw_ats`` (when there is a
-    timestamp assigner) appended; ``schema`` is the elements' schema (``df``'s user columns),
-    ``tuple_elements``/``atomic_elements`` their shape (tuples for a ``Types.TUPLE`` stream,
-    the one column's values for an atomic type), ``element_type`` the stream's PyFlink type
-    (the shape of nested values)."""
+    """``df`` with ``_fw_kh`` (when there is a key selector), ``_fw_ats`` (when there is a
+    timestamp assigner) and ``_fw_seq`` (when ``arrival_sequence``) appended; ``schema`` is
+    the elements' schema (``df``'s user columns), ``tuple_elements``/``atomic_elements`` their
+    shape (tuples for a ``Types.TUPLE`` stream, the one column's values for an atomic type),
+    ``element_type`` the stream's PyFlink type (the shape of nested values)."""
     selector = make_key_selector(key_selector) if key_selector is not None else None
     stage = ElementStage(
         schema=schema,
@@ -285,12 +298,15 @@ def apply_element_stage(
         atomic_elements=atomic_elements,
         converters=element_converters(schema, element_type),
         pickled=is_pickled_type(element_type),
+        arrival_sequence=arrival_sequence,
     )
     fields = list(df.schema.fields)
     if selector is not None:
         fields.append(StructField(KEY_COLUMN, BinaryType(), False))
     if timestamp_assigner is not None:
         fields.append(StructField(TIMESTAMP_COLUMN, LongType(), False))
+    if arrival_sequence:
+        fields.append(StructField(ARRIVAL_COLUMN, LongType(), False))
     process: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]] = stage.process
     return df.mapInArrow(_plain(process), StructType(fields))
 

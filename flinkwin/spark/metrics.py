@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-import pandas as pd
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import BooleanType
 
+from .arrival import first_in_partition
 from .key_groups import key_group_labels
 from .runtime import (
     HEARTBEAT_COLUMN,
@@ -23,28 +21,20 @@ from .runtime import (
 from .timestamps import quoted
 
 _KG = KEY_GROUP_COLUMN
-_FIRST = "_fw_first"
-
-
-def _first_flags(labels: pd.Series) -> pd.Series:
-    flags = np.zeros(len(labels), dtype=bool)
-    flags[:1] = True
-    return pd.Series(flags)
 
 
 def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
-    """``df`` plus, after the first row of each Arrow batch of each input partition, one
-    heartbeat row (a copy of it with ``_fw_hb`` > 0) for every key group: Spark then calls
-    every key group in every micro-batch with input, and each reports the totals it holds
-    (see ``docs/metrics.md``)."""
+    """``df`` plus, after the first row of each input partition, one heartbeat row (a copy of
+    it with ``_fw_hb`` > 0) for every key group: Spark then calls every key group in every
+    micro-batch with input, and each reports the totals it holds (see ``docs/metrics.md``).
+    ``df`` carries the rows' arrival sequence (:mod:`flinkwin.spark.arrival`), which tells the
+    first rows in the JVM."""
     labels = [F.lit(label) for label in key_group_labels(key_groups)]
-    # True on the first row of each Arrow batch Spark hands to Python (a streaming DataFrame
-    # has no row index); only this one column travels to Python and back
-    first = F.pandas_udf(_first_flags, BooleanType())  # type: ignore[call-overload]
-    staged = df.withColumn(_FIRST, first.asNondeterministic()(F.col(_KG)))
-    groups = F.when(F.col(_FIRST), F.array(F.col(_KG), *labels)).otherwise(F.array(F.col(_KG)))
+    groups = F.when(first_in_partition(), F.array(F.col(_KG), *labels)).otherwise(
+        F.array(F.col(_KG))
+    )
     columns = [quoted(c) for c in df.columns if c != _KG]
-    return staged.select(*columns, F.posexplode(groups).alias(HEARTBEAT_COLUMN, _KG))
+    return df.select(*columns, F.posexplode(groups).alias(HEARTBEAT_COLUMN, _KG))
 
 
 def metric_aggregates() -> list[Column]:

@@ -14,7 +14,9 @@ once per key group whose timeout is due. Each call:
    :mod:`~flinkwin.spark.watermarks`; Spark's initial 0 means "none yet"), if that is greater
    than the watermark the group has seen, firing every event-time timer ``<=`` it,
    then sets processing time to the batch's timestamp (firing processing-time timers ``<=`` it);
-3. processes the batch's rows (none for a timeout call) in stable event-time order;
+3. processes the batch's rows (none for a timeout call) in arrival order (sorted by the arrival
+   sequence taken before the shuffle, see :mod:`flinkwin.spark.arrival`): Flink's STREAMING
+   mode, the only one for a stream;
 4. emits main and side outputs as one frame with a discriminator column (side outputs the stage
    does not emit are discarded and counted), plus one metrics row (tag ``METRICS_TAG``) that
    ``observe`` sums per batch and every output filters out (see ``docs/metrics.md``);
@@ -29,9 +31,10 @@ watermark, which ``setTimeoutTimestamp`` rejects: a timer at or below the waterm
 watermark's next increase, as in Flink). Processing-time timeouts fire when the batch timestamp
 is greater than ``batch time + duration``; the duration is ``t - 1 - batch time`` (at least 1).
 
-``process_static`` is the ``applyInPandas`` function for static DataFrames (Flink's batch mode):
-processing time is the worker's clock when the key group runs; all rows in event-time order,
-then the end-of-input watermark ``MAX_LONG`` and processing time ``MAX_LONG``.
+``process_static`` is the ``applyInPandas`` function for static DataFrames: processing time is
+the worker's clock when the key group runs; all rows in arrival order (STREAMING mode) or stable
+event-time order (BATCH mode), then the end-of-input watermark ``MAX_LONG`` and processing time
+``MAX_LONG``.
 """
 
 from __future__ import annotations
@@ -216,7 +219,8 @@ class KeyGroupRuntime:
     side_encoders: list[RowEncoder]
     output_schema: StructType
     null_timestamp_tag: OutputTag | None = None
-    #: Static input in STREAMING mode: the column with the DataFrame's row order.
+    #: STREAMING mode: the column with the rows' arrival sequence (flinkwin.spark.arrival),
+    #: by which each batch is ordered; None is BATCH mode (static input): event-time order.
     sequence_column: str | None = None
     #: The key groups' state kind (see flinkwin.operator.states).
     state_kind: str = states.OBJECT
@@ -230,8 +234,8 @@ class KeyGroupRuntime:
     def _rows(
         self, frames: Iterable[pd.DataFrame]
     ) -> tuple[tuple[pd.DataFrame, np.ndarray] | None, pd.DataFrame | None]:
-        """The batch's user columns in stable event-time order (in row order for static input
-        in STREAMING mode) with their timestamps, and the rows whose timestamp is null when
+        """The batch's user columns in arrival order (STREAMING mode; in stable event-time
+        order in BATCH mode) with their timestamps, and the rows whose timestamp is null when
         they go to a side output (else such a row fails).
 
         Spark hands the rows over in chunks; each needed column is concatenated and put in
@@ -251,8 +255,11 @@ class KeyGroupRuntime:
             order = np.flatnonzero(~beats) if beats.any() else None
         if self.sequence_column is not None:
             sequence = _column(parts, self.sequence_column)
+            if order is not None:
+                sequence = sequence[order]
             if (sequence[1:] < sequence[:-1]).any():
-                order = np.argsort(sequence, kind="stable")
+                sort = np.argsort(sequence, kind="stable")
+                order = sort if order is None else order[sort]
         if event_time is None:
             timestamps = np.full(sum(len(p) for p in parts), MIN_LONG, dtype=np.int64)
             if order is not None:
@@ -265,8 +272,9 @@ class KeyGroupRuntime:
             if missing.any():
                 if self.null_timestamp_tag is None:
                     self._null_timestamp(parts, event_time.column)
-                nulls = self._null_rows(parts, shipped, np.flatnonzero(missing))
-                order = np.flatnonzero(~missing) if order is None else order[~missing[order]]
+                rows = np.arange(len(missing)) if order is None else order
+                nulls = self._null_rows(parts, shipped, rows[missing[rows]])  # arrival order
+                order = rows[~missing[rows]]
             if order is not None:
                 raw = raw[order]
             values = raw.astype(np.int64, copy=False)

@@ -30,10 +30,11 @@ def batches(max_ts: int = 60, max_elements: int = 12) -> Any:
 
 
 def batch_frame(
-    elements: list[Any], sort: bool = True, tags: bool = False
+    elements: list[Any], sort: bool = False, tags: bool = False
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    """The batch as the runtime hands it over (columns k, ts, v; sorted stably by time when
-    ``sort``), and its timestamps; ``tags`` adds a column telling the elements apart."""
+    """The batch as the runtime hands it over (columns k, ts, v; in arrival order, as in
+    Flink's STREAMING mode, or sorted stably by time when ``sort``, as in BATCH mode), and its
+    timestamps; ``tags`` adds a column telling the elements apart."""
     columns: dict[str, Any] = {
         "k": [k for k, _, _ in elements], "ts": [t for _, t, _ in elements],
         "v": np.array([v for _, _, v in elements], dtype=np.int64),

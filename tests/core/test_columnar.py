@@ -1,11 +1,12 @@
 """The columnar state for built-in aggregations does exactly what the WindowOperator does.
 
-Random scripts of batches (few keys, out-of-order and late timestamps) and watermark advances
-run through :class:`ColumnarAggregation` (falling back to its ``to_operator()`` equivalent when
-a batch fires a window on arrival, and back with ``from_operator()`` after such a batch) and
-through a plain :class:`WindowOperator`; every batch's main output (in order), late output, next
-timer and dropped count must agree, and so must the state after a snapshot/restore at any
-point.
+Random scripts of batches (few keys, out-of-order and late timestamps; each batch in arrival
+order, as the runtime hands it over in STREAMING mode, or sorted by event time as in BATCH mode)
+and watermark advances run through :class:`ColumnarAggregation` (falling back to its
+``to_operator()`` equivalent when a batch fires a window on arrival, and back with
+``from_operator()`` after such a batch) and through a plain :class:`WindowOperator`; every
+batch's main output (in order), late output, next timer and dropped count must agree, and so
+must the state after a snapshot/restore at any point.
 """
 
 from __future__ import annotations
@@ -77,10 +78,12 @@ batches_strategy = batches()
     late=st.booleans(),
     cut=st.integers(0, 8),
     back=st.booleans(),
+    sort=st.booleans(),  # batches in event-time order (BATCH mode) or in arrival order
 )
 def test_columnar_state_matches_the_window_operator(
     batches: list[Any], assigner: Any, agg: str, lateness: int, late: bool, cut: int,
     back: bool,
+    sort: bool,
 ) -> None:
     def factory() -> WindowOperator:
         return make_operator(assigner, agg, lateness, late)
@@ -93,7 +96,7 @@ def test_columnar_state_matches_the_window_operator(
             restored = ColumnarAggregation(factory(), factory)
             restored.restore(state.snapshot())
             state = restored
-        frame, ts = batch_frame(elements)
+        frame, ts = batch_frame(elements, sort)
         if isinstance(state, ColumnarAggregation) and not state.accepts(frame, ts, watermark):
             state = state.to_operator()
         state.process_batch(frame, ts)

@@ -1,11 +1,12 @@
 """Columnar element lists for full-window functions do exactly what the WindowOperator does.
 
-Random scripts of batches (few keys, out-of-order and late timestamps) and watermark advances
-run through :class:`ColumnarLists` (handing over to its ``to_operator()`` equivalent when a
-batch fires a window on arrival, and back with ``from_operator()``) and through a plain
-:class:`WindowOperator`; every batch's main output (the window function sees its elements in
-arrival order), late output, next timer and dropped count must agree, and so must the state
-after a snapshot/restore at any point.
+Random scripts of batches (few keys, out-of-order and late timestamps; each batch in arrival
+order, as the runtime hands it over in STREAMING mode, or sorted by event time as in BATCH mode)
+and watermark advances run through :class:`ColumnarLists` (handing over to its ``to_operator()``
+equivalent when a batch fires a window on arrival, and back with ``from_operator()``) and
+through a plain :class:`WindowOperator`; every batch's main output (the window function sees its
+elements in arrival order), late output, next timer and dropped count must agree, and so must
+the state after a snapshot/restore at any point.
 """
 
 from __future__ import annotations
@@ -105,10 +106,12 @@ batches_strategy = batches()
     late=st.booleans(),
     cut=st.integers(0, 8),
     back=st.booleans(),
+    sort=st.booleans(),  # batches in event-time order (BATCH mode) or in arrival order
 )
 def test_columnar_lists_match_the_window_operator(
     batches: list[Any], assigner: Any, kind: str, lateness: int, late: bool, cut: int,
     back: bool,
+    sort: bool,
 ) -> None:
     def factory() -> WindowOperator:
         return make_operator(assigner, kind, lateness, late)
@@ -121,7 +124,7 @@ def test_columnar_lists_match_the_window_operator(
             restored = ColumnarLists(factory(), factory)
             restored.restore(state.snapshot())
             state = restored
-        frame, ts = batch_frame(elements)
+        frame, ts = batch_frame(elements, sort)
         if isinstance(state, ColumnarLists) and not state.accepts(frame, ts, watermark):
             state = state.to_operator()
         state.process_batch(frame, ts)

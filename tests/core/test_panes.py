@@ -82,7 +82,7 @@ batches_strategy = st.lists(
             max_size=40,
         ),
         st.integers(0, 30),  # watermark step after the batch
-        st.booleans(),  # sort the batch by time (the runtime does) or keep arrival order
+        st.booleans(),  # sort the batch by time (BATCH mode) or keep arrival order (STREAMING)
     ),
     min_size=1,
     max_size=8,

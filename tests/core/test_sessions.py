@@ -1,7 +1,8 @@
 """The columnar session state does exactly what the WindowOperator does.
 
 Random scripts of batches (few keys, out-of-order, bridging and late timestamps, batches in
-event-time order as the runtime hands them over or in any order) and watermark advances run
+arrival order as the runtime hands them over in STREAMING mode, or sorted by event time as in
+BATCH mode) and watermark advances run
 through :class:`SessionAggregation` (falling back to its ``to_operator()`` equivalent when a
 batch would fire a session on arrival, and back with ``from_operator()`` after such a batch) and
 through a plain :class:`WindowOperator`; every batch's main output (in order), late output, next

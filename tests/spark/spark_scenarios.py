@@ -7,7 +7,8 @@ JSON file with an increasing modification time; the stream reads them with
 
 The replay feeds the same batches to ``WindowOperatorHarness`` as the runtime does:
 for each Spark batch, Flink's watermark (recovered from Spark's; ``MIN_LONG`` before the
-first), then the batch's elements in stable event-time order.
+first), then the batch's elements in arrival order (the file's row order: Flink's STREAMING
+mode).
 """
 
 from __future__ import annotations
@@ -119,8 +120,8 @@ def replay(
     side_tags: Sequence[OutputTag] = (),
     n: int | None = None,
 ) -> Replay:
-    """Per Spark batch: the watermark (if any), then the batch's elements sorted stably by
-    event time; collects each batch's main and side outputs."""
+    """Per Spark batch: the watermark (if any), then the batch's elements in arrival order;
+    collects each batch's main and side outputs."""
     out = Replay(sides={t.tag_id: {} for t in side_tags})
     count = n if n is not None else len(watermarks or batches)
     for i in range(count):
@@ -128,8 +129,6 @@ def replay(
         if watermarks is not None and watermarks[i] > MIN_LONG:
             harness.process_watermark(watermarks[i])
         rows = list(batches[i]) if i < len(batches) else []
-        if ts is not None:
-            rows.sort(key=lambda r: r[ts])
         for r in rows:
             harness.process_element(r, r[ts] if ts is not None else MIN_LONG)
         out.main[i] = harness.output()

@@ -1,21 +1,34 @@
-"""Static input in Flink's two execution modes: STREAMING (the DataFrame's row order, as a
-PyFlink program over a bounded source) and BATCH (event-time order)."""
+"""Flink's two execution modes. STREAMING, the default, on streams and static input: each key's
+elements reach the window in arrival order (rows of each input partition in order, partitions in
+index order, micro-batches in order), whatever the micro-batch boundaries or partitioning, as a
+PyFlink program sees them. BATCH (static input only): event-time order."""
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
+from pyspark.sql import functions as F
+from spark_scenarios import run_stream, write_batches
 
 from flinkwin import (
     CountEvictor,
     DataStream,
+    Duration,
+    ProcessAllWindowFunction,
     ProcessWindowFunction,
     RuntimeExecutionMode,
     Time,
     TumblingEventTimeWindows,
     Types,
 )
+from flinkwin.spark import MemorySink
+from flinkwin.spark.arrival import _partition_sequence
 from flinkwin.watermark import WatermarkStrategy
 
 SCHEMA = "k string, ts long, label string"
@@ -83,3 +96,187 @@ def test_batch_mode_needs_bounded_input(spark: Any, tmp_path: Any) -> None:
         )).reduce(lambda a, b: a)
     with pytest.raises(TypeError, match="runtime_mode must be a RuntimeExecutionMode"):
         DataStream(df, runtime_mode="BATCH")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------
+# Arrival order, whatever the micro-batch boundaries or input partitions
+# ------------------------------------------------------------------------------------------
+SPLIT_SCHEMA = "k string, ts long, label string, v long"
+# arrival order, out of event-time order; every element is in window [0, 10 s) of its key
+ARRIVALS = [
+    ("a", 5000, "a1"), ("a", 1000, "a2"), ("b", 7000, "b1"), ("a", 3000, "a3"),
+    ("b", 2000, "b2"), ("a", 9000, "a4"), ("b", 8000, "b3"), ("a", 4000, "a5"),
+]
+# the same input over different micro-batch boundaries (or static partitions): sizes in order
+SPLITS = {
+    "one batch": [8],
+    "per element": [1] * 8,
+    "3+5": [3, 5],
+    "2+1+5": [2, 1, 5],
+}
+# a last batch whose watermark (60 s - 10 s - 1 ms) closes every window of ARRIVALS
+CLOSING = ("z", 60_000, "close")
+# out-of-orderness 10 s: no element of ARRIVALS is late, whichever batch it arrives in, and
+# no window fires before the closing batch; so Flink's STREAMING mode gives every window its
+# key's elements in arrival order, however the input is cut
+DELAY_MS = 10_000
+
+
+def _rows(elements: list[tuple[str, int, str]]) -> list[dict[str, Any]]:
+    return [
+        {"k": k, "ts": ts, "label": label, "v": i + 1}
+        for i, (k, ts, label) in enumerate(elements)
+    ]
+
+
+def _cut(rows: list[Any], sizes: list[int]) -> list[list[Any]]:
+    out, start = [], 0
+    for size in sizes:
+        out.append(rows[start:start + size])
+        start += size
+    assert start == len(rows)
+    return out
+
+
+class KeyedLabels(ProcessWindowFunction):
+    """Records the elements a window function gets, in the order it gets them."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield (key, ",".join(e.label for e in elements))
+
+
+class AllLabels(ProcessAllWindowFunction):
+    def process(self, context: Any, elements: Any) -> Any:
+        yield ("*", ",".join(e.label for e in elements))
+
+
+LABELS = Types.TUPLE([Types.STRING(), Types.STRING()])
+
+
+def _order_pipelines(stream: DataStream) -> dict[str, Any]:
+    """The order-sensitive window pipelines of the arrival-order tests, each on another state
+    and input path: element lists (column key, heartbeats), columnar panes of a built-in sum
+    (the first element's other fields), count windows (key selector: the element stage), a
+    CountEvictor on the object operator (windowAll: one key group, no heartbeats)."""
+    timed = stream.assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(DELAY_MS))
+        .with_timestamp_assigner("ts")
+    )
+    tumbling = TumblingEventTimeWindows.of(Time.seconds(10))
+    return {
+        "process": timed.key_by("k").window(tumbling).process(KeyedLabels(), LABELS),
+        "sum": timed.key_by("k").window(tumbling).sum("v"),
+        "count window": timed.key_by(lambda r: r.k, key_type=Types.STRING())
+        .count_window(2).process(KeyedLabels(), LABELS),
+        "count evictor": timed.window_all(tumbling).evictor(CountEvictor.of(2))
+        .process(AllLabels(), LABELS),
+    }
+
+
+def _canon(name: str, rows: list[Any]) -> list[Any]:
+    if name == "sum":
+        return sorted((r["k"], r["label"], r["v"]) for r in rows)
+    return sorted(tuple(r) for r in rows)
+
+
+# Flink's STREAMING mode: each key's elements in arrival order (a1 a2 a3 a4 a5, b1 b2 b3)
+FLINK_STREAMING = {
+    "process": [("a", "a1,a2,a3,a4,a5"), ("b", "b1,b2,b3")],
+    # the first element's other fields (label a1, not a2 with the earliest timestamp)
+    "sum": [("a", "a1", 1 + 2 + 4 + 6 + 8), ("b", "b1", 3 + 5 + 7)],
+    "count window": [("a", "a1,a2"), ("a", "a3,a4"), ("b", "b1,b2")],
+    "count evictor": [("*", "b3,a5")],
+}
+
+
+@pytest.mark.parametrize("split", list(SPLITS))
+def test_window_function_sees_arrival_order_whatever_the_micro_batch_split(
+    spark: Any, tmp_path: Path, split: str
+) -> None:
+    batches = [*_cut(_rows(ARRIVALS), SPLITS[split]), _rows([CLOSING])]
+    batches[-1][0]["v"] = 0
+    write_batches(tmp_path / "in", batches)
+    for name in FLINK_STREAMING:
+        run = run_stream(
+            spark, tmp_path / "in", tmp_path / f"cp-{name.replace(' ', '-')}", SPLIT_SCHEMA,
+            lambda s, name=name: _order_pipelines(s)[name],
+        )
+        rows = [r for batch in run.main.values() for r in batch]
+        if name != "sum":
+            rows = [(r["f0"], r["f1"]) for r in rows]
+        assert _canon(name, rows) == FLINK_STREAMING[name], (split, name)
+
+
+@pytest.mark.parametrize("split", list(SPLITS))
+def test_static_input_in_streaming_mode_sees_arrival_order_whatever_the_partitioning(
+    spark: Any, split: str
+) -> None:
+    chunks = _cut(_rows(ARRIVALS), SPLITS[split])
+    # one input partition per chunk, in order
+    rdd = spark.sparkContext.parallelize(chunks, len(chunks)).flatMap(lambda chunk: chunk)
+    assert rdd.glom().map(len).collect() == SPLITS[split]
+    df = spark.createDataFrame(rdd.map(lambda r: (r["k"], r["ts"], r["label"], r["v"])),
+                               SPLIT_SCHEMA)
+    for name, result in _order_pipelines(DataStream(df)).items():
+        rows = [r.asDict() for r in result.toDF().collect()]
+        if name != "sum":
+            rows = [(r["f0"], r["f1"]) for r in rows]
+        assert _canon(name, rows) == FLINK_STREAMING[name], (split, name)
+
+
+def test_arrival_order_within_a_micro_batch_is_partition_by_partition(
+    spark: Any, tmp_path: Path
+) -> None:
+    """One micro-batch reads two files, each its own input partition: a window sees each
+    partition's rows in their order there (timestamps decreasing, so not event-time order),
+    partitions in index order, exactly as monotonically_increasing_id() orders the same files
+    read as a static DataFrame. The rows cross Spark's shuffle from two map partitions."""
+    def rows(file: str, n: int) -> list[dict[str, Any]]:
+        return [
+            {"k": "ab"[i % 2], "ts": 9_000 - i * 10, "label": f"{file}{i}", "v": i}
+            for i in range(n)
+        ]
+
+    files = {"x": rows("x", 40), "y": rows("y", 25)}
+    source = tmp_path / "in"
+    source.mkdir()
+    for name, content in files.items():
+        (source / f"{name}.json").write_text("".join(json.dumps(r) + "\n" for r in content))
+    # arrival order as defined: the static read's row order (partition by partition)
+    static = spark.read.schema(SPLIT_SCHEMA).json(str(source))
+    assert static.rdd.getNumPartitions() == 2
+    ordered = static.withColumn("seq", F.monotonically_increasing_id()).orderBy("seq").collect()
+    expected = sorted(
+        (k, ",".join(r.label for r in ordered if r.k == k)) for k in ("a", "b")
+    )
+    firsts = [ordered[0].label[0], ordered[-1].label[0]]
+    assert sorted(firsts) == ["x", "y"]  # one file after the other
+    # the closing row arrives in a later batch and closes the window
+    sink = MemorySink("partition_order")
+    stream = DataStream(spark.readStream.schema(SPLIT_SCHEMA).json(str(source)))
+    timed = stream.assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(DELAY_MS))
+        .with_timestamp_assigner("ts")
+    )
+    result = timed.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(10))).process(
+        KeyedLabels(), LABELS
+    )
+    query = result.start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                         trigger={"availableNow": True})
+    query.awaitTermination()
+    k, ts, label = CLOSING
+    (source / "z.json").write_text(json.dumps({"k": k, "ts": ts, "label": label, "v": 0}))
+    os.utime(source / "z.json", (2_000_000_000, 2_000_000_000))
+    query = result.start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                         trigger={"availableNow": True})
+    query.awaitTermination()
+    got = sorted((r.f0, r.f1) for r in sink.rows())
+    assert got == expected
+
+
+def test_arrival_sequence_is_monotonically_increasing_ids_value_across_arrow_batches() -> None:
+    """A stream's arrival sequence (the pandas UDF over ``spark_partition_id()``) counts a
+    partition's rows across its Arrow batches: ``partition << 33 | position``."""
+    batches = [pd.Series([3] * 4), pd.Series([], dtype="int32"), pd.Series([3] * 2)]
+    got = np.concatenate([s.to_numpy() for s in _partition_sequence(iter(batches))])
+    assert got.tolist() == [(3 << 33) + i for i in range(6)]
