@@ -36,7 +36,7 @@ from flinkwin.assigners.tumbling import TumblingEventTimeWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
-from flinkwin.operator.frames import drain_frames, read_frame, write_frame
+from flinkwin.operator.frames import drain_frames, from_arrow, read_frame, write_frame
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -413,7 +413,7 @@ def records_frame(
         )
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
-    return table.to_pandas(integer_object_nulls=True, coerce_temporal_nanoseconds=True)
+    return from_arrow(table, coerce_temporal_nanoseconds=True)
 
 def window_timers(
     op: WindowOperator,

@@ -85,6 +85,8 @@ from .elements import (
 from .key_groups import key_group_labels
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
+from .nulls import plan as null_plan
+from .nulls import to_wire as nulls_to_wire
 from .runtime import (
     EVENT_TIME,
     KEY_GROUP_COLUMN,
@@ -525,6 +527,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     for f in input_schema.fields:
         if has_timestamps(f.dataType) and (event_time is None or f.name != event_time.rebuilt):
             staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
+    masks = null_plan(input_schema)
+    staged = nulls_to_wire(staged, masks, input_schema)
 
     main = main_schema(pipeline)
     if pipeline.with_window:
@@ -598,6 +602,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         output_schema=output_schema,
         sequence_column=_SEQ if _SEQ in staged.columns else None,
         heartbeats=heartbeats,
+        null_masks=masks,
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration
     frame_state = streaming and not pipeline.with_window and all(

@@ -39,6 +39,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
+from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.vectorized import _records
 from flinkwin.operator.window_operator import make_key_selector, open_function
@@ -47,7 +48,7 @@ from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation
 
 from .nested import Converter, element_converters
-from .schema import is_pickled, normalize_input, unpickle
+from .schema import is_pickled, unpickle
 
 KEY_COLUMN = "_fw_kh"
 TIMESTAMP_COLUMN = "_fw_ats"
@@ -70,12 +71,13 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
 def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd.DataFrame:
     """An Arrow batch from Spark as the frame the window stage builds its elements from:
     ``TIMESTAMP`` values time-zone aware in the session time zone (``TIMESTAMP_NTZ`` naive, see
-    :mod:`flinkwin.spark.timestamps`), nullable integers restored."""
-    frame = batch.to_pandas(date_as_object=True)
+    :mod:`flinkwin.spark.timestamps`), values exact (integers never through float, NaN not
+    null: :func:`flinkwin.operator.frames.from_arrow`)."""
+    frame = from_arrow(batch, date_as_object=True)
     for name, column in zip(batch.schema.names, batch.columns):
         if pa.types.is_timestamp(column.type) and column.type.tz is not None:
             frame[name] = frame[name].dt.tz_convert(time_zone)
-    return normalize_input(frame, schema)
+    return frame
 
 
 def batch_elements(
