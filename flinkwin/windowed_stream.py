@@ -17,6 +17,7 @@ from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
 from flinkwin.functions.internal import function_kind, resolve_window_function
 from flinkwin.output_tag import OutputTag
+from flinkwin.spark.aggregations import check_aggregatable
 from flinkwin.spark.compiler import WindowPipeline
 from flinkwin.spark.schema import parse_schema
 from flinkwin.time import TimeLike, to_millis
@@ -236,14 +237,17 @@ class WindowedStream:
     def _builtin(
         self, factory: Any, name: str, field: str | int, with_window: bool
     ) -> WindowResultStream:
-        columns = self._state.stream.toDF().columns
+        schema = self._state.stream.toDF().schema
+        columns = schema.fieldNames()
         if isinstance(field, int) and not isinstance(field, bool):
             if not 0 <= field < len(columns):
                 raise ValueError(f"{name}({field}): no column at position {field} in {columns}")
             field = columns[field]
         if field not in columns:
             raise ValueError(f"{name}({field!r}): no such column in {columns}")
-        return self._finish(factory(field), f"{name}({field!r})", None, None, with_window)
+        function = factory(field)
+        check_aggregatable(function.kind, f"{name}({field!r})", field, schema[field].dataType)
+        return self._finish(function, f"{name}({field!r})", None, None, with_window)
 
     def _finish(
         self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool

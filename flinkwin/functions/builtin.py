@@ -8,16 +8,36 @@ uses on whole batches:
 - ``min(f)``/``max(f)``: the first element with ``f`` replaced by the minimum/maximum.
 - ``minBy(f)``/``maxBy(f)``: the element holding the minimum/maximum of ``f``; on ties the
   earliest one.
+
+Values are compared as Java's ``compareTo`` does (Flink's ``ComparableAggregator``): for floats
+``Double.compareTo``, so NaN is greater than every number (``max`` of ``[1.0, NaN]`` is NaN,
+``min`` is 1.0, whatever the order) and ``-0.0`` is less than ``0.0``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from flinkwin.functions.base import ReduceFunction
 from flinkwin.longs import WRAP, check_policy, to_long
 from flinkwin.record import Row
 from flinkwin.time import MAX_LONG, MIN_LONG
+
+
+def java_compare(a: Any, b: Any) -> int:
+    """The sign of Java's ``a.compareTo(b)``: for floats ``Double.compareTo`` (NaN is greater
+    than everything and equal to itself; ``-0.0 < 0.0``), else the values' own order."""
+    if isinstance(a, float) or isinstance(b, float):
+        a, b = _double_rank(a), _double_rank(b)
+    return (a > b) - (a < b)
+
+
+def _double_rank(x: Any) -> tuple[int, float, float]:
+    """A sort key ordering floats as ``Double.compareTo`` does."""
+    if x != x:
+        return (1, 0.0, 0.0)
+    return (0, float(x), math.copysign(1.0, x))
 
 
 def _replace(record: Any, field: str, value: Any) -> Any:
@@ -63,13 +83,16 @@ class BuiltinAggregation(ReduceFunction):
             if type(total) is int and not MIN_LONG <= total <= MAX_LONG:
                 total = to_long(total, self.overflow, f"sum of field {self.field!r}: {a} + {b}")
             return _replace(value1, self.field, total)
+        c = java_compare(a, b)
+        # Flink's ComparableAggregator: min/max keep value1's field only when it is strictly
+        # extremal (else value2's); minBy/maxBy keep the first element on ties
         if kind == "min":
-            return _replace(value1, self.field, b if b < a else a)
+            return value1 if c < 0 else _replace(value1, self.field, b)
         if kind == "max":
-            return _replace(value1, self.field, b if b > a else a)
+            return value1 if c > 0 else _replace(value1, self.field, b)
         if kind == "min_by":
-            return value2 if b < a else value1
-        return value2 if b > a else value1
+            return value2 if c > 0 else value1
+        return value2 if c < 0 else value1
 
     def __repr__(self) -> str:
         return f"{self.kind}({self.field!r})"

@@ -39,6 +39,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
+from flinkwin.keys import flink_key
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.vectorized import _records
@@ -243,7 +244,8 @@ class ElementStage:
         for element in elements:
             key = get_key(element)
             check_key(key, key_type, element)
-            out.append(dumps(key, protocol=4))
+            # NaN and -0.0 keep Flink's key identity (flinkwin.keys) in the bytes Spark hashes
+            out.append(dumps(flink_key(key), protocol=4))
         return out
 
     def _timestamps(self, elements: list[Any], carried: list[int]) -> list[int]:
