@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from pyspark.sql.types import FloatType
+
 from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
@@ -246,7 +248,10 @@ class WindowedStream:
         if field not in columns:
             raise ValueError(f"{name}({field!r}): no such column in {columns}")
         function = factory(field)
-        check_aggregatable(function.kind, f"{name}({field!r})", field, schema[field].dataType)
+        dtype = schema[field].dataType
+        check_aggregatable(function.kind, f"{name}({field!r})", field, dtype)
+        if isinstance(dtype, FloatType):
+            function = function.with_single_precision()
         return self._finish(function, f"{name}({field!r})", None, None, with_window)
 
     def _finish(

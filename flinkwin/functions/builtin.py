@@ -2,7 +2,8 @@
 
 They are ``ReduceFunction``s with Flink's exact semantics, plus a vectorized kernel the operator
 uses on whole batches:
-- ``sum(f)``: the first element of the window with ``f`` replaced by the sum; integer sums are
+- ``sum(f)``: the first element of the window with ``f`` replaced by the sum (a ``float``
+  field's sum rounds to single precision at every addition, as Java's); integer sums are
   Java long sums (wrapping around, as Flink's, or raising under ``overflow="error"``; see
   :mod:`flinkwin.longs`).
 - ``min(f)``/``max(f)``: the first element with ``f`` replaced by the minimum/maximum.
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import math
 from typing import Any
+
+import numpy as np
 
 from flinkwin.functions.base import ReduceFunction
 from flinkwin.longs import WRAP, check_policy, to_long
@@ -55,7 +58,9 @@ class BuiltinAggregation(ReduceFunction):
 
     KINDS = ("sum", "min", "max", "min_by", "max_by")
 
-    def __init__(self, kind: str, field: str, overflow: str = WRAP) -> None:
+    def __init__(
+        self, kind: str, field: str, overflow: str = WRAP, single_precision: bool = False
+    ) -> None:
         if kind not in self.KINDS:
             raise ValueError(f"unknown aggregation {kind!r}")
         if not isinstance(field, str):
@@ -63,12 +68,18 @@ class BuiltinAggregation(ReduceFunction):
         self.kind = kind
         self.field = field
         self.overflow = check_policy(overflow)
+        #: the field is a Java ``float``: sums round to single precision at every addition
+        self.single_precision = single_precision
 
     def with_overflow(self, overflow: str) -> BuiltinAggregation:
         """This aggregation under another long-overflow policy."""
         return self if overflow == self.overflow else BuiltinAggregation(
-            self.kind, self.field, overflow
+            self.kind, self.field, overflow, self.single_precision
         )
+
+    def with_single_precision(self) -> BuiltinAggregation:
+        """This aggregation over a ``float`` (single-precision) field."""
+        return BuiltinAggregation(self.kind, self.field, self.overflow, True)
 
     def reduce(self, value1: Any, value2: Any) -> Any:
         a, b = value1[self.field], value2[self.field]
@@ -79,7 +90,8 @@ class BuiltinAggregation(ReduceFunction):
             )
         kind = self.kind
         if kind == "sum":
-            total = a + b
+            # Java's FloatSum adds floats: each addition rounds to single precision
+            total = float(np.float32(a) + np.float32(b)) if self.single_precision else a + b
             if type(total) is int and not MIN_LONG <= total <= MAX_LONG:
                 total = to_long(total, self.overflow, f"sum of field {self.field!r}: {a} + {b}")
             return _replace(value1, self.field, total)

@@ -117,3 +117,14 @@ def test_nan_keys_are_one_window_across_batches_and_snapshots(path: str) -> None
     else:
         out = [tuple(v) for v, _ in state.drain_output()]
     assert sorted((repr(k), v) for k, _, v in out) == [("-0.0", 8), ("0.0", 4), ("nan", 19)]
+
+
+def test_a_float_field_sums_in_single_precision_like_java() -> None:
+    klass = element_class(("k", "f"), False)
+    rows = [tuple.__new__(klass, ("a", v)) for v in (16777216.0, 1.0, 1.0)]
+    single = BuiltinAggregation("sum", "f").with_single_precision()
+    acc = rows[0]
+    for r in rows[1:]:
+        acc = single.reduce(acc, r)
+    assert acc.f == 16777216.0  # Java: 16777216f + 1f == 16777216f at every step
+    assert BuiltinAggregation("sum", "f").reduce(rows[0], rows[1]).f == 16777217.0  # double

@@ -289,3 +289,29 @@ def test_min_and_max_of_a_non_comparable_field_fail_at_build(spark: Any) -> None
             call("b")
     with pytest.raises(TypeError, match=r"'l' has type array<int>.*not Comparable"):
         windowed.maxBy("l")
+
+
+class Emit(ProcessWindowFunction):
+    def __init__(self, output: Any) -> None:
+        self.output = output
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield self.output
+
+
+def test_a_nan_in_an_integer_output_field_fails_naming_it(spark: Any) -> None:
+    df = spark.createDataFrame([("a", 1000, 1)], "k string, ts long, v long")
+    windowed = _windowed(DataStream(df))
+    failing = windowed.process(Emit(("a", float("nan"))), output_schema="k string, n bigint")
+    with pytest.raises(Exception, match=r"field 'n' is declared bigint but got nan.*NaN is not"):
+        failing.toDF().collect()
+    written = windowed.process(Emit(("a", float("nan"))), output_schema="k string, d double")
+    assert math.isnan(written.toDF().collect()[0].d)
+
+
+def test_a_float_column_sums_in_single_precision_like_java(spark: Any) -> None:
+    df = spark.createDataFrame(
+        [("a", 1000, 16777216.0), ("a", 2000, 1.0), ("a", 3000, 1.0)],
+        "k string, ts long, f float",
+    )
+    assert _windowed(DataStream(df)).sum("f").toDF().collect()[0].f == 16777216.0
