@@ -315,25 +315,6 @@ def key_group_column(pipeline: WindowPipeline) -> Column:
     return F.when(null_key, F.raise_error(message)).otherwise(label)
 
 
-def _refuse_null_floats(pipeline: WindowPipeline, column: Column) -> Column:
-    """``column``, failing on a row whose built-in aggregation field is a null float: pandas
-    would hand it over as NaN, which aggregates silently where Flink fails on the null."""
-    spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
-    builtin = spec.builtin
-    if builtin is None or builtin.field not in pipeline.df.columns:
-        return column
-    if not isinstance(pipeline.df.schema[builtin.field].dataType, (FloatType, DoubleType)):
-        return column
-    message = F.concat(
-        F.lit(f"{builtin!r}: field {builtin.field!r} is null in row "),
-        F.to_json(
-            F.struct(*[F.col(c) for c in pipeline.df.columns]), {"ignoreNullFields": "false"}
-        ),
-        F.lit(" (Flink's field aggregations fail on a null field too)"),
-    )
-    return F.when(F.col(builtin.field).isNull(), F.raise_error(message)).otherwise(column)
-
-
 def overflow_policy(spark: Any) -> str:
     """Long overflow in window arithmetic and sums follows ``spark.sql.ansi.enabled``: an
     error under ANSI (Spark 4's default), Java's wrap-around (Flink's) otherwise."""
@@ -497,7 +478,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             atomic_elements=pipeline.atomic_elements, element_type=pipeline.element_type,
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
-    staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
+    staged = staged.withColumn(_KG, key_group_column(pipeline))
     heartbeats = streaming and pipeline.keyed and pipeline.key_groups > 1
     if heartbeats:
         staged = with_heartbeats(staged, pipeline.key_groups)
