@@ -315,7 +315,8 @@ class RowEncoder:
                     arrays.append(self._timestamp_array(field.dataType, column))
                 elif has_timestamps(field.dataType):
                     arrays.append(self._convert(i, column.tolist()))
-                elif pa.types.is_floating(self.arrow_types[i]):  # NaN is not null
+                elif column.dtype == object or pa.types.is_floating(self.arrow_types[i]):
+                    # Python values (None is null) and floats: NaN, also nested, is not null
                     arrays.append(pa.array(
                         column.to_numpy(), type=self.arrow_types[i], from_pandas=False
                     ))
@@ -355,10 +356,8 @@ class RowEncoder:
             return pa.array([convert(v) for v in column], type=arrow_type, safe=False)
         if isinstance(dtype, _INTEGRAL):
             self._check_integral(column)
-        # NaN is a float value, not null: only None (and pandas' NA/NaT) is null
-        return pa.array(
-            column, type=arrow_type, from_pandas=not pa.types.is_floating(arrow_type)
-        )
+        # NaN is a float value (also inside nested values), never null: only None is null
+        return pa.array(column, type=arrow_type, from_pandas=False)
 
     def _check_integral(self, column: Sequence[Any]) -> None:
         for v in column:
