@@ -13,6 +13,7 @@ group is computed before, on Spark's own values.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,13 +39,11 @@ class NullMask:
     bit: int
 
 
-def plan(schema: StructType, skip: tuple[str, ...] = ()) -> tuple[NullMask, ...]:
-    """The masked columns of ``schema``: nullable integral, float and double columns (except
-    ``skip``, columns that do not travel as they are)."""
+def plan(schema: StructType) -> tuple[NullMask, ...]:
+    """The masked columns of ``schema``: its nullable integral, float and double columns."""
     names = [
         f.name for f in schema.fields
-        if f.nullable and f.name not in skip
-        and isinstance(f.dataType, (IntegralType, FloatType, DoubleType))
+        if f.nullable and isinstance(f.dataType, (IntegralType, FloatType, DoubleType))
     ]
     return tuple(
         NullMask(name, f"{MASK_PREFIX}{i // _BITS}", i % _BITS) for i, name in enumerate(names)
@@ -57,17 +56,14 @@ def to_wire(df: DataFrame, masks: tuple[NullMask, ...], schema: StructType) -> D
     for m in masks:
         bit = F.when(quoted(m.column).isNull(), F.lit(1 << m.bit)).otherwise(F.lit(0))
         terms.setdefault(m.mask, []).append(bit.cast("bigint"))
+    columns: dict[str, Column] = {}
     for mask, bits in terms.items():
-        total = bits[0]
-        for b in bits[1:]:
-            total = total.bitwiseOR(b)
-        df = df.withColumn(mask, total)
+        columns[mask] = functools.reduce(lambda a, b: a.bitwiseOR(b), bits)
     for m in masks:
-        if isinstance(schema[m.column].dataType, IntegralType):
-            column = quoted(m.column)
-            zero = F.lit(0).cast(schema[m.column].dataType)
-            df = df.withColumn(m.column, F.coalesce(column, zero))
-    return df
+        dtype = schema[m.column].dataType
+        if isinstance(dtype, IntegralType):
+            columns[m.column] = F.coalesce(quoted(m.column), F.lit(0).cast(dtype))
+    return df.withColumns(columns) if columns else df
 
 
 def restore_nulls(

@@ -316,16 +316,3 @@ def test_a_float_column_sums_in_single_precision_like_java(spark: Any) -> None:
     )
     assert _windowed(DataStream(df)).sum("f").toDF().collect()[0].f == 16777216.0
 
-
-def test_nan_inside_nested_outputs_is_not_null(spark: Any) -> None:
-    df = spark.createDataFrame([("a", 1000, 1)], "k string, ts long, v long")
-    nested = _windowed(DataStream(df)).process(
-        Emit(("a", [1.0, float("nan"), None], {"x": float("nan")})),
-        output_schema="k string, a array<double>, m map<string, double>",
-    ).toDF().collect()[0]
-    assert _repr_all(nested.a) == ["1.0", "nan", "None"]
-    assert math.isnan(nested.m["x"])
-
-
-def _repr_all(values: list[Any]) -> list[str]:
-    return [repr(v) for v in values]
