@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from pyspark.sql.types import FloatType
+
 from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
@@ -23,6 +25,7 @@ from flinkwin.functions.internal import (
     resolve_window_function,
 )
 from flinkwin.output_tag import OutputTag
+from flinkwin.spark.aggregations import check_aggregatable
 from flinkwin.spark.compiler import WindowPipeline
 from flinkwin.spark.schema import parse_schema
 from flinkwin.time import TimeLike, to_millis
@@ -267,14 +270,20 @@ class WindowedStream:
     def _builtin(
         self, factory: Any, name: str, field: str | int, with_window: bool
     ) -> WindowResultStream:
-        columns = self._state.stream.toDF().columns
+        schema = self._state.stream.toDF().schema
+        columns = schema.fieldNames()
         if isinstance(field, int) and not isinstance(field, bool):
             if not 0 <= field < len(columns):
                 raise ValueError(f"{name}({field}): no column at position {field} in {columns}")
             field = columns[field]
         if field not in columns:
             raise ValueError(f"{name}({field!r}): no such column in {columns}")
-        return self._finish(factory(field), f"{name}({field!r})", None, None, with_window)
+        function = factory(field)
+        dtype = schema[field].dataType
+        check_aggregatable(function.kind, f"{name}({field!r})", field, dtype)
+        if isinstance(dtype, FloatType):
+            function = function.with_single_precision()
+        return self._finish(function, f"{name}({field!r})", None, None, with_window)
 
     def _finish(
         self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool

@@ -2,22 +2,45 @@
 
 They are ``ReduceFunction``s with Flink's exact semantics, plus a vectorized kernel the operator
 uses on whole batches:
-- ``sum(f)``: the first element of the window with ``f`` replaced by the sum; integer sums are
+- ``sum(f)``: the first element of the window with ``f`` replaced by the sum (a ``float``
+  field's sum rounds to single precision at every addition, as Java's); integer sums are
   Java long sums (wrapping around, as Flink's, or raising under ``overflow="error"``; see
   :mod:`flinkwin.longs`).
 - ``min(f)``/``max(f)``: the first element with ``f`` replaced by the minimum/maximum.
 - ``minBy(f)``/``maxBy(f)``: the element holding the minimum/maximum of ``f``; on ties the
   earliest one.
+
+Values are compared as Java's ``compareTo`` does (Flink's ``ComparableAggregator``): for floats
+``Double.compareTo``, so NaN is greater than every number (``max`` of ``[1.0, NaN]`` is NaN,
+``min`` is 1.0, whatever the order) and ``-0.0`` is less than ``0.0``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import numpy as np
 
 from flinkwin.functions.base import ReduceFunction
 from flinkwin.longs import WRAP, check_policy, to_long
 from flinkwin.record import Row
 from flinkwin.time import MAX_LONG, MIN_LONG
+
+
+def java_compare(a: Any, b: Any) -> int:
+    """The sign of Java's ``a.compareTo(b)``: for floats ``Double.compareTo`` (NaN is greater
+    than everything and equal to itself; ``-0.0 < 0.0``), else the values' own order."""
+    if isinstance(a, float) or isinstance(b, float):
+        a, b = _double_rank(a), _double_rank(b)
+    return (a > b) - (a < b)
+
+
+def _double_rank(x: Any) -> tuple[int, float, float]:
+    """A sort key ordering floats as ``Double.compareTo`` does."""
+    if x != x:
+        return (1, 0.0, 0.0)
+    return (0, float(x), math.copysign(1.0, x))
 
 
 def _replace(record: Any, field: str, value: Any) -> Any:
@@ -35,7 +58,9 @@ class BuiltinAggregation(ReduceFunction):
 
     KINDS = ("sum", "min", "max", "min_by", "max_by")
 
-    def __init__(self, kind: str, field: str, overflow: str = WRAP) -> None:
+    def __init__(
+        self, kind: str, field: str, overflow: str = WRAP, single_precision: bool = False
+    ) -> None:
         if kind not in self.KINDS:
             raise ValueError(f"unknown aggregation {kind!r}")
         if not isinstance(field, str):
@@ -43,12 +68,18 @@ class BuiltinAggregation(ReduceFunction):
         self.kind = kind
         self.field = field
         self.overflow = check_policy(overflow)
+        #: the field is a Java ``float``: sums round to single precision at every addition
+        self.single_precision = single_precision
 
     def with_overflow(self, overflow: str) -> BuiltinAggregation:
         """This aggregation under another long-overflow policy."""
         return self if overflow == self.overflow else BuiltinAggregation(
-            self.kind, self.field, overflow
+            self.kind, self.field, overflow, self.single_precision
         )
+
+    def with_single_precision(self) -> BuiltinAggregation:
+        """This aggregation over a ``float`` (single-precision) field."""
+        return BuiltinAggregation(self.kind, self.field, self.overflow, True)
 
     def reduce(self, value1: Any, value2: Any) -> Any:
         a, b = value1[self.field], value2[self.field]
@@ -59,17 +90,21 @@ class BuiltinAggregation(ReduceFunction):
             )
         kind = self.kind
         if kind == "sum":
-            total = a + b
+            # Java's FloatSum adds floats: each addition rounds to single precision
+            total = float(np.float32(a) + np.float32(b)) if self.single_precision else a + b
             if type(total) is int and not MIN_LONG <= total <= MAX_LONG:
                 total = to_long(total, self.overflow, f"sum of field {self.field!r}: {a} + {b}")
             return _replace(value1, self.field, total)
+        c = java_compare(a, b)
+        # Flink's ComparableAggregator: min/max keep value1's field only when it is strictly
+        # extremal (else value2's); minBy/maxBy keep the first element on ties
         if kind == "min":
-            return _replace(value1, self.field, b if b < a else a)
+            return value1 if c < 0 else _replace(value1, self.field, b)
         if kind == "max":
-            return _replace(value1, self.field, b if b > a else a)
+            return value1 if c > 0 else _replace(value1, self.field, b)
         if kind == "min_by":
-            return value2 if b < a else value1
-        return value2 if b > a else value1
+            return value2 if c > 0 else value1
+        return value2 if c < 0 else value1
 
     def __repr__(self) -> str:
         return f"{self.kind}({self.field!r})"

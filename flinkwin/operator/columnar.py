@@ -35,8 +35,9 @@ from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
+from flinkwin.keys import float_codes
 from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
-from flinkwin.operator.frames import drain_frames, read_frame, write_frame
+from flinkwin.operator.frames import drain_frames, from_arrow, read_frame, write_frame
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -413,7 +414,7 @@ def records_frame(
         )
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
-    return table.to_pandas(integer_object_nulls=True)
+    return from_arrow(table)
 
 def window_timers(
     op: WindowOperator,
@@ -440,9 +441,12 @@ def window_timers(
 
 def _codes(columns: list[np.ndarray]) -> np.ndarray:
     """One int64 code per row for the combination of ``columns``' values, numbered in order
-    of first appearance (nulls are values too)."""
+    of first appearance (nulls are values too; floats compare as Java's ``Double.equals``:
+    NaN is one value, ``0.0`` and ``-0.0`` two)."""
     codes = np.zeros(len(columns[0]), dtype=np.int64)
     for column in columns:
+        if column.dtype.kind == "f":
+            column = float_codes(column)
         column_codes, uniques = pd.factorize(column, use_na_sentinel=False)
         codes, _ = pd.factorize(codes * len(uniques) + column_codes)
     return codes.astype(np.int64, copy=False)

@@ -46,7 +46,7 @@ from flinkwin.functions.base import (
 )
 from flinkwin.functions.internal import LIST
 from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band, window_timers
-from flinkwin.operator.frames import read_frame, write_frame
+from flinkwin.operator.frames import from_arrow, read_frame, write_frame
 from flinkwin.operator.vectorized import op_records
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger
@@ -451,7 +451,7 @@ class ColumnarLists:
             op.event_timers.delete(slot[1].max_timestamp(), *slot)
             op.event_timers.delete(op.cleanup_time(slot[1]), *slot)
         op.window_contents = {}
-        rows = table.to_pandas(integer_object_nulls=True)
+        rows = from_arrow(table)
         after = len(seq)
         numbers = [seq[slot] if slot in seq else after + i for i, slot in enumerate(slots)]
         sizes = [len(members) for members in lists]

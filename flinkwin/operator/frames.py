@@ -1,5 +1,10 @@
 """What the frame-based key-group states share: their snapshot (one pandas frame and a few
-numbers as one Arrow IPC stream) and draining their pending output frames.
+numbers as one Arrow IPC stream), the exact conversion of frames to and from Arrow, and
+draining their pending output frames.
+
+Exact conversion (:func:`to_arrow`, :func:`from_arrow`): integers never pass through float (an
+integer column with nulls is Python ints and None), and NaN is not null (a float column with
+nulls is Python floats, NaN among them, and None); plain numpy columns where nothing is null.
 
 Used by :mod:`flinkwin.operator.columnar`, :mod:`flinkwin.operator.panes` and
 :mod:`flinkwin.operator.element_lists`. The schema metadata carries ``flinkwin.format`` (checked
@@ -11,15 +16,45 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 
+def to_arrow(frame: pd.DataFrame) -> pa.Table:
+    """``frame`` as an Arrow table, exactly: a NaN stays NaN (Arrow's pandas conversion would
+    make it null) and None is null (see module docstring)."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    for i, name in enumerate(table.column_names):
+        kind = table.schema.field(i).type
+        if pa.types.is_floating(kind):
+            exact = pa.array(frame[name].to_numpy(), type=kind, from_pandas=False)
+            table = table.set_column(i, table.schema.field(i), exact)
+    return table
+
+
+def from_arrow(table: pa.Table | pa.RecordBatch, **options: Any) -> pd.DataFrame:
+    """An Arrow table (or batch) as a pandas frame, exactly (see module docstring);
+    ``options`` go to Arrow's ``to_pandas``."""
+    frame = table.to_pandas(integer_object_nulls=True, **options)
+    for name, column in zip(table.schema.names, table.columns):
+        if pa.types.is_floating(column.type) and column.null_count:
+            frame[name] = float_objects(
+                column.to_numpy(zero_copy_only=False), column.is_null().to_numpy(False)
+            )
+    return frame
+
+
+def float_objects(values: np.ndarray, nulls: np.ndarray) -> np.ndarray:
+    """Floats as Python floats (NaN kept) with None where ``nulls``."""
+    out = np.asarray(values).astype(object)
+    out[np.asarray(nulls, dtype=bool)] = None
+    return out
+
+
 def write_frame(frame: pd.DataFrame | None, fmt: str, meta_key: str, meta: dict[str, Any]) -> bytes:
     """``frame`` (None: no columns) and ``meta`` as one lz4-compressed Arrow IPC stream."""
-    table = pa.Table.from_pandas(
-        frame if frame is not None else pd.DataFrame(), preserve_index=False
-    )
+    table = to_arrow(frame if frame is not None else pd.DataFrame())
     table = table.replace_schema_metadata(
         {"flinkwin.format": fmt, meta_key: json.dumps(meta)}
     )
@@ -43,7 +78,7 @@ def read_frame(
     table = reader.read_all().replace_schema_metadata(None)
     if not table.num_columns:
         return None, meta
-    return table.to_pandas(integer_object_nulls=True), meta
+    return from_arrow(table), meta
 
 
 def drain_frames(parts: list[pd.DataFrame], drop: tuple[str, ...] = ()) -> pd.DataFrame | None:
@@ -57,4 +92,4 @@ def drain_frames(parts: list[pd.DataFrame], drop: tuple[str, ...] = ()) -> pd.Da
     return frame.reset_index(drop=True)
 
 
-__all__ = ["drain_frames", "read_frame", "write_frame"]
+__all__ = ["drain_frames", "float_objects", "from_arrow", "read_frame", "to_arrow", "write_frame"]

@@ -34,8 +34,9 @@ from flinkwin.errors import user_function_error
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
+from flinkwin.keys import flink_key
 from flinkwin.longs import ERROR, LongOverflowError, located, sums_may_overflow, to_long
-from flinkwin.operator.columnar import assign_event_windows, in_safe_band
+from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band
 from flinkwin.record import Row, element_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger, next_fire_time
@@ -161,13 +162,12 @@ class _Batch:
         if op.key_selector is None:
             return np.zeros(n, dtype=np.int64), [None]
         fields = cast(FieldKeySelector, op.key_selector).fields
-        if len(fields) == 1:
-            codes, uniques = pd.factorize(self.frame[fields[0]], use_na_sentinel=False)
-            return codes.astype(np.int64), pd.Series(uniques).tolist()
-        index = pd.MultiIndex.from_frame(self.frame[fields])
-        codes, uniques = pd.factorize(index, use_na_sentinel=False)
-        levels = [uniques.get_level_values(i).tolist() for i in range(uniques.nlevels)]
-        return codes.astype(np.int64), list(zip(*levels))
+        codes = _codes([self.frame[f].to_numpy() for f in fields])
+        _, first = np.unique(codes, return_index=True)
+        rows = self.frame.iloc[first]
+        values = [column_values(rows[f]) for f in fields]
+        keys = values[0] if len(fields) == 1 else list(zip(*values))
+        return codes, [flink_key(k) for k in keys]
 
     # ------------------------------------------------------------- windows
     def assign(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -52,6 +52,7 @@ from flinkwin.functions.internal import (
     iterate_outputs,
     resolve_window_function,
 )
+from flinkwin.keys import flink_key
 from flinkwin.longs import WRAP, LongOverflowError, check_policy, located, to_long
 from flinkwin.operator.contexts import (
     OperatorAssignerContext,
@@ -253,8 +254,9 @@ class WindowOperator:
         if selector is None:
             return None
         if self.atomic_elements and type(selector) is FieldKeySelector:
-            return record  # the one column's name keys a stream of bare values by the value
-        return selector.get_key(record)
+            # the one column's name keys a stream of bare values by the value
+            return flink_key(record)
+        return flink_key(selector.get_key(record))
 
     def process_element(self, value: Any, timestamp: int | None) -> None:
         """Process one element with event ``timestamp`` (see module docstring); ``None`` means

@@ -89,6 +89,8 @@ from .elements import (
 from .key_groups import key_group_labels
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
+from .nulls import plan as null_plan
+from .nulls import to_wire as nulls_to_wire
 from .runtime import (
     EVENT_TIME,
     KEY_GROUP_COLUMN,
@@ -324,25 +326,6 @@ def key_group_column(pipeline: WindowPipeline) -> Column:
     return F.when(null_key, F.raise_error(message)).otherwise(label)
 
 
-def _refuse_null_floats(pipeline: WindowPipeline, column: Column) -> Column:
-    """``column``, failing on a row whose built-in aggregation field is a null float: pandas
-    would hand it over as NaN, which aggregates silently where Flink fails on the null."""
-    spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
-    builtin = spec.builtin
-    if builtin is None or builtin.field not in pipeline.df.columns:
-        return column
-    if not isinstance(pipeline.df.schema[builtin.field].dataType, (FloatType, DoubleType)):
-        return column
-    message = F.concat(
-        F.lit(f"{builtin!r}: field {builtin.field!r} is null in row "),
-        F.to_json(
-            F.struct(*[F.col(c) for c in pipeline.df.columns]), {"ignoreNullFields": "false"}
-        ),
-        F.lit(" (Flink's field aggregations fail on a null field too)"),
-    )
-    return F.when(F.col(builtin.field).isNull(), F.raise_error(message)).otherwise(column)
-
-
 def overflow_policy(spark: Any) -> str:
     """Long overflow in window arithmetic and sums follows ``spark.sql.ansi.enabled``: an
     error under ANSI (Spark 4's default), Java's wrap-around (Flink's) otherwise."""
@@ -567,7 +550,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             arrival_sequence=arrival and streaming,
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
-    staged = staged.withColumn(_KG, _refuse_null_floats(pipeline, key_group_column(pipeline)))
+    staged = staged.withColumn(_KG, key_group_column(pipeline))
     if arrival and ARRIVAL_COLUMN not in staged.columns:
         staged = with_arrival_sequence(staged)
     heartbeats = streaming and pipeline.keyed and pipeline.key_groups > 1
@@ -592,6 +575,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     for f in input_schema.fields:
         if has_timestamps(f.dataType) and (event_time is None or f.name != event_time.rebuilt):
             staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
+    masks = null_plan(input_schema)
+    staged = nulls_to_wire(staged, masks, input_schema)
 
     main = main_schema(pipeline)
     if pipeline.with_window:
@@ -667,6 +652,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         sequence_column=ARRIVAL_COLUMN if arrival else None,
         heartbeats=heartbeats,
         idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
+        null_masks=masks,
     )
     template = runtime.operator.build()  # fail at build time on an invalid configuration
     frame_state = streaming and not pipeline.with_window and all(

@@ -41,6 +41,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
+from flinkwin.keys import flink_key
+from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.vectorized import _records
 from flinkwin.operator.window_operator import make_key_selector, open_function
@@ -50,7 +52,7 @@ from flinkwin.types import TypeInformation, is_pickled_type
 
 from .arrival import ARRIVAL_COLUMN, sequence
 from .nested import Converter, element_converters
-from .schema import normalize_input, unpickle
+from .schema import unpickle
 
 KEY_COLUMN = "_fw_kh"
 TIMESTAMP_COLUMN = "_fw_ats"
@@ -73,12 +75,13 @@ _PY_TYPES: dict[str, tuple[type, ...]] = {
 def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd.DataFrame:
     """An Arrow batch from Spark as the frame the window stage builds its elements from:
     ``TIMESTAMP`` values time-zone aware in the session time zone (``TIMESTAMP_NTZ`` naive, see
-    :mod:`flinkwin.spark.timestamps`), nullable integers restored."""
-    frame = batch.to_pandas(date_as_object=True)
+    :mod:`flinkwin.spark.timestamps`), values exact (integers never through float, NaN not
+    null: :func:`flinkwin.operator.frames.from_arrow`)."""
+    frame = from_arrow(batch, date_as_object=True)
     for name, column in zip(batch.schema.names, batch.columns):
         if pa.types.is_timestamp(column.type) and column.type.tz is not None:
             frame[name] = frame[name].dt.tz_convert(time_zone)
-    return normalize_input(frame, schema)
+    return frame
 
 
 def batch_elements(
@@ -258,7 +261,8 @@ class ElementStage:
         for element in elements:
             key = get_key(element)
             check_key(key, key_type, element)
-            out.append(dumps(key, protocol=4))
+            # NaN and -0.0 keep Flink's key identity (flinkwin.keys) in the bytes Spark hashes
+            out.append(dumps(flink_key(key), protocol=4))
         return out
 
     def _timestamps(self, elements: list[Any], carried: list[int]) -> list[int]:

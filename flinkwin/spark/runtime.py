@@ -40,6 +40,7 @@ event-time order (BATCH mode), then the end-of-input watermark ``MAX_LONG`` and 
 from __future__ import annotations
 
 import copy
+import functools
 import time
 import uuid
 import warnings
@@ -62,7 +63,8 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
 from .key_groups import key_group_labels
-from .schema import RowEncoder, arrow_to_pandas, normalize_input
+from .nulls import NullMask, restore_nulls
+from .schema import RowEncoder, arrow_to_pandas
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS
 from .timestamps import from_wire, has_timestamps
 from .watermarks import flink_watermark
@@ -228,6 +230,8 @@ class KeyGroupRuntime:
     heartbeats: bool = False
     #: a worker process closes the stage's subtasks after this long without a call
     idle_close_s: float = DEFAULT_IDLE_CLOSE_S
+    #: the input columns whose nulls travel in a mask (see flinkwin.spark.nulls)
+    null_masks: tuple[NullMask, ...] = ()
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
@@ -266,14 +270,15 @@ class KeyGroupRuntime:
                 timestamps = timestamps[order]
         else:
             raw = shipped[event_time.column] = _column(parts, event_time.column)
-            missing = pd.isna(raw)
+            missing = pd.isna(raw) | self._null_rows_of(parts, event_time.column)
             if beats is not None:
                 missing &= ~beats
             if missing.any():
-                if self.null_timestamp_tag is None:
-                    self._null_timestamp(parts, event_time.column)
                 rows = np.arange(len(missing)) if order is None else order
-                nulls = self._null_rows(parts, shipped, rows[missing[rows]])  # arrival order
+                index = rows[missing[rows]]  # arrival order
+                if self.null_timestamp_tag is None:
+                    self._null_timestamp(self._null_rows(parts, shipped, index[:1]))
+                nulls = self._null_rows(parts, shipped, index)
                 order = rows[~missing[rows]]
             if order is not None:
                 raw = raw[order]
@@ -292,14 +297,34 @@ class KeyGroupRuntime:
             if event_time is not None and name == event_time.rebuilt:
                 columns[name] = from_wire(event_time.micros(values), dtype, self.time_zone)
                 continue
-            column = shipped[name] if name in shipped else _column(parts, name)
+            column = self._shipped(parts, shipped, name)
             if order is not None:
                 column = column[order]
             if has_timestamps(dtype):  # shipped as epoch microseconds (see timestamps)
                 column = from_wire(column, dtype, self.time_zone)
             columns[name] = column
-        frame = pd.DataFrame(columns, copy=False)
-        return (normalize_input(frame, self.input_schema), timestamps), nulls
+        return (pd.DataFrame(columns, copy=False), timestamps), nulls
+
+    def _shipped(
+        self, parts: list[pd.DataFrame], shipped: dict[str, np.ndarray], name: str
+    ) -> np.ndarray:
+        """Input column ``name`` of the chunks, its nulls restored (see flinkwin.spark.nulls)."""
+        column = shipped[name] if name in shipped else _column(parts, name)
+        mask = self._masks.get(name)
+        if mask is None:
+            return column
+        return restore_nulls(column, mask, lambda m: _column(parts, m))
+
+    @functools.cached_property
+    def _masks(self) -> dict[str, NullMask]:
+        return {m.column: m for m in self.null_masks}
+
+    def _null_rows_of(self, parts: list[pd.DataFrame], name: str) -> np.ndarray | bool:
+        """Where the masked column ``name`` is null (False when it is not masked)."""
+        mask = self._masks.get(name)
+        if mask is None:
+            return False
+        return ((_column(parts, mask.mask) >> mask.bit) & 1).astype(bool)
 
     def _null_rows(
         self, parts: list[pd.DataFrame], shipped: dict[str, np.ndarray], index: np.ndarray
@@ -312,17 +337,18 @@ class KeyGroupRuntime:
             if name == self.event_time.rebuilt:  # null: MIN_LONG on the wire
                 columns[name] = from_wire(np.full(len(index), MIN_LONG), dtype, self.time_zone)
                 continue
-            column = shipped[name] if name in shipped else _column(parts, name)
-            column = column[index]
+            column = self._shipped(parts, shipped, name)[index]
             if has_timestamps(dtype):  # shipped as epoch microseconds (see timestamps)
                 column = from_wire(column, dtype, self.time_zone)
             columns[name] = column
-        return normalize_input(pd.DataFrame(columns, copy=False), self.input_schema)
+        return pd.DataFrame(columns, copy=False)
 
-    def _null_timestamp(self, parts: list[pd.DataFrame], column: str) -> NoReturn:
-        frame = pd.concat(parts, ignore_index=True)
-        row = frame[frame[column].isna()].iloc[0]
-        bad = {c: row[c] if c in frame.columns else None for c in self.input_schema.fieldNames()}
+    def _null_timestamp(self, rows: pd.DataFrame) -> NoReturn:
+        assert self.event_time is not None
+        bad = {c: rows[c].iloc[0] for c in rows.columns}
+        timestamp = self.event_time.rebuilt or self.event_time.column
+        if timestamp in bad:
+            bad[timestamp] = None
         raise ValueError(
             f"event timestamp is null for row {bad}; every element needs a timestamp "
             "(filter such rows out before the window, or route them to a side output with "

@@ -45,7 +45,6 @@ from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
-    BooleanType,
     ByteType,
     DataType,
     IntegerType,
@@ -70,6 +69,8 @@ _NULLABLE_PANDAS = {
     pa.int32(): pd.Int32Dtype(),
     pa.int64(): pd.Int64Dtype(),
     pa.bool_(): pd.BooleanDtype(),
+    pa.float32(): pd.Float32Dtype(),
+    pa.float64(): pd.Float64Dtype(),
 }
 
 
@@ -354,6 +355,11 @@ class RowEncoder:
                     arrays.append(self._timestamp_array(field.dataType, column))
                 elif has_timestamps(field.dataType):
                     arrays.append(self._convert(i, column.tolist()))
+                elif column.dtype == object or pa.types.is_floating(self.arrow_types[i]):
+                    # Python values (None is null) and floats: NaN, also nested, is not null
+                    arrays.append(pa.array(
+                        column.to_numpy(), type=self.arrow_types[i], from_pandas=False
+                    ))
                 else:
                     arrays.append(
                         pa.Array.from_pandas(column, type=self.arrow_types[i], safe=False)
@@ -390,12 +396,16 @@ class RowEncoder:
             return pa.array([convert(v) for v in column], type=arrow_type, safe=False)
         if isinstance(dtype, _INTEGRAL):
             self._check_integral(column)
-        return pa.array(column, type=arrow_type, from_pandas=True)
+        # NaN is a float value (also inside nested values), never null: only None is null
+        return pa.array(column, type=arrow_type, from_pandas=False)
 
     def _check_integral(self, column: Sequence[Any]) -> None:
         for v in column:
-            if isinstance(v, float) and v == v and not v.is_integer():
-                raise ValueError(f"float {v!r} would be truncated")
+            if isinstance(v, float) and not v.is_integer():
+                raise ValueError(
+                    f"float {v!r} would be truncated" if v == v
+                    else "NaN is not an integer (nor null: return None for a null)"
+                )
 
     @staticmethod
     def _arrow_of(dtype: DataType) -> pa.DataType:
@@ -517,8 +527,9 @@ class RowEncoder:
 
 
 def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
-    """A pandas frame Spark converts back losslessly: nullable integer/boolean dtypes (no float
-    round trip for big longs with nulls), nested values as Python dicts/lists."""
+    """A pandas frame Spark converts back losslessly: nullable integer/boolean/float dtypes (no
+    float round trip for big longs with nulls; a NaN stays NaN and a null null, as PySpark takes
+    these columns' Arrow arrays as they are), nested values as Python dicts/lists."""
     frame = table.to_pandas(types_mapper=_NULLABLE_PANDAS.get)
     for name, column in zip(table.column_names, table.columns):
         if pa.types.is_nested(column.type):
@@ -528,29 +539,12 @@ def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
     return frame
 
 
-def normalize_input(frame: pd.DataFrame, schema: StructType) -> pd.DataFrame:
-    """Undo Spark's lossy pandas conversion of nullable integer/boolean columns (float64 with
-    NaN, or object): integers become Python ints and nulls become None again."""
-    for field in schema.fields:
-        dt = field.dataType
-        if not isinstance(dt, (*_INTEGRAL, BooleanType)) or field.name not in frame.columns:
-            continue
-        column = frame[field.name]
-        if column.dtype.kind in "iub":
-            continue
-        dtype = "boolean" if isinstance(dt, BooleanType) else "Int64"
-        converted = column.astype(dtype).astype(object)
-        frame[field.name] = converted.where(column.notna(), None)
-    return frame
-
-
 __all__ = [
     "RowEncoder",
     "SchemaMismatchError",
     "UTC_ZONES",
     "arrow_to_pandas",
     "is_value_schema",
-    "normalize_input",
     "parse_schema",
     "value_schema",
 ]
