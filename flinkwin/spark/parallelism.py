@@ -3,8 +3,7 @@
 Spark runs a streaming query's stateful stage in ``spark.sql.shuffle.partitions`` tasks (its
 state partitions), read once when the query first starts and kept in the checkpoint from then
 on. Spark's default, 200, suits large batch joins; for a window stage it means 200 state
-partitions, each running its Python stage on every micro-batch even when empty, which made a new
-user's default session about 20x slower than a tuned one.
+partitions, each running its Python stage on every micro-batch even when empty.
 
 flinkwin therefore starts its queries with its own value (:func:`stage_parallelism`), whatever
 the session's setting:
