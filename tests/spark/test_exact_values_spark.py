@@ -316,3 +316,17 @@ def test_a_float_column_sums_in_single_precision_like_java(spark: Any) -> None:
     )
     assert _windowed(DataStream(df)).sum("f").toDF().collect()[0].f == 16777216.0
 
+
+
+def test_a_nan_inside_a_nested_output_value_fails_instead_of_becoming_null(spark: Any) -> None:
+    """PySpark turns a NaN inside an array/map/struct into null on its way to Spark; the
+    window stage refuses such a value, naming the field, rather than write a wrong null."""
+    df = spark.createDataFrame([("a", 1000, 1)], "k string, ts long, v long")
+    windowed = _windowed(DataStream(df))
+    for value, schema in (([1.0, float("nan")], "xs array<double>"),
+                          ({"m": float("nan")}, "xs map<string,double>")):
+        failing = windowed.process(Emit(("a", value)), output_schema=f"k string, {schema}")
+        with pytest.raises(Exception, match=r"field 'xs' is declared .* NaN inside a nested"):
+            failing.toDF().collect()
+    kept = windowed.process(Emit(("a", [1.0, None])), output_schema="k string, xs array<double>")
+    assert kept.toDF().collect()[0].xs == [1.0, None]  # a null element stays null
