@@ -42,7 +42,25 @@ def from_arrow(table: pa.Table | pa.RecordBatch, **options: Any) -> pd.DataFrame
             frame[name] = float_objects(
                 column.to_numpy(zero_copy_only=False), column.is_null().to_numpy(False)
             )
+        elif pa.types.is_nested(column.type) and _holds_floats(column.type):
+            # Arrow's pandas conversion makes a null float element NaN: take Python values
+            frame[name] = pd.Series(column.to_pylist(), dtype=object, index=frame.index)
     return frame
+
+
+def _holds_floats(kind: pa.DataType) -> bool:
+    """Whether a nested Arrow type holds floats at some depth."""
+    if pa.types.is_floating(kind):
+        return True
+    if pa.types.is_map(kind):
+        return _holds_floats(kind.key_type) or _holds_floats(kind.item_type)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or (
+        pa.types.is_fixed_size_list(kind)
+    ):
+        return _holds_floats(kind.value_type)
+    if pa.types.is_struct(kind):
+        return any(_holds_floats(kind.field(i).type) for i in range(kind.num_fields))
+    return False
 
 
 def float_objects(values: np.ndarray, nulls: np.ndarray) -> np.ndarray:

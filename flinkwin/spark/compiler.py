@@ -114,7 +114,7 @@ from .schema import (
 )
 from .state_key import state_pickler
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
-from .timestamps import has_timestamps, quoted, to_wire
+from .timestamps import on_wire, quoted, to_wire
 from .watermarks import (
     MAX_EVENT_TIME_MS,
     WATERMARK_SHIFT_MS,
@@ -573,7 +573,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
     for f in input_schema.fields:
-        if has_timestamps(f.dataType) and (event_time is None or f.name != event_time.rebuilt):
+        if on_wire(f.dataType) and (event_time is None or f.name != event_time.rebuilt):
             staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
     masks = null_plan(input_schema)
     staged = nulls_to_wire(staged, masks, input_schema)

@@ -66,7 +66,7 @@ from .key_groups import key_group_labels
 from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS
-from .timestamps import from_wire, has_timestamps
+from .timestamps import from_wire, on_wire
 from .watermarks import flink_watermark
 
 TAG_COLUMN = "_fw_tag"
@@ -300,7 +300,7 @@ class KeyGroupRuntime:
             column = self._shipped(parts, shipped, name)
             if order is not None:
                 column = column[order]
-            if has_timestamps(dtype):  # shipped as epoch microseconds (see timestamps)
+            if on_wire(dtype):  # timestamps and nested floats travel changed (see timestamps)
                 column = from_wire(column, dtype, self.time_zone)
             columns[name] = column
         return (pd.DataFrame(columns, copy=False), timestamps), nulls
@@ -338,7 +338,7 @@ class KeyGroupRuntime:
                 columns[name] = from_wire(np.full(len(index), MIN_LONG), dtype, self.time_zone)
                 continue
             column = self._shipped(parts, shipped, name)[index]
-            if has_timestamps(dtype):  # shipped as epoch microseconds (see timestamps)
+            if on_wire(dtype):  # timestamps and nested floats travel changed (see timestamps)
                 column = from_wire(column, dtype, self.time_zone)
             columns[name] = column
         return pd.DataFrame(columns, copy=False)

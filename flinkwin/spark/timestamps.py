@@ -11,6 +11,13 @@ naive value coming back in that zone. flinkwin does not rely on that conversion:
   workers rebuild the values: a ``TIMESTAMP`` becomes a time-zone aware datetime in the session
   time zone (as PyFlink hands a ``TIMESTAMP_LTZ``), a ``TIMESTAMP_NTZ`` a naive datetime (as
   PyFlink hands a ``TIMESTAMP``).
+- **Floats inside nested values** travel the same way, as text: PySpark hands an
+  ``array<double>`` (or a map or struct holding floats) to pandas as float arrays, where a null
+  element becomes NaN. Every ``float``/``double`` inside an array, map or struct therefore
+  travels as Spark's text of the value (``cast(... as string)``: ``NaN``, ``-0.0``,
+  ``Infinity``, or the shortest digits that round-trip) and the workers parse it back: a null
+  stays ``None``, a NaN ``nan``, a ``float`` the single-precision value. Top-level float columns
+  keep their values and travel with a null mask (:mod:`flinkwin.spark.nulls`).
 - **Out**: the stage returns timestamps as Arrow arrays with an explicit UTC zone (instants) or
   without one (``TIMESTAMP_NTZ`` wall time), which Spark stores exactly; see
   :class:`flinkwin.spark.schema.RowEncoder` for how returned values are read.
@@ -29,6 +36,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     DataType,
+    DoubleType,
+    FloatType,
     MapType,
     StructType,
     TimestampNTZType,
@@ -55,6 +64,31 @@ def has_timestamps(dtype: DataType) -> bool:
     return False
 
 
+def _has_floats(dtype: DataType) -> bool:
+    if isinstance(dtype, (FloatType, DoubleType)):
+        return True
+    if isinstance(dtype, ArrayType):
+        return _has_floats(dtype.elementType)
+    if isinstance(dtype, MapType):
+        return _has_floats(dtype.keyType) or _has_floats(dtype.valueType)
+    if isinstance(dtype, StructType):
+        return any(_has_floats(f.dataType) for f in dtype.fields)
+    return False
+
+
+def _changed(dtype: DataType) -> bool:
+    """Whether a value of ``dtype`` inside a nested value travels changed (see module doc)."""
+    return has_timestamps(dtype) or _has_floats(dtype)
+
+
+def on_wire(dtype: DataType) -> bool:
+    """True if an input column of ``dtype`` travels changed (see module docstring): a
+    timestamp at any depth, or a float inside an array, map or struct."""
+    if has_timestamps(dtype):
+        return True
+    return isinstance(dtype, (ArrayType, MapType, StructType)) and _has_floats(dtype)
+
+
 def quoted(name: str) -> Column:
     """The top-level column ``name`` (dots and backticks taken literally)."""
     return F.col("`" + name.replace("`", "``") + "`")
@@ -71,16 +105,18 @@ def to_wire(column: Column, dtype: DataType) -> Column:
 def _nested_to_wire(column: Column, dtype: DataType) -> Column:
     if isinstance(dtype, _TIMESTAMPS):
         return F.unix_micros(column)
-    if not has_timestamps(dtype):
+    if isinstance(dtype, (FloatType, DoubleType)):
+        return column.cast("string")
+    if not _changed(dtype):
         return column
     if isinstance(dtype, ArrayType):
         element = dtype.elementType
         return F.transform(column, lambda x: _nested_to_wire(x, element))
     if isinstance(dtype, MapType):
         key_type, value_type = dtype.keyType, dtype.valueType
-        if has_timestamps(key_type):
+        if _changed(key_type):
             column = F.transform_keys(column, lambda k, _: _nested_to_wire(k, key_type))
-        if has_timestamps(value_type):
+        if _changed(value_type):
             column = F.transform_values(column, lambda _, v: _nested_to_wire(v, value_type))
         return column
     assert isinstance(dtype, StructType)
@@ -117,7 +153,11 @@ def decoder(dtype: DataType, time_zone: str) -> Callable[[Any], Any]:
         return lambda v: None if v is None else instant(int(v), time_zone)
     if isinstance(dtype, TimestampNTZType):
         return lambda v: None if v is None else _EPOCH + datetime.timedelta(microseconds=int(v))
-    if not has_timestamps(dtype):
+    if isinstance(dtype, DoubleType):
+        return lambda v: None if v is None else float(v)
+    if isinstance(dtype, FloatType):
+        return lambda v: None if v is None else float(np.float32(v))
+    if not _changed(dtype):
         return lambda v: v
     if isinstance(dtype, ArrayType):
         element = decoder(dtype.elementType, time_zone)
@@ -151,6 +191,7 @@ __all__ = [
     "from_wire",
     "has_timestamps",
     "instant",
+    "on_wire",
     "quoted",
     "to_wire",
 ]
