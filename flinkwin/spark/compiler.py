@@ -41,6 +41,7 @@ from pyspark.sql.types import (
     BinaryType,
     BooleanType,
     ByteType,
+    DataType,
     DateType,
     DoubleType,
     FloatType,
@@ -114,7 +115,7 @@ from .schema import (
 )
 from .state_key import state_pickler
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
-from .timestamps import on_wire, quoted, to_wire
+from .timestamps import on_wire, quoted, text_floats, to_wire
 from .watermarks import (
     MAX_EVENT_TIME_MS,
     WATERMARK_SHIFT_MS,
@@ -218,17 +219,19 @@ class CompiledStage:
     summary: dict[str, str] = field(default_factory=dict)
     #: the static stage's metrics (None on a streaming stage: they are in its progress)
     observation: Observation | None = None
+    #: the declared type of each output field that leaves the stage as text (text_floats)
+    casts: dict[str, DataType] = field(default_factory=dict)
 
     def main(self, combined: DataFrame | None = None) -> DataFrame:
         """The main output rows of ``combined`` (default: the whole stage)."""
         df = self.combined if combined is None else combined
-        return _project(df, 0, self.main_columns)
+        return _project(df, 0, self.main_columns, self.casts)
 
     def main_timed(self) -> DataFrame:
         """The main output plus the hidden ``_fw_rts`` column: the timestamp each result
         carries downstream (its window's ``max_timestamp()``, as in Flink)."""
         columns = [*self.main_columns, (RECORD_TIMESTAMP_COLUMN, RECORD_TIMESTAMP_COLUMN)]
-        return _project(self.combined, 0, columns)
+        return _project(self.combined, 0, columns, self.casts)
 
     def side(self, tag: OutputTag, combined: DataFrame | None = None) -> DataFrame:
         """The rows of side output ``tag``."""
@@ -236,14 +239,17 @@ class CompiledStage:
         if tag not in self.side_columns:
             raise KeyError(f"{tag!r} is not an output of this stage (outputs: {tags})")
         df = self.combined if combined is None else combined
-        return _project(df, tags.index(tag) + 1, self.side_columns[tag])
+        return _project(df, tags.index(tag) + 1, self.side_columns[tag], self.casts)
 
 
-def _project(df: DataFrame, tag: int, columns: list[tuple[str, str]]) -> DataFrame:
+def _project(
+    df: DataFrame, tag: int, columns: list[tuple[str, str]], casts: dict[str, DataType]
+) -> DataFrame:
     schema = df.schema
     return df.where(F.col(TAG_COLUMN) == tag).select(
         *[
-            F.col(internal).alias(public, metadata=schema[internal].metadata)
+            (F.col(internal).cast(casts[internal]) if internal in casts else F.col(internal))
+            .alias(public, metadata=schema[internal].metadata)
             for internal, public in columns
         ]
     )
@@ -485,11 +491,18 @@ def null_timestamp_tag(pipeline: WindowPipeline) -> OutputTag | None:
     return None if strategy is None else strategy.null_timestamp_tag
 
 
-def _nullable(schema: StructType, prefix: str) -> tuple[StructType, list[tuple[str, str]]]:
-    fields = [
-        StructField(f"{prefix}{i}", f.dataType, True, f.metadata)
-        for i, f in enumerate(schema.fields)
-    ]
+def _nullable(
+    schema: StructType, prefix: str, casts: dict[str, DataType]
+) -> tuple[StructType, list[tuple[str, str]]]:
+    """The stage's output fields for ``schema`` (all nullable, floats inside nested values as
+    text: see flinkwin.spark.timestamps) and the (internal, public) names; ``casts`` gets the
+    declared type of each field that leaves the stage as text."""
+    fields = []
+    for i, f in enumerate(schema.fields):
+        shipped = text_floats(f.dataType)
+        if shipped != f.dataType:
+            casts[f"{prefix}{i}"] = f.dataType
+        fields.append(StructField(f"{prefix}{i}", shipped, True, f.metadata))
     return StructType(fields), [(f"{prefix}{i}", f.name) for i, f in enumerate(schema.fields)]
 
 
@@ -590,7 +603,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         main_out.fieldNames(), f"the {pipeline.function_name} output", case_sensitive
     )
     check_carried(main, f"the {pipeline.function_name} output")
-    out_main, main_columns = _nullable(main_out, "_fw_m")
+    casts: dict[str, DataType] = {}
+    out_main, main_columns = _nullable(main_out, "_fw_m", casts)
     out_fields = [
         StructField(TAG_COLUMN, ByteType(), False),
         *out_main.fields,
@@ -603,7 +617,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         check_unique_names(schema.fieldNames(), f"side output {tag.tag_id!r}", case_sensitive)
         check_carried(schema, f"side output {tag.tag_id!r}")
         side_schemas.append(schema)
-        out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_")
+        out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_", casts)
         out_fields.extend(out_side.fields)
     out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
     output_schema = StructType(out_fields)
@@ -686,7 +700,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         else "Java wrap-around, as Flink (spark.sql.ansi.enabled=false)"
     )
     return CompiledStage(
-        pipeline, combined, main_columns, side_columns, domain, summary, observation
+        pipeline, combined, main_columns, side_columns, domain, summary, observation, casts
     )
 
 

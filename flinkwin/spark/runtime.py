@@ -429,7 +429,7 @@ class KeyGroupRuntime:
         else:
             arrays.extend(pa.nulls(rows, pa.int64()) for _ in METRICS)
         table = pa.Table.from_arrays(arrays, names=self.output_schema.fieldNames())
-        return arrow_to_pandas(table)
+        return arrow_to_pandas(_as_declared(table, self._arrow_schema()))
 
     def _empty_frame(self) -> pd.DataFrame:
         return arrow_to_pandas(self._arrow_schema().empty_table())
@@ -704,6 +704,15 @@ class _OperatorCache:
 
 
 _CACHE = _OperatorCache()
+
+
+def _as_declared(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` with the nested fields whose floats leave the stage as text cast to that text
+    (see flinkwin.spark.timestamps.text_floats)."""
+    for i, (column, declared) in enumerate(zip(table.columns, schema)):
+        if pa.types.is_nested(column.type) and column.type != declared.type:
+            table = table.set_column(i, declared.name, column.cast(declared.type))
+    return table
 
 
 def _column(parts: list[pd.DataFrame], name: str) -> np.ndarray:

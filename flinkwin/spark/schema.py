@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark import cloudpickle
 from pyspark.errors import PySparkTypeError
 from pyspark.sql.pandas.types import to_arrow_type
@@ -398,14 +397,7 @@ class RowEncoder:
         if isinstance(dtype, _INTEGRAL):
             self._check_integral(column)
         # NaN is a float value (also inside nested values), never null: only None is null
-        array = pa.array(column, type=arrow_type, from_pandas=False)
-        if pa.types.is_nested(arrow_type) and _holds_nan(array):
-            raise ValueError(
-                "a NaN inside a nested value (array, map or struct) would reach Spark as null: "
-                "PySpark's pandas conversion of nested values cannot tell them apart; use a "
-                "top-level float field for NaN, or None for a missing value"
-            )
-        return array
+        return pa.array(column, type=arrow_type, from_pandas=False)
 
     def _check_integral(self, column: Sequence[Any]) -> None:
         for v in column:
@@ -532,22 +524,6 @@ class RowEncoder:
             f"{self._describe()}: field {field.name!r} ({declared}) cannot hold the values "
             f"produced: {exc}"
         )
-
-
-def _holds_nan(array: pa.Array) -> bool:
-    """Whether a float somewhere inside ``array`` (at any nesting depth) is NaN."""
-    kind = array.type
-    if pa.types.is_floating(kind):
-        return bool(pc.any(pc.is_nan(array)).as_py())
-    if pa.types.is_map(kind):
-        return _holds_nan(array.keys) or _holds_nan(array.items)
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or (
-        pa.types.is_fixed_size_list(kind)
-    ):
-        return _holds_nan(array.flatten())
-    if pa.types.is_struct(kind):
-        return any(_holds_nan(array.field(i)) for i in range(kind.num_fields))
-    return False
 
 
 def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:

@@ -17,7 +17,11 @@ naive value coming back in that zone. flinkwin does not rely on that conversion:
   travels as Spark's text of the value (``cast(... as string)``: ``NaN``, ``-0.0``,
   ``Infinity``, or the shortest digits that round-trip) and the workers parse it back: a null
   stays ``None``, a NaN ``nan``, a ``float`` the single-precision value. Top-level float columns
-  keep their values and travel with a null mask (:mod:`flinkwin.spark.nulls`).
+  keep their values and travel with a null mask (:mod:`flinkwin.spark.nulls`). The stage's
+  outputs do the same in the other direction (:func:`text_floats`): PySpark would turn a NaN
+  inside a nested output value into null, so such fields leave the stage with their floats as
+  Arrow's text (``nan``, ``-0``, the shortest round-trip digits) and Spark casts them back to
+  the declared type right after it.
 - **Out**: the stage returns timestamps as Arrow arrays with an explicit UTC zone (instants) or
   without one (``TIMESTAMP_NTZ`` wall time), which Spark stores exactly; see
   :class:`flinkwin.spark.schema.RowEncoder` for how returned values are read.
@@ -39,6 +43,8 @@ from pyspark.sql.types import (
     DoubleType,
     FloatType,
     MapType,
+    StringType,
+    StructField,
     StructType,
     TimestampNTZType,
     TimestampType,
@@ -87,6 +93,28 @@ def on_wire(dtype: DataType) -> bool:
     if has_timestamps(dtype):
         return True
     return isinstance(dtype, (ArrayType, MapType, StructType)) and _has_floats(dtype)
+
+
+def text_floats(dtype: DataType) -> DataType:
+    """``dtype`` with every ``float``/``double`` inside an array, map or struct as a string:
+    the type a stage output of ``dtype`` has on its way to Spark (see module docstring)."""
+    if not isinstance(dtype, (ArrayType, MapType, StructType)) or not _has_floats(dtype):
+        return dtype
+    return _texts(dtype)
+
+
+def _texts(dtype: DataType) -> DataType:
+    if isinstance(dtype, (FloatType, DoubleType)):
+        return StringType()
+    if isinstance(dtype, ArrayType):
+        return ArrayType(_texts(dtype.elementType), dtype.containsNull)
+    if isinstance(dtype, MapType):
+        return MapType(_texts(dtype.keyType), _texts(dtype.valueType), dtype.valueContainsNull)
+    if isinstance(dtype, StructType):
+        return StructType([
+            StructField(f.name, _texts(f.dataType), f.nullable, f.metadata) for f in dtype.fields
+        ])
+    return dtype
 
 
 def quoted(name: str) -> Column:
@@ -193,5 +221,6 @@ __all__ = [
     "instant",
     "on_wire",
     "quoted",
+    "text_floats",
     "to_wire",
 ]
