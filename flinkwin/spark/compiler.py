@@ -422,9 +422,11 @@ def _with_watermark(
     staged = staged.withColumn(_WM, F.timestamp_micros(micros)).withWatermark(
         _WM, f"{delay} milliseconds"
     )
-    metadata = staged.schema[_WM].metadata
-    nulls = F.lit(None).cast(TimestampType()).alias(_WM, metadata=metadata)
-    return staged.withColumn(_WM, nulls)
+    # Spark's watermark mark on the column (EventTimeWatermark.delayKey), written out rather
+    # than read back from the schema: a Spark Connect schema does not carry it
+    metadata = {"spark.watermarkDelayMs": delay}
+    nulls = staged.withColumn(_WM, F.lit(None).cast(TimestampType()))
+    return nulls.withMetadata(_WM, metadata)
 
 
 # ---------------------------------------------------------------------------- schemas

@@ -124,10 +124,6 @@ class EventTime:
             return values
         return values // 1000
 
-    def micros(self, values: np.ndarray) -> np.ndarray:
-        """Epoch microseconds of the shipped values of a timestamp."""
-        return values
-
 
 @dataclass
 class OperatorSpec:
@@ -295,7 +291,7 @@ class KeyGroupRuntime:
         for field_ in self.input_schema.fields:
             name, dtype = field_.name, field_.dataType
             if event_time is not None and name == event_time.rebuilt:
-                columns[name] = from_wire(event_time.micros(values), dtype, self.time_zone)
+                columns[name] = from_wire(values, dtype, self.time_zone)  # epoch micros
                 continue
             column = self._shipped(parts, shipped, name)
             if order is not None:
