@@ -57,29 +57,26 @@ _TIMESTAMPS = (TimestampType, TimestampNTZType)
 _EPOCH = datetime.datetime(1970, 1, 1)
 
 
-def has_timestamps(dtype: DataType) -> bool:
-    """True if ``dtype`` is or contains a ``TIMESTAMP``/``TIMESTAMP_NTZ``."""
-    if isinstance(dtype, _TIMESTAMPS):
+def _contains(dtype: DataType, leaves: tuple[type[DataType], ...]) -> bool:
+    """True if ``dtype`` is, or holds at any depth, a value of one of the ``leaves`` types."""
+    if isinstance(dtype, leaves):
         return True
     if isinstance(dtype, ArrayType):
-        return has_timestamps(dtype.elementType)
+        return _contains(dtype.elementType, leaves)
     if isinstance(dtype, MapType):
-        return has_timestamps(dtype.keyType) or has_timestamps(dtype.valueType)
+        return _contains(dtype.keyType, leaves) or _contains(dtype.valueType, leaves)
     if isinstance(dtype, StructType):
-        return any(has_timestamps(f.dataType) for f in dtype.fields)
+        return any(_contains(f.dataType, leaves) for f in dtype.fields)
     return False
+
+
+def has_timestamps(dtype: DataType) -> bool:
+    """True if ``dtype`` is or contains a ``TIMESTAMP``/``TIMESTAMP_NTZ``."""
+    return _contains(dtype, _TIMESTAMPS)
 
 
 def _has_floats(dtype: DataType) -> bool:
-    if isinstance(dtype, (FloatType, DoubleType)):
-        return True
-    if isinstance(dtype, ArrayType):
-        return _has_floats(dtype.elementType)
-    if isinstance(dtype, MapType):
-        return _has_floats(dtype.keyType) or _has_floats(dtype.valueType)
-    if isinstance(dtype, StructType):
-        return any(_has_floats(f.dataType) for f in dtype.fields)
-    return False
+    return _contains(dtype, (FloatType, DoubleType))
 
 
 def _changed(dtype: DataType) -> bool:
