@@ -122,16 +122,7 @@ def frame_outputs(state: Any) -> bool:
 def holds_nothing(state: Any) -> bool:
     """True when the state keeps nothing worth a snapshot (its clocks come back from Spark on
     the next call)."""
-    if not isinstance(state, WindowOperator):
-        return bool(state.holds_nothing())
-    return not (
-        state.window_contents
-        or state.partitioned_state.num_entries()
-        or state.function_state.num_entries()
-        or state.merging_state
-        or len(state.event_timers)
-        or len(state.processing_timers)
-    )
+    return bool(state.holds_nothing())
 
 
 __all__ = [

@@ -258,9 +258,10 @@ class WindowOperator:
             return flink_key(record)
         return flink_key(selector.get_key(record))
 
-    def process_element(self, value: Any, timestamp: int | None) -> None:
+    def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
         """Process one element with event ``timestamp`` (see module docstring); ``None`` means
-        the element has no timestamp (``MIN_LONG``, as in Flink)."""
+        the element has no timestamp (``MIN_LONG``, as in Flink). A window operator has one
+        input: ``input_index`` is always 0."""
         if not self._opened:
             self.open()
         record = value if self.atomic_elements else to_record(value)
@@ -321,6 +322,17 @@ class WindowOperator:
         """(keys, windows) held: the distinct keys with window contents, and the (key,
         window) contents."""
         return len({key for key, _ in self.window_contents}), len(self.window_contents)
+
+    def holds_nothing(self) -> bool:
+        """True when no window contents, keyed state, merging sets or timers are held."""
+        return not (
+            self.window_contents
+            or self.partitioned_state.num_entries()
+            or self.function_state.num_entries()
+            or self.merging_state
+            or len(self.event_timers)
+            or len(self.processing_timers)
+        )
 
     def drain_side_outputs(self) -> dict[OutputTag, list[tuple[Any, int]]]:
         """Every side output's pending values, by tag (all are cleared)."""
