@@ -11,8 +11,9 @@
 Both inputs' elements go into one window operator as ``TaggedUnion.one``/``TaggedUnion.two``
 (see :mod:`flinkwin.operator.cogroup`): the trigger and evictor see those, and so does the late
 side output. ``co_group(first, second)`` is called once per key and window that holds elements
-(of either input), with both inputs' elements in arrival order; outputs carry the window's
-``max_timestamp()``. The builders are immutable: each step returns a new object, as Flink's do.
+(of either input), with both inputs' elements in the window's order (arrival order, unless
+session windows merged); outputs carry the window's ``max_timestamp()``. The builders are
+immutable: each step returns a new object, as Flink's do.
 
 The two keys must have the same type when both are known (Flink: ``The keys for the two inputs
 are not equal``): column keys take their columns' types, a key selector the ``key_type`` given
@@ -37,7 +38,7 @@ from flinkwin.operator.cogroup import (
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers.base import Trigger
-from flinkwin.types import TypeInformation
+from flinkwin.types import RECORD_TYPE_NAMES, TypeInformation
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,16 +72,21 @@ class _KeyType:
 
 
 def _info_columns(info: TypeInformation) -> tuple[str, ...] | None:
-    """The Spark types of a key declared as ``info``, comparable with column keys' types: one
-    for a basic type, one per field for a row or tuple (keyed by several columns); None when
-    it has no Spark type."""
-    from flinkwin.spark.schema import parse_schema
+    """The Spark types (``simpleString``) of a key declared as ``info``, comparable with column
+    keys' types: one for a basic type, one per field for a row or tuple (a key of several
+    columns); None when that is not known (no Spark type, or a nested row, whose DDL is not
+    written as ``simpleString``)."""
+    from flinkwin.spark.schema import _type_info_ddl
 
+    if info.name in RECORD_TYPE_NAMES:
+        fields = info.args[1] if info.name == "ROW_NAMED" else info.args[0]
+    else:
+        fields = [info]
     try:
-        schema = parse_schema(info, "key_type")
-    except (ValueError, TypeError):
+        types = tuple(_type_info_ddl(f) for f in fields)
+    except (ValueError, TypeError, IndexError, AttributeError):
         return None
-    return tuple(f.dataType.simpleString() for f in schema.fields)
+    return None if any("struct<" in t for t in types) else types
 
 
 def _key(stream: Any, key: Any, key_type: Any, method: str, which: str) -> _KeyType:

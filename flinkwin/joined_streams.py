@@ -8,9 +8,9 @@
 
 A join is a co-group (:mod:`flinkwin.cogrouped_streams`) whose function calls
 ``join(first, second)`` for every pair of elements of the two inputs with the same key in the
-same window: for each element of the first input (in arrival order), for each element of the
-second. A key with elements of one input only joins nothing (an inner join). Outputs carry the
-window's ``max_timestamp()``.
+same window: for each element of the first input, for each element of the second (each in the
+window's order, as for a co-group). A key with elements of one input only joins nothing (an
+inner join). Outputs carry the window's ``max_timestamp()``.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@
   same key in the same window (a plain ``callable(first, second)`` works the same way);
 - ``FlatJoinFunction.join(first, second)`` returns (or yields) any number of outputs per pair;
 - ``CoGroupFunction.co_group(first, second)`` is called once per key and window with the lists
-  of both inputs' elements (in arrival order; one of them may be empty) and returns (or yields)
-  the outputs. Java's method name ``coGroup`` works too.
+  of both inputs' elements (in the window's order, see :mod:`flinkwin.operator.cogroup`; one of
+  them may be empty) and returns (or yields) the outputs. Java's method name ``coGroup`` works too.
 
 They are rich functions (:class:`~flinkwin.functions.base.Function`): ``open(runtime_context)``
 runs before the first call, ``close()`` at the end, and the runtime context's keyed state is the

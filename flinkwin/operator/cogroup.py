@@ -9,7 +9,9 @@
 - windows, triggers, evictors, allowed lateness and the late side output are the operator's and
   see the ``TaggedUnion`` elements (late elements reach the side output as ``TaggedUnion``);
 - the window function is :class:`CoGroupWindowFunction`: it splits the window's elements into
-  the first and the second input's (each in arrival order) and calls the co-group function;
+  the first and the second input's and calls the co-group function. Each list is in the
+  window's order: arrival order, except that when session windows merge, the merged windows'
+  elements follow those of the window whose state survives, as Flink merges list state;
   a join is a co-group whose function runs the join function on every pair (for each element
   of the first input, for each element of the second), so a key with elements of one input
   only joins nothing;
@@ -262,7 +264,7 @@ class FlatJoinCoGroupFunction(_Wrapping, CoGroupFunction):
 
 class CoGroupWindowFunction(_Wrapping, WindowFunction):
     """The window function of a co-group (Flink's ``CoGroupWindowFunction``): splits a window's
-    ``TaggedUnion`` elements into the two inputs' lists, in arrival order, and calls
+    ``TaggedUnion`` elements into the two inputs' lists, in the window's order, and calls
     ``co_group(first, second)``. ``kind`` says what ``function`` is (``"join"``,
     ``"flat_join"`` or ``"cogroup"``); a join function is wrapped into its co-group."""
 
