@@ -29,6 +29,7 @@ from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors.base import Evictor
 from flinkwin.functions.base import KeySelector
+from flinkwin.functions.join import FlatJoinFunction, JoinFunction
 from flinkwin.operator.cogroup import (
     COGROUP,
     CoGroupWindowFunction,
@@ -276,12 +277,14 @@ class WindowedTwoInputs:
 class CoGroupedWithWindow(WindowedTwoInputs):
     """A co-group with keys and windows (Flink's ``CoGroupedStreams.WithWindow``)."""
 
-    def apply(self, function: Any, output_schema: Any = None, output_type: Any = None) -> Any:
+    def apply(
+        self, function: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> Any:
         """Finish with ``function``: a ``CoGroupFunction`` (``co_group(first, second)``, or
         Java's ``coGroup``), any object with such a method, or a ``callable(first, second)``,
-        returning or yielding the outputs. Declare the outputs' type with ``output_schema`` (a
-        DDL string, StructType or type information; PyFlink's ``output_type`` is an alias);
-        without one they are pickled Python values, as PyFlink's."""
+        returning or yielding the outputs. Declare the outputs' type with ``output_type`` (as
+        Java's ``resultType``) or ``output_schema`` (a DDL string, StructType or type
+        information); without one they are pickled Python values, as PyFlink's."""
         if not is_co_group_function(function):
             raise TypeError(
                 "CoGroupedStreams.WithWindow.apply() takes a CoGroupFunction (or an object with "
@@ -292,8 +295,6 @@ class CoGroupedWithWindow(WindowedTwoInputs):
 
 
 def _describe(function: Any) -> str:
-    from flinkwin.functions.join import FlatJoinFunction, JoinFunction
-
     name = type(function).__name__
     if isinstance(function, (JoinFunction, FlatJoinFunction)):
         return f"{name}, a join function (that goes to join(...)...apply())"

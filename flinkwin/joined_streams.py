@@ -31,13 +31,15 @@ from flinkwin.operator.cogroup import join_kind
 class JoinedWithWindow(WindowedTwoInputs):
     """A join with keys and windows (Flink's ``JoinedStreams.WithWindow``)."""
 
-    def apply(self, function: Any, output_schema: Any = None, output_type: Any = None) -> Any:
+    def apply(
+        self, function: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> Any:
         """Finish with ``function``: a ``JoinFunction`` (``join(first, second)`` returns one
         output per pair), a ``FlatJoinFunction`` (``join`` returns or yields any number), or a
         ``callable(first, second)`` (one output per pair; a generator function yields any
-        number). Declare the outputs' type with ``output_schema`` (a DDL string, StructType or
-        type information; PyFlink's ``output_type`` is an alias); without one they are pickled
-        Python values, as PyFlink's."""
+        number). Declare the outputs' type with ``output_type`` (as Java's ``resultType``) or
+        ``output_schema`` (a DDL string, StructType or type information); without one they are
+        pickled Python values, as PyFlink's."""
         kind = join_kind(function)
         if kind is None:
             what = (

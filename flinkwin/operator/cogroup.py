@@ -229,10 +229,9 @@ class JoinCoGroupFunction(_Wrapping, CoGroupFunction):
 
     def __init__(self, function: Any) -> None:
         self.function = function
-        self._join = _method(function, ("join",)) or function
 
     def co_group(self, first: list[Any], second: list[Any]) -> Iterator[Any]:
-        join = self._join
+        join = _method(self.function, ("join",)) or self.function
         for a in first:
             for b in second:
                 yield join(a, b)
@@ -247,13 +246,11 @@ class FlatJoinCoGroupFunction(_Wrapping, CoGroupFunction):
 
     def __init__(self, function: Any) -> None:
         self.function = function
-        self._join = _method(function, ("join",)) or function
-        self._where = f"{_function_name(function)}.join" if self._join is not function else (
-            _function_name(function)
-        )
 
     def co_group(self, first: list[Any], second: list[Any]) -> Iterator[Any]:
-        join, where = self._join, self._where
+        method = _method(self.function, ("join",))
+        join = method or self.function
+        where = _function_name(self.function) + (".join" if method is not None else "")
         for a in first:
             for b in second:
                 yield from iterate_outputs(join(a, b), where)
@@ -294,12 +291,6 @@ class CoGroupWindowFunction(_Wrapping, WindowFunction):
             self.function = FlatJoinCoGroupFunction(function)
         else:
             self.function = function
-        method = _method(self.function, ("co_group", "coGroup"))
-        self._co_group = method if method is not None else self.function
-        self._where = (
-            _function_name(function) if method is None
-            else f"{_function_name(function)}.{method.__name__}"
-        )
 
     def apply(self, key: Any, window: Any, inputs: Iterable[TaggedUnion]) -> Iterable[Any]:
         first: list[Any] = []
@@ -309,7 +300,13 @@ class CoGroupWindowFunction(_Wrapping, WindowFunction):
                 first.append(value.get_one())
             else:
                 second.append(value.get_two())
-        return iterate_outputs(self._co_group(first, second), self._where)
+        function = self.function
+        method = _method(function, ("co_group", "coGroup"))
+        if method is None:  # a plain callable(first, second)
+            return iterate_outputs(function(first, second), _function_name(function))
+        return iterate_outputs(
+            method(first, second), f"{_function_name(function)}.{method.__name__}"
+        )
 
     def __repr__(self) -> str:
         return f"CoGroupWindowFunction({self.kind}={_function_name(self.user_function)})"

@@ -4,6 +4,8 @@ side output, keys, function lifecycle and validation."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 
 import pytest
@@ -26,6 +28,7 @@ from flinkwin.errors import UnsupportedOperationError, UserFunctionError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions import CoGroupFunction, FlatJoinFunction, JoinFunction
 from flinkwin.joined_streams import JoinedStreams
+from flinkwin.operator import WindowOperator
 from flinkwin.operator.cogroup import (
     CoGroupWindowFunction,
     TaggedUnion,
@@ -643,3 +646,36 @@ def test_apply_refuses_the_other_operations_function() -> None:
         co.apply(Join())
     with pytest.raises(TypeError, match="takes a CoGroupFunction"):
         co.apply(Join)  # a class, not an instance
+
+
+def test_copied_and_pickled_window_functions_call_their_own_user_function() -> None:
+    """The runtime gives each subtask its own copy of the functions (deepcopy, or pickling to
+    the workers): a copy's joins run on the copy's user function, opened by the copy."""
+    join = CountingJoin()
+    spec = (
+        JoinedStreams(FakeStream(), FakeStream()).where(key0).equal_to(key0)
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(10))).apply(join)
+    )
+    for copied in (copy.deepcopy(spec.window_function),
+                   pickle.loads(pickle.dumps(spec.window_function))):
+        op = WindowOperator(
+            spec.assigner, copied, key_selector=UnionKeySelector(key0, key0)
+        )
+        op.process_element(one(("a", 1)), 1)
+        op.process_element(two(("a", 1)), 1)
+        op.advance_watermark(9)
+        assert op.drain_output() == [(("a", 1), 9)]
+        own = copied.user_function
+        assert own is not join and own.opened == 1 and copied.function.function is own
+    assert join.opened == 0
+
+
+def test_output_type_is_apply_second_argument_as_javas_result_type() -> None:
+    window = (
+        JoinedStreams(FakeStream(), FakeStream()).where(key0).equal_to(key0)
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(3)))
+    )
+    spec = window.apply(lambda a, b: a, Types.STRING())
+    assert (spec.output_type, spec.output_schema) == (Types.STRING(), None)
+    spec = cogroup().apply(cogroup_lists, output_schema="a string")
+    assert (spec.output_type, spec.output_schema) == (None, "a string")
