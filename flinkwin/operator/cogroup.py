@@ -278,7 +278,8 @@ class CoGroupWindowFunction(_Wrapping, WindowFunction):
                 "a join takes a JoinFunction, a FlatJoinFunction or a callable(first, second), "
                 f"got {type(function).__name__}"
             )
-        if kind == JOIN and inspect.isgeneratorfunction(_method(function, ("join",))):
+        join = _method(function, ("join",)) or function
+        if kind == JOIN and inspect.isgeneratorfunction(join):
             raise TypeError(
                 f"{_function_name(function)}.join yields: a JoinFunction returns one value per "
                 "pair; yield any number of them from a FlatJoinFunction"
