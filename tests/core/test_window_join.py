@@ -20,6 +20,7 @@ from flinkwin import (
     OutputTag,
     Time,
     TumblingEventTimeWindows,
+    TumblingProcessingTimeWindows,
     Types,
     ValueStateDescriptor,
 )
@@ -679,3 +680,20 @@ def test_output_type_is_apply_second_argument_as_javas_result_type() -> None:
     assert (spec.output_type, spec.output_schema) == (Types.STRING(), None)
     spec = cogroup().apply(cogroup_lists, output_schema="a string")
     assert (spec.output_type, spec.output_schema) == (None, "a string")
+
+
+def test_processing_time_windows_join_on_the_clock() -> None:
+    spec = (
+        JoinedStreams(FakeStream(), FakeStream()).where(key0).equal_to(key0)
+        .window(TumblingProcessingTimeWindows.of(Time.milliseconds(10)))
+        .apply(lambda a, b: (a[1], b[1]))
+    )
+    op = build_operator(spec)
+    op.advance_processing_time(3)
+    op.process_element(one(("k", "l")), None)
+    op.process_element(two(("k", "r")), None)
+    op.advance_processing_time(12)
+    op.process_element(two(("k", "next window")), None)
+    op.advance_processing_time(20)
+    assert op.drain_output() == [(("l", "r"), 9)]
+    assert op.holds_nothing()
