@@ -14,6 +14,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
+from flinkwin.functions.join import CoGroupFunction, FlatJoinFunction, JoinFunction
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.functions.transform import (
     FilterFunction,
@@ -27,10 +28,13 @@ __all__ = [
     "AllWindowFunction",
     "BuiltinAggregation",
     "CallableKeySelector",
+    "CoGroupFunction",
     "FieldKeySelector",
     "Function",
     "FilterFunction",
+    "FlatJoinFunction",
     "FlatMapFunction",
+    "JoinFunction",
     "KeySelector",
     "MapFunction",
     "ProcessAllWindowFunction",
