@@ -270,6 +270,32 @@ class DataStream:
         spec = NodeSpec(name="union", kind=UNION, inputs=tuple((h, 0) for h in heads))
         return GraphResultStream(plan.with_node(PlanNode(spec, types[0])))
 
+    def join(self, other_stream: DataStream) -> Any:
+        """Flink's window join: ``a.join(b).where(key_a).equal_to(key_b).window(assigner)
+        .apply(JoinFunction, output_type)``; inner join of the elements of each window with
+        equal keys, one result per pair (see docs/windows/joins.md)."""
+        from flinkwin.joined_streams import JoinedStreams
+
+        return JoinedStreams(self, other_stream)
+
+    def coGroup(self, other_stream: DataStream) -> Any:  # noqa: N802
+        """Flink's window coGroup: ``a.co_group(b).where(...).equal_to(...).window(...)
+        .apply(CoGroupFunction, output_type)``: both inputs' elements of each window and key
+        as two lists (see docs/windows/joins.md)."""
+        from flinkwin.cogrouped_streams import CoGroupedStreams
+
+        return CoGroupedStreams(self, other_stream)
+
+    co_group = coGroup
+
+    def _window_join(self, spec: Any) -> DataStream:
+        """The stream of a finished window join or coGroup (``spec.first`` is this stream)."""
+        from flinkwin.graph_stream import GraphResultStream
+        from flinkwin.spark.graph import combine, plan_of, window_join_node
+
+        plan, heads = combine([plan_of(spec.first), plan_of(spec.second)])
+        return GraphResultStream(plan.with_node(window_join_node(spec, plan, heads)))
+
     def _stamped(
         self, df: DataFrame, strategy: WatermarkStrategy
     ) -> tuple[DataFrame, WatermarkStrategy]:

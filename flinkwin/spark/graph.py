@@ -540,3 +540,73 @@ def window_node(pipeline: Any, plan: StreamPlan, type_info: Any = None) -> PlanN
     )
     timers = timer_domain(pipeline)
     return PlanNode(spec, output, sides, timers)
+
+
+# ---------------------------------------------------------------------- window joins
+@dataclass(frozen=True)
+class TaggedInputs:
+    """A window join's operator: the window operator over ``TaggedUnion`` elements, input 0
+    tagged ``one``, input 1 ``two`` (Flink's ``CoGroupedStreams`` input mappers)."""
+
+    spec: Any
+
+    def __call__(self, task_info: TaskInfo) -> Any:
+        return _TaggingOperator(self.spec.build(task_info.index_of_this_subtask))
+
+
+class _TaggingOperator:
+    def __init__(self, op: Any) -> None:
+        self.op = op
+
+    def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
+        from flinkwin.operator.cogroup import TaggedUnion
+
+        tagged = TaggedUnion.one(value) if input_index == 0 else TaggedUnion.two(value)
+        self.op.process_element(tagged, timestamp)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.op, name)
+
+
+def window_join_node(spec: Any, plan: StreamPlan, heads: Sequence[StreamRef]) -> PlanNode:
+    """The window join or coGroup of ``spec`` reading ``heads`` (first, second) of ``plan``."""
+    from .runtime import OperatorSpec
+
+    declared = spec.output_schema if spec.output_schema is not None else spec.output_type
+    output = declared_type(declared, f"{spec.kind} output")
+    first, second = (plan.type_of(h) for h in heads)
+    operator = OperatorSpec(
+        assigner=spec.assigner,
+        function=spec.window_function,
+        key_fields=spec.union_key_selector(),
+        trigger=spec.trigger,
+        evictor=spec.evictor,
+        allowed_lateness_ms=spec.allowed_lateness_ms,
+        late_tag=spec.late_tag,
+        key_groups=1,
+        task_name="Window Join" if spec.kind != "cogroup" else "Window CoGroup",
+        overflow=overflow_policy(plan.sources[0].toDF().sparkSession),
+        atomic_elements=True,  # TaggedUnions, keyed by the union key selector
+        state_pickler=stage_pickler(plan),
+    )
+    operator.build()
+    sides = {}
+    if spec.late_tag is not None:  # late elements of either input, as TaggedUnions
+        sides[spec.late_tag.tag_id] = (spec.late_tag, declared_type(None, ""))
+    node = NodeSpec(
+        name=operator.task_name,
+        kind="operator",
+        inputs=((heads[0], 0), (heads[1], 1)),
+        build=TaggedInputs(operator),
+        shape=output.shape(),
+    )
+    from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
+
+    if spec.assigner.is_event_time():
+        timers = EVENT_TIME
+    elif isinstance(spec.assigner, (CountTumblingWindowAssigner, CountSlidingWindowAssigner)):
+        timers = NO_TIMERS
+    else:
+        timers = PROCESSING_TIME
+    del first, second
+    return PlanNode(node, output, sides, timers)
