@@ -1,4 +1,5 @@
-"""Window functions with PyFlink's signatures, key selectors and built-in aggregations."""
+"""Window functions with PyFlink's signatures, the interval join's ``ProcessJoinFunction``, key
+selectors and built-in aggregations."""
 
 from flinkwin.functions.base import (
     AggregateFunction,
@@ -14,6 +15,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
+from flinkwin.functions.process_join import ProcessJoinContext, ProcessJoinFunction
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.functions.transform import (
     FilterFunction,
@@ -34,6 +36,8 @@ __all__ = [
     "KeySelector",
     "MapFunction",
     "ProcessAllWindowFunction",
+    "ProcessJoinContext",
+    "ProcessJoinFunction",
     "ProcessWindowFunction",
     "ReduceFunction",
     "RuntimeContext",
