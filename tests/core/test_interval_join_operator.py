@@ -297,3 +297,21 @@ def test_implements_the_stream_operator_protocol() -> None:
     assert op.current_watermark == 7
     assert op.drain_output() == [] and op.drain_side_outputs() == {}
     assert op.describe()["bounds_ms"] == "[-1, 1] (inclusive)"
+
+
+def test_a_subtask_opens_its_function_once_across_restored_operators() -> None:
+    from flinkwin.operator.runtime_context import Subtask, TaskInfo
+
+    function = CountingJoin()
+    subtask = Subtask(function, first, TaskInfo(task_name="Interval Join", index_of_this_subtask=3))
+    op = join(0, 0, function=function, subtask=subtask)
+    op.process_element(("a", 0), 0, 0)
+    op.process_element(("a", 0), 0, 1)
+    restored = join(0, 0, function=function, subtask=subtask)
+    restored.restore(op.snapshot())
+    restored.process_element(("a", 0), 0, 1)
+    # the state handle obtained in open() now refers to the restored operator's state
+    assert values(restored) == [("a", 2)]
+    restored.close()
+    assert (function.opened, function.closed) == (1, 1)
+    assert function.get_runtime_context().get_index_of_this_subtask() == 3
