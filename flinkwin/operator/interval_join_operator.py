@@ -23,12 +23,14 @@ It emits exactly the pairs of a key's elements with
   ``lower <= 0``, else ``timer``). Elements of one bucket share one timer.
 
 Bucket order: Flink iterates the other side's buffer (a ``MapState``) in its state backend's
-order: a Java ``HashMap``'s on the heap backend (ascending for small non-negative timestamps,
-otherwise hash order, which changes with the map's size and when a checkpoint copies or a
-restore rebuilds the map), serialized-key order on RocksDB (ascending for non-negative
-timestamps). Flink's own tests accept any order. flinkwin joins buckets in ascending timestamp
-order, elements of a bucket in arrival order, always (also across snapshots): the set of
-results is Flink's, and their order is the one Flink's backends give for ordinary timestamps.
+order. On RocksDB that is serialized-key order: ascending for non-negative timestamps. On the
+heap backend it is a Java ``HashMap``'s: ascending only while the timestamps are below the map's
+capacity, otherwise hash order (epoch milliseconds are), which also changes when a checkpoint
+copies or a restore rebuilds the map, so it cannot be reproduced. Flink's own tests accept any
+order. flinkwin always joins buckets in ascending timestamp order (RocksDB's order), elements
+of a bucket in arrival order (as every backend), also across snapshots: the set of results and
+each result's timestamp are Flink's; only the order of the results one element produces may
+differ from a heap-backend run.
 
 This is a two-input operator: ``process_element(value, timestamp, 0)`` is Flink's
 ``processElement1`` (left), ``input_index=1`` ``processElement2`` (right). The watermark given to
