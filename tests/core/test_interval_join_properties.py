@@ -55,10 +55,9 @@ def model(script: list[tuple[Any, ...]], lower: int, upper: int, lower_inc: bool
         for b in sorted(matches, key=lambda b: b[2]):  # stable: arrival order per timestamp
             pair = (value, b[3], ts, b[2]) if side == 0 else (b[3], value, b[2], ts)
             out.append((pair, max(pair[2], pair[3])))
-        if side == 0:
-            cleanup = ts + high if high > 0 else ts
-        else:
-            cleanup = ts - low if -low > 0 else ts
+        # Flink's cleanup times: left ts + upper (upper > 0), right ts - lower (lower < 0)
+        relative_upper = high if side == 0 else -low
+        cleanup = ts + relative_upper if relative_upper > 0 else ts
         buffered.append((side, key, ts, value, cleanup))
     return out, late[0], late[1], len(buffered)
 
