@@ -1,5 +1,5 @@
-"""Window functions with PyFlink's signatures, the interval join's ``ProcessJoinFunction``, key
-selectors and built-in aggregations."""
+"""User functions with PyFlink's signatures: window functions, the window join's and the interval
+join's functions, key selectors and built-in aggregations."""
 
 from flinkwin.functions.base import (
     AggregateFunction,
@@ -15,6 +15,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
+from flinkwin.functions.join import CoGroupFunction, FlatJoinFunction, JoinFunction
 from flinkwin.functions.process_join import ProcessJoinContext, ProcessJoinFunction
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.functions.transform import (
@@ -29,10 +30,13 @@ __all__ = [
     "AllWindowFunction",
     "BuiltinAggregation",
     "CallableKeySelector",
+    "CoGroupFunction",
     "FieldKeySelector",
     "Function",
     "FilterFunction",
+    "FlatJoinFunction",
     "FlatMapFunction",
+    "JoinFunction",
     "KeySelector",
     "MapFunction",
     "ProcessAllWindowFunction",
