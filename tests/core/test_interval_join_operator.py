@@ -315,3 +315,31 @@ def test_a_subtask_opens_its_function_once_across_restored_operators() -> None:
     restored.close()
     assert (function.opened, function.closed) == (1, 1)
     assert function.get_runtime_context().get_index_of_this_subtask() == 3
+
+
+def test_runs_as_a_node_of_a_stream_graph() -> None:
+    from flinkwin.operator.graph import OPERATOR, GraphOperator, GraphPlan, NodeSpec, SourceSpec
+    from flinkwin.operator.runtime_context import TaskInfo
+
+    late = OutputTag("left-late")
+    node = NodeSpec(
+        name="Interval Join", kind=OPERATOR,
+        inputs=((("source", 0), 0), (("source", 1), 1)),
+        build=lambda info: join(0, 2, left_late=late, task_info=info),
+    )
+    source = SourceSpec(columns=("k", "v"), names=("k", "v"))
+    plan = GraphPlan(sources=(source, source), nodes=(node,), main=("node", 0),
+                     sides={late: ("side", 0, late)})
+    graph = GraphOperator(plan, TaskInfo(task_name="graph"))
+    graph.process_element(("k", "l1"), 1, 0)
+    graph.process_element(("k", "r2"), 2, 1)
+    graph.advance_watermark(2)
+    graph.process_element(("k", "l0"), 0, 0)  # late
+    restored = GraphOperator(plan, TaskInfo(task_name="graph"))
+    restored.restore(graph.snapshot())
+    restored.process_element(("k", "r3"), 3, 1)  # l1 is still buffered until the watermark is 3
+    assert graph.drain_output() == [((("k", "l1"), ("k", "r2")), 2)]
+    assert graph.drain_side_outputs() == {late: [(("k", "l0"), 0)]}
+    assert restored.drain_output() == [((("k", "l1"), ("k", "r3")), 3)]
+    restored.advance_watermark(3)  # the cleanup timers of l1 (1 + 2) and r3 (3) fire
+    assert restored.holds_nothing()
