@@ -16,6 +16,15 @@ class UnsupportedOperationError(RuntimeError):
     """Flink's ``UnsupportedOperationException``."""
 
 
+class FlinkError(RuntimeError):
+    """Flink's ``FlinkException``."""
+
+
+class UnsupportedTimeCharacteristicError(RuntimeError):
+    """Flink's ``UnsupportedTimeCharacteristicException``: an operation refused in the time
+    characteristic asked for (an interval join in processing time)."""
+
+
 class UserFunctionError(RuntimeError):
     """User code (window function, reduce/aggregate function, trigger, evictor, gap extractor)
     raised while the operator worked on ``key`` and ``window``. The user's exception, with its

@@ -1,4 +1,5 @@
-"""Window functions with PyFlink's signatures, key selectors and built-in aggregations."""
+"""User functions with PyFlink's signatures: window functions, the window join's and the interval
+join's functions, key selectors and built-in aggregations."""
 
 from flinkwin.functions.base import (
     AggregateFunction,
@@ -15,6 +16,7 @@ from flinkwin.functions.base import (
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
 from flinkwin.functions.join import CoGroupFunction, FlatJoinFunction, JoinFunction
+from flinkwin.functions.process_join import ProcessJoinContext, ProcessJoinFunction
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.functions.transform import (
     FilterFunction,
@@ -38,6 +40,8 @@ __all__ = [
     "KeySelector",
     "MapFunction",
     "ProcessAllWindowFunction",
+    "ProcessJoinContext",
+    "ProcessJoinFunction",
     "ProcessWindowFunction",
     "ReduceFunction",
     "RuntimeContext",

@@ -16,11 +16,11 @@ context (bound to the operator at work) and closed once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.metrics import MetricGroup
-from flinkwin.state.backend import VOID_NAMESPACE
+from flinkwin.state.backend import VOID_NAMESPACE, StateTables
 from flinkwin.state.descriptors import (
     AggregatingStateDescriptor,
     ListStateDescriptor,
@@ -30,8 +30,13 @@ from flinkwin.state.descriptors import (
     ValueStateDescriptor,
 )
 
-if TYPE_CHECKING:
-    from flinkwin.operator.window_operator import WindowOperator
+
+class KeyedOperator(Protocol):
+    """What a runtime context needs of its operator: the keyed state of its functions and the
+    key being processed (the window operator, the interval join operator...)."""
+
+    function_state: StateTables
+    current_key: Any
 
 
 @dataclass(frozen=True)
@@ -118,11 +123,11 @@ class OperatorRuntimeContext(TaskRuntimeContext):
     """The runtime context of one window operator (see module docstring): the task
     information of :class:`TaskRuntimeContext` plus keyed state of the current key."""
 
-    def __init__(self, op: WindowOperator, info: TaskInfo) -> None:
+    def __init__(self, op: KeyedOperator, info: TaskInfo) -> None:
         super().__init__(info)
         self._op = op
 
-    def bind(self, op: WindowOperator) -> None:
+    def bind(self, op: KeyedOperator) -> None:
         """Make ``op`` the operator whose keyed state this context (and every state handle
         obtained from it) refers to."""
         self._op = op
@@ -165,14 +170,14 @@ class Subtask:
         self.closed = False
         self._functions: list[Any] = []
 
-    def runtime_context(self, op: WindowOperator) -> OperatorRuntimeContext:
+    def runtime_context(self, op: KeyedOperator) -> OperatorRuntimeContext:
         """The subtask's runtime context, bound to ``op``."""
         if self.context is None:
             self.context = OperatorRuntimeContext(op, self.info)
         self.context.bind(op)
         return self.context
 
-    def open(self, op: WindowOperator, functions: list[Any]) -> None:
+    def open(self, op: KeyedOperator, functions: list[Any]) -> None:
         """Bind the context to ``op``; open ``functions`` (``op``'s rich functions, the
         subtask's objects) the first time."""
         from flinkwin.operator.window_operator import open_function
