@@ -65,6 +65,30 @@ class KeyedStream:
         )
 
 
+    def intervalJoin(self, other_stream: KeyedStream) -> Any:  # noqa: N802
+        """Flink's interval join: ``a.key_by(...).interval_join(b.key_by(...))
+        .between(lower, upper).process(ProcessJoinFunction, output_type)``: each pair of
+        elements with equal keys where ``a.ts + lower <= b.ts <= a.ts + upper``, with
+        timestamp ``max(a.ts, b.ts)`` (see docs/windows/interval-join.md)."""
+        from flinkwin.interval_join import IntervalJoin
+
+        return IntervalJoin(self, other_stream)
+
+    interval_join = intervalJoin
+
+    def _key(self) -> Any:
+        return self._key_selector if self._key_selector is not None else self._keys
+
+    def _interval_join(self, spec: Any) -> Any:
+        """The stream of a finished interval join (``spec.right`` is the other keyed stream)."""
+        from flinkwin.graph_stream import GraphResultStream
+        from flinkwin.spark.graph import combine, interval_join_node, plan_of
+
+        right = spec.right
+        plan, heads = combine([plan_of(self._stream), plan_of(right._stream)])
+        node = interval_join_node(spec, self._key(), right._key(), plan, heads)
+        return GraphResultStream(plan.with_node(node))
+
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
         """Print the elements, as PyFlink's ``KeyedStream.print()`` does (see
         ``DataStream.print``)."""

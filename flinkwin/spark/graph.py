@@ -22,6 +22,7 @@ one place:
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -610,3 +611,51 @@ def window_join_node(spec: Any, plan: StreamPlan, heads: Sequence[StreamRef]) ->
         timers = PROCESSING_TIME
     del first, second
     return PlanNode(node, output, sides, timers)
+
+
+# ---------------------------------------------------------------------- interval joins
+@dataclass(frozen=True)
+class IntervalJoinBuilder:
+    """An interval join's operator, built for the task (the spec without its streams)."""
+
+    spec: Any
+    left_key: Any
+    right_key: Any
+    overflow: str
+    state_pickler: StatePickler
+
+    def __call__(self, task_info: TaskInfo) -> Any:
+        from flinkwin.operator.interval_join_operator import IntervalJoinOperator
+
+        s = self.spec
+        return IntervalJoinOperator(
+            s.lower_bound, s.upper_bound, s.lower_bound_inclusive, s.upper_bound_inclusive,
+            s.left_late_data_output_tag, s.right_late_data_output_tag, copy.deepcopy(s.function),
+            self.left_key, self.right_key, task_info=task_info, overflow=self.overflow,
+            state_pickler=self.state_pickler,
+        )
+
+
+def interval_join_node(
+    spec: Any, left_key: Any, right_key: Any, plan: StreamPlan, heads: Sequence[StreamRef]
+) -> PlanNode:
+    """The interval join of ``spec`` reading ``heads`` (left, right) of ``plan``."""
+    declared = spec.output_schema if spec.output_schema is not None else spec.output_type
+    output = declared_type(declared, "interval join output")
+    left, right = (plan.type_of(h) for h in heads)
+    runtime_spec = replace(spec, right=None)
+    builder = IntervalJoinBuilder(
+        runtime_spec, left_key, right_key,
+        overflow_policy(plan.sources[0].toDF().sparkSession), stage_pickler(plan),
+    )
+    builder(TaskInfo("IntervalJoin", 0, 1, 1))  # fail at build time on an invalid setup
+    sides = {}
+    for tag, side in ((spec.left_late_data_output_tag, left),
+                      (spec.right_late_data_output_tag, right)):
+        if tag is not None:
+            sides[tag.tag_id] = (tag, side)
+    node = NodeSpec(
+        name="IntervalJoin", kind="operator", inputs=((heads[0], 0), (heads[1], 1)),
+        build=builder, shape=output.shape(),
+    )
+    return PlanNode(node, output, sides, EVENT_TIME)
