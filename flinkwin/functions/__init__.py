@@ -1,4 +1,5 @@
-"""Window functions with PyFlink's signatures, key selectors and built-in aggregations."""
+"""Window and process functions with PyFlink's signatures, key selectors and built-in
+aggregations."""
 
 from flinkwin.functions.base import (
     AggregateFunction,
@@ -14,6 +15,12 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
+from flinkwin.functions.process import (
+    KeyedProcessFunction,
+    ProcessFunction,
+    TimeDomain,
+    TimerService,
+)
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.functions.transform import (
     FilterFunction,
@@ -32,12 +39,16 @@ __all__ = [
     "FilterFunction",
     "FlatMapFunction",
     "KeySelector",
+    "KeyedProcessFunction",
     "MapFunction",
+    "ProcessFunction",
     "ProcessAllWindowFunction",
     "ProcessWindowFunction",
     "ReduceFunction",
     "RuntimeContext",
     "SinkFunction",
+    "TimeDomain",
+    "TimerService",
     "WindowContext",
     "WindowFunction",
     "max_by",
