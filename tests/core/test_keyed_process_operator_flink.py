@@ -181,6 +181,7 @@ class NullOutputTagEmittingProcessFunction(KeyedProcessFunction):
 
 
 def test_key_querying() -> None:
+    """Port of KeyedProcessOperatorTest#testKeyQuerying."""
     class KeyQueryingProcessFunction(KeyedProcessFunction):
         def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Any:
             assert ctx.get_current_key() == value[0], "Did not get expected key."
@@ -193,6 +194,7 @@ def test_key_querying() -> None:
 
 
 def test_timestamp_and_watermark_querying() -> None:
+    """Port of KeyedProcessOperatorTest#testTimestampAndWatermarkQuerying."""
     h = keyed(QueryingFlatMapFunction(TimeDomain.EVENT_TIME))
     h.process_watermark(17)
     h.process_element(5, 12)
@@ -205,6 +207,7 @@ def test_timestamp_and_watermark_querying() -> None:
 
 
 def test_timestamp_and_processing_time_querying() -> None:
+    """Port of KeyedProcessOperatorTest#testTimestampAndProcessingTimeQuerying."""
     h = keyed(QueryingFlatMapFunction(TimeDomain.PROCESSING_TIME))
     h.set_processing_time(17)
     h.process_element(5)
@@ -214,6 +217,7 @@ def test_timestamp_and_processing_time_querying() -> None:
 
 
 def test_event_time_timers() -> None:
+    """Port of KeyedProcessOperatorTest#testEventTimeTimers."""
     expected_key = 17
     h = keyed(TriggeringFlatMapFunction(TimeDomain.EVENT_TIME, expected_key))
     h.process_watermark(0)
@@ -223,6 +227,7 @@ def test_event_time_timers() -> None:
 
 
 def test_processing_time_timers() -> None:
+    """Port of KeyedProcessOperatorTest#testProcessingTimeTimers."""
     expected_key = 17
     h = keyed(TriggeringFlatMapFunction(TimeDomain.PROCESSING_TIME, expected_key))
     h.process_element(expected_key)
@@ -232,7 +237,7 @@ def test_processing_time_timers() -> None:
 
 
 def test_event_time_timer_with_state() -> None:
-    """No leakage between different keys."""
+    """Port of KeyedProcessOperatorTest#testEventTimeTimerWithState: no leakage between keys."""
     h = keyed(TriggeringStatefulFlatMapFunction(TimeDomain.EVENT_TIME))
     h.process_watermark(1)
     h.process_element(17, 0)  # should set timer for 6
@@ -249,7 +254,8 @@ def test_event_time_timer_with_state() -> None:
 
 
 def test_processing_time_timer_with_state() -> None:
-    """No leakage between different keys."""
+    """Port of KeyedProcessOperatorTest#testProcessingTimeTimerWithState: no leakage between
+    keys."""
     h = keyed(TriggeringStatefulFlatMapFunction(TimeDomain.PROCESSING_TIME))
     h.set_processing_time(1)
     h.process_element(17)  # should set timer for 6
@@ -266,6 +272,7 @@ def test_processing_time_timer_with_state() -> None:
 
 
 def test_snapshot_and_restore() -> None:
+    """Port of KeyedProcessOperatorTest#testSnapshotAndRestore."""
     expected_key = 5
     h = keyed(BothTriggeringFlatMapFunction(expected_key))
     h.process_element(expected_key, 12)
@@ -280,6 +287,7 @@ def test_snapshot_and_restore() -> None:
 
 
 def test_null_output_tag_refusal() -> None:
+    """Port of KeyedProcessOperatorTest#testNullOutputTagRefusal."""
     h = keyed(NullOutputTagEmittingProcessFunction())
     h.set_processing_time(17)
     with pytest.raises(UserFunctionError, match="OutputTag must not be null.") as raised:
@@ -289,7 +297,7 @@ def test_null_output_tag_refusal() -> None:
 
 
 def test_side_output() -> None:
-    """Also verifies the timestamps of side-emitted records."""
+    """Port of KeyedProcessOperatorTest#testSideOutput (with the side outputs' timestamps)."""
     h = keyed(SideOutputProcessFunction())
     h.process_element(42, 17)
     assert h.output == [("IN:42", 17)]
@@ -313,6 +321,7 @@ class QueryingProcessFunction(ProcessFunction):
 
 
 def test_process_operator_timestamp_and_watermark_querying() -> None:
+    """Port of ProcessOperatorTest#testTimestampAndWatermarkQuerying."""
     h = Harness(ProcessOperator(QueryingProcessFunction(TimeDomain.EVENT_TIME)))
     h.process_watermark(17)
     h.process_element(5, 12)
@@ -324,6 +333,7 @@ def test_process_operator_timestamp_and_watermark_querying() -> None:
 
 
 def test_process_operator_timestamp_and_processing_time_querying() -> None:
+    """Port of ProcessOperatorTest#testTimestampAndProcessingTimeQuerying."""
     h = Harness(ProcessOperator(QueryingProcessFunction(TimeDomain.PROCESSING_TIME)))
     h.set_processing_time(17)
     h.process_element(5)
@@ -333,6 +343,7 @@ def test_process_operator_timestamp_and_processing_time_querying() -> None:
 
 
 def test_process_operator_null_output_tag_refusal() -> None:
+    """Port of ProcessOperatorTest#testNullOutputTagRefusal."""
     class NullTag(ProcessFunction):
         def process_element(self, value: Any, ctx: ProcessFunction.Context) -> None:
             ctx.output(None, value)
@@ -344,6 +355,7 @@ def test_process_operator_null_output_tag_refusal() -> None:
 
 
 def test_process_operator_side_output() -> None:
+    """Port of ProcessOperatorTest#testSideOutput."""
     class SideOutput(ProcessFunction):
         def process_element(self, value: Any, ctx: ProcessFunction.Context) -> Any:
             yield f"IN:{value}"
