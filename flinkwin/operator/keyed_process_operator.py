@@ -21,8 +21,9 @@ setting or deleting timers raises Flink's ``UnsupportedOperationException`` mess
 state is refused. It holds nothing but its clocks.
 
 Errors raised by user code are reported as a :class:`~flinkwin.errors.UserFunctionError`
-naming the key. Snapshots are one Arrow IPC stream (format ``keyed-process-1``) whose user
-objects (keys, state values) are pickled and signed by the operator's :class:`StatePickler`.
+naming the key. Snapshots (:mod:`flinkwin.operator.process_snapshot`) hold keyed state, timers
+and clocks, their user objects (keys, state values) pickled and signed by the operator's
+:class:`StatePickler`; the contexts are in :mod:`flinkwin.operator.process_contexts`.
 """
 
 from __future__ import annotations
@@ -30,23 +31,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import pyarrow as pa
-
-from flinkwin.errors import (
-    OPERATOR_ERRORS,
-    IllegalStateError,
-    UnsupportedOperationError,
-    user_function_error,
-)
+from flinkwin.errors import OPERATOR_ERRORS, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector
 from flinkwin.functions.internal import iterate_outputs
-from flinkwin.functions.process import (
-    KeyedProcessFunction,
-    ProcessFunction,
-    TimeDomain,
-    TimerService,
-)
+from flinkwin.functions.process import KeyedProcessFunction, TimeDomain
 from flinkwin.keys import flink_key
+from flinkwin.operator.process_contexts import (
+    KeyedContext,
+    KeyedOnTimerContext,
+    KeyedTimerService,
+    NonKeyedContext,
+)
+from flinkwin.operator.process_snapshot import restore_process_operator, snapshot_process_operator
 from flinkwin.operator.runtime_context import (
     OperatorRuntimeContext,
     Subtask,
@@ -58,52 +54,12 @@ from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.window_operator import make_key_selector, open_function
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import to_record
-from flinkwin.state.backend import VOID_NAMESPACE, StateTables
-from flinkwin.time import MAX_LONG, MIN_LONG
-
-#: Flink's ``TimerService.UNSUPPORTED_REGISTER_TIMER_MSG``.
-UNSUPPORTED_REGISTER_TIMER_MSG = "Setting timers is only supported on a keyed streams."
-#: Flink's ``TimerService.UNSUPPORTED_DELETE_TIMER_MSG``.
-UNSUPPORTED_DELETE_TIMER_MSG = "Deleting timers is only supported on a keyed streams."
-
-FORMAT = "keyed-process-1"
-SCHEMA = pa.schema(
-    [
-        ("section", pa.int8()),
-        ("name", pa.int32()),
-        ("key", pa.int32()),
-        ("ts", pa.int64()),
-        ("obj", pa.int32()),
-        ("blob", pa.binary()),
-    ],
-    metadata={"flinkwin.format": FORMAT},
-)
-META, STATE, EVENT_TIMER, PROC_TIMER = range(4)
-
-
-def _timer_time(timestamp: Any) -> int:
-    """A timer's timestamp as a Java long, or a clear error."""
-    if isinstance(timestamp, bool) or not hasattr(timestamp, "__index__"):
-        raise TypeError(
-            "a timer's timestamp must be an int (epoch milliseconds), got "
-            f"{type(timestamp).__name__}: {timestamp!r}"
-        )
-    time = int(timestamp)
-    if not MIN_LONG <= time <= MAX_LONG:
-        raise ValueError(f"a timer's timestamp must be a Java long, got {time}")
-    return time
+from flinkwin.state.backend import StateTables
+from flinkwin.time import MIN_LONG
 
 
 def _is_side_output(out: Any) -> bool:
     return type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag)
-
-
-def _check_tag(output_tag: Any) -> OutputTag:
-    if output_tag is None:
-        raise ValueError("OutputTag must not be null.")
-    if not isinstance(output_tag, OutputTag):
-        raise TypeError(f"output(tag, value) needs an OutputTag, got {type(output_tag).__name__}")
-    return output_tag
 
 
 def _check_function(function: Any) -> None:
@@ -155,6 +111,35 @@ class _Base:
         out, self._side_outputs = self._side_outputs, {}
         return out
 
+    def _snapshot(
+        self,
+        states: list[tuple[str, list[tuple[Any, Any]], list[Any]]],
+        event_timers: TimerQueue,
+        processing_timers: TimerQueue,
+    ) -> bytes:
+        meta = {
+            "operator": self._KIND,
+            "watermark": self.current_watermark,
+            "processing_time": self.current_processing_time,
+        }
+        return snapshot_process_operator(
+            self.state_pickler, meta, states, event_timers, processing_timers
+        )
+
+    def _restore(self, data: bytes) -> tuple[
+        list[tuple[str, tuple[Any, Any], Any]],
+        list[tuple[int, tuple[Any, Any]]],
+        list[tuple[int, tuple[Any, Any]]],
+    ]:
+        """Restore the clocks; the states and timers of the snapshot (see
+        :func:`restore_process_operator`)."""
+        meta, states, event_timers, processing_timers = restore_process_operator(
+            self.state_pickler, self._KIND, data
+        )
+        self.current_watermark = meta["watermark"]
+        self.current_processing_time = meta["processing_time"]
+        return states, event_timers, processing_timers
+
     def _where(self, method: str) -> str:
         return f"{type(self.function).__name__}.{method}"
 
@@ -200,9 +185,9 @@ class KeyedProcessOperator(_Base):
             OperatorRuntimeContext(self, task_info or TaskInfo(task_name="KeyedProcess"))
             if subtask is None else subtask.runtime_context(self)
         )
-        timers = _KeyedTimerService(self)
-        self._context = _KeyedContext(self, timers)
-        self._timer_context = _KeyedOnTimerContext(self, timers)
+        timers = KeyedTimerService(self)
+        self._context = KeyedContext(self, timers)
+        self._timer_context = KeyedOnTimerContext(self, timers)
 
     # --------------------------------------------------------------- lifecycle
 
@@ -331,21 +316,18 @@ class KeyedProcessOperator(_Base):
 
     def holds_nothing(self) -> bool:
         """True when no keyed state and no timers remain."""
-        return not (self.function_state.num_entries() or len(self.event_timers)
+        return not (any(self.function_state.tables.values()) or len(self.event_timers)
                     or len(self.processing_timers))
 
     def snapshot(self) -> bytes:
         """Keyed state, timers and clocks as bytes ``restore`` takes back."""
-        return _snapshot(self, self._KIND, [
-            (name, list(table), list(table.values()))
-            for name, table in self.function_state.tables.items()
-        ], self.event_timers, self.processing_timers)
+        states = [(name, list(table), list(table.values()))
+                  for name, table in self.function_state.tables.items()]
+        return self._snapshot(states, self.event_timers, self.processing_timers)
 
     def restore(self, data: bytes) -> None:
         """Replace this operator's state with a ``snapshot()``."""
-        meta, states, event_timers, processing_timers = _restore(self, self._KIND, data)
-        self.current_watermark = meta["watermark"]
-        self.current_processing_time = meta["processing_time"]
+        states, event_timers, processing_timers = self._restore(data)
         self.function_state = StateTables()
         for name, slot, value in states:
             self.function_state.tables.setdefault(name, {})[slot] = value
@@ -379,7 +361,7 @@ class ProcessOperator(_Base):
             )
         super().__init__(function, state_pickler)
         self.runtime_context = TaskRuntimeContext(task_info or TaskInfo(task_name="Process"))
-        self._context = _NonKeyedContext(self)
+        self._context = NonKeyedContext(self)
 
     def open(self) -> None:
         """Open the function once, before its first call."""
@@ -441,245 +423,13 @@ class ProcessOperator(_Base):
 
     def snapshot(self) -> bytes:
         """The clocks, as bytes ``restore`` takes back."""
-        return _snapshot(self, self._KIND, [], TimerQueue(), TimerQueue())
+        return self._snapshot([], TimerQueue(), TimerQueue())
 
     def restore(self, data: bytes) -> None:
-        meta = _restore(self, self._KIND, data)[0]
-        self.current_watermark = meta["watermark"]
-        self.current_processing_time = meta["processing_time"]
+        self._restore(data)
 
     def describe(self) -> dict[str, str]:
         return {"function": type(self.function).__name__}
 
 
-# ----------------------------------------------------------------- contexts
-
-
-class _KeyedTimerService(TimerService):
-    """Timers of the operator's current key (Flink's ``SimpleTimerService``)."""
-
-    def __init__(self, op: KeyedProcessOperator) -> None:
-        self._op = op
-
-    def current_processing_time(self) -> int:
-        return self._op.current_processing_time
-
-    def current_watermark(self) -> int:
-        return self._op.current_watermark
-
-    def register_processing_time_timer(self, timestamp: int) -> None:
-        self._op.processing_timers.register(
-            _timer_time(timestamp), self._op.current_key, VOID_NAMESPACE)
-
-    def register_event_time_timer(self, timestamp: int) -> None:
-        self._op.event_timers.register(_timer_time(timestamp), self._op.current_key, VOID_NAMESPACE)
-
-    def delete_processing_time_timer(self, timestamp: int) -> None:
-        self._op.processing_timers.delete(
-            _timer_time(timestamp), self._op.current_key, VOID_NAMESPACE)
-
-    def delete_event_time_timer(self, timestamp: int) -> None:
-        self._op.event_timers.delete(_timer_time(timestamp), self._op.current_key, VOID_NAMESPACE)
-
-
-class _KeyedContext(KeyedProcessFunction.Context, ProcessFunction.Context):
-    """The context of ``process_element`` on a keyed stream."""
-
-    def __init__(self, op: KeyedProcessOperator, timers: TimerService) -> None:
-        self._op = op
-        self._timers = timers
-        self.active = False
-        self.element_timestamp: int | None = None
-
-    def timer_service(self) -> TimerService:
-        return self._timers
-
-    def timestamp(self) -> int | None:
-        if not self.active:
-            raise IllegalStateError("the context is only valid during process_element")
-        return self.element_timestamp
-
-    def get_current_key(self) -> Any:
-        return self._op.current_key
-
-    def output(self, output_tag: Any, value: Any) -> None:
-        ts = self.element_timestamp
-        self._op.emit_side(_check_tag(output_tag), value, MIN_LONG if ts is None else ts)
-
-
-class _KeyedOnTimerContext(KeyedProcessFunction.OnTimerContext, ProcessFunction.OnTimerContext):
-    """The context of ``on_timer``: the firing timer's timestamp, time domain and key."""
-
-    def __init__(self, op: KeyedProcessOperator, timers: TimerService) -> None:
-        self._op = op
-        self._timers = timers
-        self.domain: TimeDomain | None = None
-        self.timer_timestamp = MIN_LONG
-
-    def timer_service(self) -> TimerService:
-        return self._timers
-
-    def _check(self) -> None:
-        if self.domain is None:
-            raise IllegalStateError("the timer context is only valid during on_timer")
-
-    def timestamp(self) -> int:
-        self._check()
-        return self.timer_timestamp
-
-    def time_domain(self) -> TimeDomain:
-        self._check()
-        assert self.domain is not None
-        return self.domain
-
-    def get_current_key(self) -> Any:
-        return self._op.current_key
-
-    def output(self, output_tag: Any, value: Any) -> None:
-        self._op.emit_side(_check_tag(output_tag), value, self.timer_timestamp)
-
-
-class _NonKeyedContext(ProcessFunction.Context, TimerService):
-    """The context of ``process_element`` on a non-keyed stream: it is its own timer service,
-    which queries time and refuses timers (Flink's ``ProcessOperator.ContextImpl``)."""
-
-    def __init__(self, op: ProcessOperator) -> None:
-        self._op = op
-        self.active = False
-        self.element_timestamp: int | None = None
-
-    def timer_service(self) -> TimerService:
-        return self
-
-    def timestamp(self) -> int | None:
-        if not self.active:
-            raise IllegalStateError("the context is only valid during process_element")
-        return self.element_timestamp
-
-    def output(self, output_tag: Any, value: Any) -> None:
-        ts = self.element_timestamp
-        self._op.emit_side(_check_tag(output_tag), value, MIN_LONG if ts is None else ts)
-
-    def current_processing_time(self) -> int:
-        return self._op.current_processing_time
-
-    def current_watermark(self) -> int:
-        return self._op.current_watermark
-
-    def register_processing_time_timer(self, timestamp: int) -> None:
-        raise UnsupportedOperationError(UNSUPPORTED_REGISTER_TIMER_MSG)
-
-    def register_event_time_timer(self, timestamp: int) -> None:
-        raise UnsupportedOperationError(UNSUPPORTED_REGISTER_TIMER_MSG)
-
-    def delete_processing_time_timer(self, timestamp: int) -> None:
-        raise UnsupportedOperationError(UNSUPPORTED_DELETE_TIMER_MSG)
-
-    def delete_event_time_timer(self, timestamp: int) -> None:
-        raise UnsupportedOperationError(UNSUPPORTED_DELETE_TIMER_MSG)
-
-
-# ---------------------------------------------------------------- snapshots
-
-
-def _snapshot(
-    op: _Base,
-    kind: str,
-    states: list[tuple[str, list[tuple[Any, Any]], list[Any]]],
-    event_timers: TimerQueue,
-    processing_timers: TimerQueue,
-) -> bytes:
-    """One Arrow IPC stream: a meta row holding the signed pickle of the clocks, state names,
-    keys and state values; a row per state entry (name, key, value refs) and per timer (key,
-    timestamp), timers in firing order."""
-    keys: list[Any] = []
-    key_index: dict[tuple[type, Any], int] = {}
-
-    def key_ref(key: Any) -> int:
-        typed = (type(key), key)  # 1, 1.0 and True stay distinct keys
-        i = key_index.get(typed)
-        if i is None:
-            i = key_index[typed] = len(keys)
-            keys.append(key)
-        return i
-
-    cols: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
-    names: list[str] = []
-    objects: list[Any] = []
-    for name, slots, values in states:
-        n = len(slots)
-        cols["section"] += [STATE] * n
-        cols["name"] += [len(names)] * n
-        cols["key"] += [key_ref(key) for key, _ in slots]
-        cols["ts"] += [None] * n
-        cols["obj"] += range(len(objects), len(objects) + n)
-        names.append(name)
-        objects += values
-    for section, queue in ((EVENT_TIMER, event_timers), (PROC_TIMER, processing_timers)):
-        timers = list(queue)
-        n = len(timers)
-        cols["section"] += [section] * n
-        cols["name"] += [None] * n
-        cols["key"] += [key_ref(key) for _, key, _ in timers]
-        cols["ts"] += [ts for ts, _, _ in timers]
-        cols["obj"] += [None] * n
-    cols["blob"] += [None] * len(cols["section"])
-    meta = {
-        "operator": kind,
-        "watermark": op.current_watermark,
-        "processing_time": op.current_processing_time,
-    }
-    blob = op.state_pickler.dump((meta, names, keys, objects))
-    for name, value in zip(SCHEMA.names, (META, None, None, None, None, blob)):
-        cols[name].insert(0, value)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, SCHEMA, options=pa.ipc.IpcWriteOptions(compression="lz4")) as s:
-        s.write_table(pa.Table.from_pydict(cols, schema=SCHEMA))
-    return sink.getvalue().to_pybytes()
-
-
-def _restore(op: _Base, kind: str, data: bytes) -> tuple[
-    dict[str, Any],
-    list[tuple[str, tuple[Any, Any], Any]],
-    list[tuple[int, tuple[Any, Any]]],
-    list[tuple[int, tuple[Any, Any]]],
-]:
-    """(meta, [(state name, (key, namespace), value)], event timers, processing timers) of a
-    snapshot, timers as (timestamp, (key, namespace)) in firing order."""
-    try:
-        reader = pa.ipc.open_stream(pa.py_buffer(data))
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise ValueError(f"not a flinkwin operator snapshot: {exc}") from exc
-    version = (reader.schema.metadata or {}).get(b"flinkwin.format", b"?").decode()
-    if version != FORMAT:
-        raise ValueError(
-            f"snapshot format {version!r} is not a process operator's ({FORMAT!r})"
-        )
-    table = reader.read_all()
-    meta, names, keys, objects = op.state_pickler.load(table.column("blob")[0].as_py())
-    if meta["operator"] != kind:
-        raise ValueError(
-            f"snapshot of a {meta['operator']} process operator cannot restore a {kind} one"
-        )
-    body = table.slice(1).to_pydict()
-    states = []
-    timers: dict[int, list[tuple[int, tuple[Any, Any]]]] = {EVENT_TIMER: [], PROC_TIMER: []}
-    for section, name, key, ts, obj in zip(
-        body["section"], body["name"], body["key"], body["ts"], body["obj"]
-    ):
-        slot = (keys[key], VOID_NAMESPACE)
-        if section == STATE:
-            states.append((names[name], slot, objects[obj]))
-        elif section in timers:
-            timers[section].append((ts, slot))
-        else:
-            raise ValueError(f"unknown snapshot section {section!r}")
-    return meta, states, timers[EVENT_TIMER], timers[PROC_TIMER]
-
-
-__all__ = [
-    "UNSUPPORTED_DELETE_TIMER_MSG",
-    "UNSUPPORTED_REGISTER_TIMER_MSG",
-    "KeyedProcessOperator",
-    "ProcessOperator",
-]
+__all__ = ["KeyedProcessOperator", "ProcessOperator"]
