@@ -112,8 +112,10 @@ class _BaseContext(ABC):
 class ProcessFunction(Function, Generic[IN, OUT]):
     """Processes each element of a stream (``pyflink.datastream.functions.ProcessFunction``).
 
-    On a keyed stream it runs as a ``KeyedProcessFunction`` does: timers and keyed state are
-    available, and ``on_timer`` (Java's ``onTimer``) is called when a timer fires."""
+    PyFlink's ``KeyedStream.process`` takes a ``KeyedProcessFunction`` only; the keyed process
+    operator also runs a ``ProcessFunction`` keyed (as Java's
+    ``KeyedStream.process(ProcessFunction)``), with timers, keyed state and ``on_timer`` (Java's
+    ``onTimer``)."""
 
     class Context(_BaseContext):
         """Information available in ``process_element`` (and ``on_timer``)."""
