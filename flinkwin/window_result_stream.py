@@ -42,6 +42,7 @@ class WindowResultStream(DataStream):
         if assigner is not pipeline.assigner:
             pipeline = dataclasses.replace(pipeline, assigner=assigner)
         self._pipeline = pipeline
+        self._declared = type_info
         self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
         # outputs without a declared type are pickled values (flinkwin's own schema decides,
         # never the DataFrame's metadata)
@@ -54,6 +55,25 @@ class WindowResultStream(DataStream):
         )
         if pickled:
             self._df, self._type_info = self._stage([]).main_timed(), Types.PICKLED_BYTE_ARRAY()
+
+    @property
+    def _plan(self) -> Any:
+        """On a stream, this window as the first operator of a graph (a window, join or
+        process after it joins the same stage); None on a static input, where the results
+        are a DataFrame with their timestamps."""
+        if not self._pipeline.df.isStreaming:
+            return None
+        from flinkwin.spark.graph import StreamPlan, window_node
+
+        source = self.__dict__.get("_source")
+        if source is None:
+            pipeline = self._pipeline
+            source = self.__dict__["_source"] = DataStream._own(
+                pipeline.df, pipeline.element_type, key_groups=pipeline.key_groups,
+                watermark_strategy=pipeline.watermark, runtime_mode=pipeline.runtime_mode,
+            )
+        plan = StreamPlan.of_source(source)
+        return plan.with_node(window_node(self._pipeline, plan, self._declared))
 
     def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
         key = tuple(side_tags)

@@ -287,7 +287,7 @@ class WindowedStream:
 
     def _finish(
         self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool
-    ) -> WindowResultStream:
+    ) -> Any:
         if output_schema is not None and output_type is not None:
             raise ValueError("pass output_schema or output_type, not both")
         declared = output_schema if output_schema is not None else output_type
@@ -318,6 +318,14 @@ class WindowedStream:
             type_info = state.stream._type_info if declared is None else None
         if with_window and is_atomic_type(type_info):
             type_info = None  # the window columns make Rows of the outputs
+        if getattr(state.stream, "_plan", None) is not None:
+            # a window over a graph stream (a union, a join, a window's results on a stream)
+            # joins that graph's one stage
+            from flinkwin.graph_stream import GraphResultStream
+            from flinkwin.spark.graph import window_node
+
+            plan = state.stream._plan
+            return GraphResultStream(plan.with_node(window_node(pipeline, plan, type_info)))
         # compiles: errors surface where it is built
         return WindowResultStream(pipeline, type_info)
 

@@ -15,6 +15,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
+from flinkwin.functions.join import CoGroupFunction, FlatJoinFunction, JoinFunction
 from flinkwin.functions.process import (
     KeyedProcessFunction,
     ProcessFunction,
@@ -34,10 +35,13 @@ __all__ = [
     "AllWindowFunction",
     "BuiltinAggregation",
     "CallableKeySelector",
+    "CoGroupFunction",
     "FieldKeySelector",
     "Function",
     "FilterFunction",
+    "FlatJoinFunction",
     "FlatMapFunction",
+    "JoinFunction",
     "KeySelector",
     "KeyedProcessFunction",
     "MapFunction",

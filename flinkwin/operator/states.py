@@ -98,9 +98,12 @@ def restore_state(snapshot: bytes, factory: Factory) -> Any:
 def prepare(state: Any, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> Any:
     """The state to process this batch with under ``watermark``: ``state``, or its operator
     equivalent when it cannot take the batch."""
-    if isinstance(state, WindowOperator) or state.accepts(frame, timestamps, watermark):
+    columnar: Any = state
+    if not isinstance(state, tuple(_CLASSES.values())) or columnar.accepts(
+        frame, timestamps, watermark
+    ):
         return state
-    return state.to_operator()
+    return columnar.to_operator()
 
 
 def settle(state: Any, kind: str, factory: Factory, columns: list[str]) -> Any:

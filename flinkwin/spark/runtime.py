@@ -204,7 +204,9 @@ def _own_copy(function: Any) -> Any:
 class KeyGroupRuntime:
     """The per-key-group function and its output encoding (see module docstring)."""
 
-    operator: OperatorSpec
+    #: builds the key group's operator: an OperatorSpec (a window stage), or a graph stage's
+    #: spec (flinkwin.spark.graph.GraphSpec)
+    operator: Any
     input_schema: StructType
     event_time: EventTime | None
     time_zone: str

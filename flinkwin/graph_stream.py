@@ -1,0 +1,155 @@
+"""``GraphResultStream``: a stream computed by a stream graph (``union``, window joins,
+interval joins, ``process``, windows over windows' results), run as ONE stateful stage.
+
+It is used as every flinkwin result is: as a DataFrame (``toDF()``), with ``print()``,
+``add_sink()``, ``execute_and_collect()``, ``getSideOutput(tag)``, ``start(...)``,
+``writeStream`` and ``explain()``; and as the input of more operators, which join its graph
+(see :mod:`flinkwin.spark.graph`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pyspark.sql.streaming import StreamingQuery
+from pyspark.sql.types import StructType
+
+from flinkwin.datastream.data_stream import DataStream
+from flinkwin.output_tag import OutputTag
+from flinkwin.spark.compiler import CompiledStage, PipelineError
+from flinkwin.spark.graph import StreamPlan, compile_graph
+from flinkwin.spark.runtime import PROCESSING_TIME
+from flinkwin.spark.sinks import start_query
+from flinkwin.spark.writer import WindowDataStreamWriter
+from flinkwin.types import TypeInformation, Types, is_pickled_type
+
+
+class GraphResultStream(DataStream):
+    """The head of a stream graph as a stream (see module docstring)."""
+
+    def __init__(self, plan: StreamPlan) -> None:
+        self._plan_value = plan
+        self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
+        first = plan.sources[0]
+        head = plan.head_type
+        type_info = head.type_info
+        if head.pickled:
+            type_info = Types.PICKLED_BYTE_ARRAY()
+        super().__init__(
+            self._stage([]).main_timed(),
+            key_groups=first._key_groups,
+            runtime_mode=first._runtime_mode,
+            type_info=None if head.pickled else type_info,
+        )
+        self._df, self._type_info = self._stage([]).main_timed(), type_info
+
+    @property
+    def _plan(self) -> StreamPlan:
+        return self._plan_value
+
+    def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
+        key = tuple(side_tags)
+        if key not in self._stages:
+            first = self._plan_value.sources[0]
+            self._stages[key] = compile_graph(self._plan_value, side_tags, first._runtime_mode)
+        return self._stages[key]
+
+    def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
+        """The side output ``output_tag`` of this stream's operator (late data, or what its
+        function sent with ``ctx.output``/``yield tag, value``); starting a query on it runs
+        the graph again: use ``start(side_outputs=...)`` to write both in one query."""
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
+        side_type = self._plan_value.side_type(output_tag)
+        stage = self._stage([output_tag])
+        type_info = side_type.type_info
+        if side_type.pickled:
+            type_info = Types.PICKLED_BYTE_ARRAY()
+        elif not isinstance(type_info, TypeInformation) or is_pickled_type(type_info):
+            type_info = None
+        return DataStream._own(stage.side(output_tag), type_info,
+                               key_groups=self._key_groups, runtime_mode=self._runtime_mode)
+
+    def explain(self, mode: str | None = None) -> None:
+        """Print flinkwin's plan of the graph's stage, then Spark's."""
+        stage = self._stage([])
+        print("== flinkwin graph stage ==")
+        width = max(len(k) for k in stage.summary)
+        for key, value in stage.summary.items():
+            print(f"{key.ljust(width)} : {value}")
+        stage.combined.explain(mode)
+
+    def metrics(self) -> dict[str, int]:
+        """The stage's metrics on a static input, after an action (see ``docs/metrics.md``)."""
+        for stage in self._stages.values():
+            if stage.observation is None:
+                raise ValueError("metrics() is for a static input; a streaming query "
+                                 "publishes them in query.lastProgress['observedMetrics']")
+            try:
+                return dict(stage.observation.get)
+            except Exception:  # noqa: BLE001,S112 (not computed yet: try the next stage)
+                continue
+        raise RuntimeError("no action has computed this result yet")
+
+    def start(
+        self,
+        main: Any = None,
+        side_outputs: Mapping[OutputTag, Any] | None = None,
+        *,
+        checkpoint_location: str | None = None,
+        trigger: Mapping[str, Any] | None = None,
+        output_mode: str = "append",
+        query_name: str | None = None,
+        **options: Any,
+    ) -> StreamingQuery | None:
+        """Run the graph as ONE query writing the main output to ``main`` and each side output
+        to its sink, as :meth:`flinkwin.window_result_stream.WindowResultStream.start`."""
+        side_outputs = dict(side_outputs or {})
+        stage = self._stage(list(side_outputs))
+        if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:
+            raise ValueError(
+                "a processing-time graph stage never finishes under availableNow: use a "
+                "processingTime trigger and stop the query yourself"
+            )
+        from_options = options.pop("checkpointLocation", None)
+        if from_options is not None:
+            if checkpoint_location is not None and checkpoint_location != from_options:
+                raise ValueError(
+                    f"two checkpoint locations: {checkpoint_location!r} and option "
+                    f"checkpointLocation={from_options!r}"
+                )
+            checkpoint_location = str(from_options)
+        return start_query(
+            stage, main, side_outputs, checkpoint_location=checkpoint_location,
+            trigger=trigger, output_mode=output_mode, query_name=query_name, options=options,
+        )
+
+    @property
+    def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802
+        """Spark's ``DataStreamWriter`` interface for this result (see
+        :class:`flinkwin.spark.writer.WindowDataStreamWriter`)."""
+        if not self.toDF().isStreaming:
+            raise ValueError("'writeStream' can be called only on a streaming input")
+        return WindowDataStreamWriter(self)  # type: ignore[arg-type]
+
+    def setParallelism(self, parallelism: int) -> GraphResultStream:  # noqa: N802
+        """A graph stage runs in one task (docs/architecture.md#stream-graphs): only 1 is
+        accepted."""
+        if parallelism != 1:
+            raise PipelineError(
+                f"setParallelism({parallelism}): a stream graph runs as one stateful stage in "
+                "one task (its operators are keyed differently); only 1 is possible"
+            )
+        self._hints["parallelism"] = 1
+        return self
+
+    @property
+    def output_schema(self) -> StructType:
+        return self.toDF().schema
+
+    get_side_output = getSideOutput
+    set_parallelism = setParallelism
+
+
+__all__ = ["GraphResultStream"]
