@@ -34,7 +34,9 @@ from flinkwin import (
 )
 from flinkwin.errors import IllegalStateError, UnsupportedOperationError, UserFunctionError
 from flinkwin.operator import StatePickler, WindowOperator
+from flinkwin.operator.graph import OPERATOR, GraphOperator, GraphPlan, NodeSpec, SourceSpec
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator, ProcessOperator
+from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshot import SnapshotAuthenticationError
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.time import MIN_LONG
@@ -528,6 +530,36 @@ def test_hot_items_top_n_emits_each_windows_top_items_once_its_end_passes() -> N
 
 def test_hot_items_results_do_not_depend_on_snapshots_between_steps() -> None:
     assert run_hot_items(snapshot_every_step=True) == run_hot_items(snapshot_every_step=False)
+
+
+def test_hot_items_in_a_stream_graph_equals_the_operators_chained_by_hand() -> None:
+    """The same pipeline as one stream graph (the window node feeding the keyed process
+    node), snapshotted and restored between every step."""
+    plan = GraphPlan(
+        sources=(SourceSpec(columns=("item", "ts"), names=("item", "ts"), tuple_elements=True),),
+        nodes=(
+            NodeSpec("window", OPERATOR, ((("source", 0), 0),), build=lambda info: WindowOperator(
+                SlidingEventTimeWindows.of(Time.minutes(60), Time.minutes(5)),
+                (CountAgg(), WindowResultFunction()), key_selector=lambda v: v[0],
+                task_info=info)),
+            NodeSpec("top", OPERATOR, ((("node", 0), 0),), build=lambda info: KeyedProcessOperator(
+                TopNHotItems(3), "window_end", task_info=info)),
+        ),
+        main=("node", 1),
+    )
+    graph = GraphOperator(plan, TaskInfo())
+    results = []
+    for item, ts in VIEWS:
+        graph.process_element((item, ts), ts)
+        restored = GraphOperator(plan, TaskInfo())
+        restored.restore(graph.snapshot())
+        graph = restored
+        graph.advance_watermark(ts - 1)
+        results += graph.drain_output()
+    graph.advance_watermark(200 * MINUTE)
+    results += graph.drain_output()
+    assert results == run_hot_items(snapshot_every_step=False)
+    assert graph.holds_nothing()
 
 
 # ------------------------------------------------------------ operator contract
