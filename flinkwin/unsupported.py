@@ -51,11 +51,6 @@ TWO_INPUTS = (
     "flinkwin runs one-input window pipelines: connect, broadcast and co-functions are not "
     "supported; join or union the DataFrames with Spark before DataStream(df)"
 )
-PROCESS_FUNCTIONS = (
-    "flinkwin runs window pipelines: ProcessFunction, KeyedProcessFunction and their timer "
-    "service are not supported; use a window with a ProcessWindowFunction, or Spark's "
-    "transformWithState for per-key timers"
-)
 PARTITIONING = "partitioning is Spark's: key_by(...) is the only partitioning flinkwin honours"
 SOURCES = (
     "sources are Spark DataFrames: DataStream(spark.readStream..., type_info=...) or "
@@ -85,8 +80,6 @@ MODULES: dict[str, str] = {
     "flinkwin.common.job_client": JOBS,
     "flinkwin.common.job_execution_result": JOBS,
     "flinkwin.datastream.slot_sharing_group": RESOURCES,
-    "flinkwin.datastream.timerservice": PROCESS_FUNCTIONS,
-    "flinkwin.datastream.time_domain": PROCESS_FUNCTIONS,
 }
 
 #: Name -> why it is refused, wherever PyFlink exports it.
@@ -98,10 +91,6 @@ NAMES: dict[str, str] = {
          "KeyedBroadcastProcessFunction", "ReadOnlyBroadcastState", "BroadcastState",
          "OperatorStateStore"],
         TWO_INPUTS,
-    ),
-    **dict.fromkeys(
-        ["ProcessFunction", "KeyedProcessFunction", "TimerService", "TimeDomain"],
-        PROCESS_FUNCTIONS,
     ),
     **dict.fromkeys(
         ["CheckpointConfig", "ExternalizedCheckpointCleanup", "ExternalizedCheckpointRetention",

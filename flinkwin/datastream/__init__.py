@@ -1,13 +1,14 @@
 """PyFlink's ``pyflink.datastream``, under the same names and module layout: a program's
 ``from pyflink.datastream import StreamExecutionEnvironment, ProcessWindowFunction`` becomes
 ``from flinkwin.datastream import ...``, and ``pyflink.datastream.window``, ``.functions``,
-``.state``, ``.output_tag``, ``.execution_mode``, ``.data_stream`` and
-``.stream_execution_environment`` become the modules of the same names here.
+``.state``, ``.output_tag``, ``.timerservice``, ``.time_domain``, ``.execution_mode``,
+``.data_stream`` and ``.stream_execution_environment`` become the modules of the same names
+here.
 
 The stream classes (``DataStream``, ``KeyedStream``, ``WindowedStream``) import Spark and load
 on first use; everything else imports no Spark. Names flinkwin does not provide (connected and
-broadcast streams, process functions, state backends...) raise an ``ImportError`` saying what to
-do instead (:mod:`flinkwin.unsupported`).
+broadcast streams, state backends...) raise an ``ImportError`` saying what to do instead
+(:mod:`flinkwin.unsupported`).
 """
 
 import importlib
@@ -21,12 +22,16 @@ from flinkwin.functions import (
     AggregateFunction,
     FilterFunction,
     FlatMapFunction,
+    KeyedProcessFunction,
     KeySelector,
     MapFunction,
+    ProcessFunction,
     ProcessWindowFunction,
     ReduceFunction,
     RuntimeContext,
     SinkFunction,
+    TimeDomain,
+    TimerService,
     WindowFunction,
 )
 from flinkwin.output_tag import OutputTag
@@ -62,10 +67,12 @@ __all__ = [
     "FlatMapFunction",
     "GlobalWindow",
     "KeySelector",
+    "KeyedProcessFunction",
     "KeyedStream",
     "MapFunction",
     "MergingWindowAssigner",
     "OutputTag",
+    "ProcessFunction",
     "ProcessWindowFunction",
     "ReduceFunction",
     "RuntimeContext",
@@ -73,7 +80,9 @@ __all__ = [
     "SinkFunction",
     "StreamExecutionEnvironment",
     "TimeCharacteristic",
+    "TimeDomain",
     "TimeWindow",
+    "TimerService",
     "Trigger",
     "TriggerResult",
     "Window",

@@ -1,6 +1,6 @@
-"""PyFlink's ``pyflink.datastream.functions``: the user-function base classes a window program
-implements (flinkwin's own home is :mod:`flinkwin.functions`). Two-input, broadcast and
-process functions raise an ``ImportError`` saying why (:mod:`flinkwin.unsupported`)."""
+"""PyFlink's ``pyflink.datastream.functions``: the user-function base classes a program
+implements (flinkwin's own home is :mod:`flinkwin.functions`). Two-input and broadcast
+functions raise an ``ImportError`` saying why (:mod:`flinkwin.unsupported`)."""
 
 from typing import Any
 
@@ -10,13 +10,17 @@ from flinkwin.functions import (
     FilterFunction,
     FlatMapFunction,
     Function,
+    KeyedProcessFunction,
     KeySelector,
     MapFunction,
     ProcessAllWindowFunction,
+    ProcessFunction,
     ProcessWindowFunction,
     ReduceFunction,
     RuntimeContext,
     SinkFunction,
+    TimeDomain,
+    TimerService,
     WindowFunction,
 )
 from flinkwin.unsupported import missing
@@ -32,12 +36,16 @@ __all__ = [
     "FilterFunction",
     "FlatMapFunction",
     "Function",
+    "KeyedProcessFunction",
     "KeySelector",
     "MapFunction",
+    "ProcessFunction",
     "ProcessAllWindowFunction",
     "ProcessWindowFunction",
     "ReduceFunction",
     "RuntimeContext",
     "SinkFunction",
+    "TimeDomain",
+    "TimerService",
     "WindowFunction",
 ]

@@ -1,5 +1,5 @@
-"""User functions with PyFlink's signatures: window functions, the window join's and the interval
-join's functions, key selectors and built-in aggregations."""
+"""User functions with PyFlink's signatures: window and process functions, the window join's
+and the interval join's functions, key selectors and built-in aggregations."""
 
 from flinkwin.functions.base import (
     AggregateFunction,
@@ -16,6 +16,12 @@ from flinkwin.functions.base import (
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
 from flinkwin.functions.join import CoGroupFunction, FlatJoinFunction, JoinFunction
+from flinkwin.functions.process import (
+    KeyedProcessFunction,
+    ProcessFunction,
+    TimeDomain,
+    TimerService,
+)
 from flinkwin.functions.process_join import ProcessJoinContext, ProcessJoinFunction
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.functions.transform import (
@@ -38,7 +44,9 @@ __all__ = [
     "FlatMapFunction",
     "JoinFunction",
     "KeySelector",
+    "KeyedProcessFunction",
     "MapFunction",
+    "ProcessFunction",
     "ProcessAllWindowFunction",
     "ProcessJoinContext",
     "ProcessJoinFunction",
@@ -46,6 +54,8 @@ __all__ = [
     "ReduceFunction",
     "RuntimeContext",
     "SinkFunction",
+    "TimeDomain",
+    "TimerService",
     "WindowContext",
     "WindowFunction",
     "max_by",

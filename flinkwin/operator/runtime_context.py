@@ -1,4 +1,4 @@
-"""The window operator's ``RuntimeContext``: task information and keyed state of the key being
+"""An operator's ``RuntimeContext``: task information and keyed state of the key being
 processed, as rich functions (``open(runtime_context)``) and assigners
 (``context.get_runtime_context()``) see it.
 
@@ -31,9 +31,9 @@ from flinkwin.state.descriptors import (
 )
 
 
-class KeyedOperator(Protocol):
-    """What a runtime context needs of its operator: the keyed state of its functions and the
-    key being processed (the window operator, the interval join operator...)."""
+class KeyedStateOwner(Protocol):
+    """An operator whose keyed state a runtime context serves (the window operator, the keyed
+    process operator): its state tables and the key being processed."""
 
     function_state: StateTables
     current_key: Any
@@ -123,11 +123,11 @@ class OperatorRuntimeContext(TaskRuntimeContext):
     """The runtime context of one window operator (see module docstring): the task
     information of :class:`TaskRuntimeContext` plus keyed state of the current key."""
 
-    def __init__(self, op: KeyedOperator, info: TaskInfo) -> None:
+    def __init__(self, op: KeyedStateOwner, info: TaskInfo) -> None:
         super().__init__(info)
         self._op = op
 
-    def bind(self, op: KeyedOperator) -> None:
+    def bind(self, op: KeyedStateOwner) -> None:
         """Make ``op`` the operator whose keyed state this context (and every state handle
         obtained from it) refers to."""
         self._op = op
@@ -170,14 +170,14 @@ class Subtask:
         self.closed = False
         self._functions: list[Any] = []
 
-    def runtime_context(self, op: KeyedOperator) -> OperatorRuntimeContext:
+    def runtime_context(self, op: KeyedStateOwner) -> OperatorRuntimeContext:
         """The subtask's runtime context, bound to ``op``."""
         if self.context is None:
             self.context = OperatorRuntimeContext(op, self.info)
         self.context.bind(op)
         return self.context
 
-    def open(self, op: KeyedOperator, functions: list[Any]) -> None:
+    def open(self, op: KeyedStateOwner, functions: list[Any]) -> None:
         """Bind the context to ``op``; open ``functions`` (``op``'s rich functions, the
         subtask's objects) the first time."""
         from flinkwin.operator.window_operator import open_function

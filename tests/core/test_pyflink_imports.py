@@ -89,6 +89,14 @@ PORTED = [
     "from pyflink.common.watermark_strategy import (\n    TimestampAssigner,\n)",
     "from pyflink.common.typeinfo import TypeInformation",
     "from pyflink.common import Row",
+    # process functions (PyFlink's keyed-state and timer examples)
+    "from pyflink.datastream.functions import KeyedProcessFunction, RuntimeContext",
+    "from pyflink.datastream import ProcessFunction",
+    "from pyflink.datastream import KeyedProcessFunction, TimerService, TimeDomain",
+    "from pyflink.datastream.functions import ProcessFunction, KeyedProcessFunction, "
+    "TimerService",
+    "from pyflink.datastream.timerservice import TimerService",
+    "from pyflink.datastream.time_domain import TimeDomain",
 ]
 
 #: Imports flinkwin refuses, with (part of) the reason it gives.
@@ -105,9 +113,6 @@ REFUSED = [
     ("from pyflink.common.serialization import SimpleStringSchema", "formats"),
     ("from pyflink.table import StreamTableEnvironment", "Spark SQL"),
     ("from pyflink.table.expressions import col", "Spark SQL"),
-    ("from pyflink.datastream.functions import KeyedProcessFunction, RuntimeContext",
-     "KeyedProcessFunction"),
-    ("from pyflink.datastream import ProcessFunction", "ProcessFunction"),
     ("from pyflink.datastream.state import ValueStateDescriptor, StateTtlConfig", "state TTL"),
     ("from pyflink.datastream import StreamExecutionEnvironment, CheckpointingMode, "
      "FsStateBackend", "checkpoints and state storage are Spark's"),

@@ -25,7 +25,6 @@ from flinkwin import (
     WatermarkStrategy,
 )
 from flinkwin.datastream import DataStream
-from flinkwin.operator.cogroup import TaggedUnion
 from flinkwin.spark import MemorySink
 
 SCHEMA = "k string, v long, ts long"
