@@ -65,6 +65,23 @@ class KeyedStream:
         )
 
 
+    def process(self, func: Any, output_type: Any = None) -> Any:
+        """Flink's ``KeyedProcessOperator``: ``func.process_element(value, ctx)`` per element
+        with the key's state and timers (``ctx.timer_service()``), ``func.on_timer(timestamp,
+        ctx)`` when a timer fires; outputs are returned or yielded, side outputs yielded as
+        ``(tag, value)`` or sent with ``ctx.output(tag, value)``. ``output_type`` as for
+        ``map`` (None: pickled values). Runs in the stage of the stream's graph (see
+        docs/process-functions.md)."""
+        from flinkwin.functions.process import KeyedProcessFunction, ProcessFunction
+        from flinkwin.graph_stream import GraphResultStream
+        from flinkwin.spark.graph import plan_of, process_node
+
+        if not isinstance(func, (KeyedProcessFunction, ProcessFunction)):
+            raise TypeError("KeyedProcessFunction is required for KeyedStream.")
+        plan = plan_of(self._stream)
+        return GraphResultStream(plan.with_node(process_node(func, self._key(), output_type,
+                                                             plan)))
+
     def intervalJoin(self, other_stream: KeyedStream) -> Any:  # noqa: N802
         """Flink's interval join: ``a.key_by(...).interval_join(b.key_by(...))
         .between(lower, upper).process(ProcessJoinFunction, output_type)``: each pair of

@@ -58,11 +58,9 @@ class WindowResultStream(DataStream):
 
     @property
     def _plan(self) -> Any:
-        """On a stream, this window as the first operator of a graph (a window, join or
-        process after it joins the same stage); None on a static input, where the results
-        are a DataFrame with their timestamps."""
-        if not self._pipeline.df.isStreaming:
-            return None
+        """This window as the first operator of a graph: a window, join or process after it
+        joins the same stage, where it receives this window's results in the order Flink's
+        operator emits them, before the watermark that fired them."""
         from flinkwin.spark.graph import StreamPlan, window_node
 
         source = self.__dict__.get("_source")

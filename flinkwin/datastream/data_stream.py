@@ -241,6 +241,18 @@ class DataStream:
         )
         return GraphResultStream(plan.with_node(PlanNode(spec, output)))
 
+    def process(self, func: Any, output_type: Any = None) -> DataStream:
+        """Flink's ``ProcessOperator``: ``func.process_element(value, ctx)`` per element of a
+        non-keyed stream (no keyed state, no timers); ``output_type`` as for ``map``."""
+        from flinkwin.functions.process import ProcessFunction
+        from flinkwin.graph_stream import GraphResultStream
+        from flinkwin.spark.graph import plan_of, process_node
+
+        if not isinstance(func, ProcessFunction):
+            raise TypeError("ProcessFunction is required for DataStream.")
+        plan = plan_of(self)
+        return GraphResultStream(plan.with_node(process_node(func, None, output_type, plan)))
+
     def union(self, *streams: DataStream) -> DataStream:
         """Flink's ``union``: one stream of this stream's and ``streams``' elements, which must
         be of the same type (same columns and types, same declared type). Each input keeps its

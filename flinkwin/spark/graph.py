@@ -107,7 +107,7 @@ class StreamType:
         """How an operator's results become this stream's elements (None: as they are)."""
         if self.pickled or self.atomic:
             return None
-        return ElementShape(tuple(self.schema.fieldNames()), self.tuples)
+        return ElementShape(RowEncoder(self.schema, "UTC", "output"), self.tuples)
 
 
 def declared_type(declared: Any, what: str) -> StreamType:
@@ -124,30 +124,16 @@ def declared_type(declared: Any, what: str) -> StreamType:
 @dataclass(frozen=True)
 class ElementShape:
     """An operator's result as the element the operators after it see: a Row (or tuple, for a
-    ``Types.TUPLE`` output) with the declared fields, as they would read it back from the
-    output's columns."""
+    ``Types.TUPLE`` output) of the declared fields, matched as the output's columns would be
+    (:meth:`flinkwin.spark.schema.RowEncoder.to_row`: by field name for Rows and dicts, by
+    position for tuples), so an operator downstream sees what it would read back."""
 
-    names: tuple[str, ...]
+    encoder: RowEncoder
     tuples: bool
 
     def __call__(self, value: Any) -> Any:
-        klass = element_class(self.names, self.tuples)
-        if isinstance(value, dict):
-            values = [value.get(n) for n in self.names]
-        elif isinstance(value, (tuple, list)):
-            values = list(value)
-        elif len(self.names) == 1:
-            values = [value]
-        else:
-            raise TypeError(
-                f"a result {value!r} does not fit the declared output fields {self.names}"
-            )
-        if len(values) != len(self.names):
-            raise TypeError(
-                f"a result {value!r} has {len(values)} fields; the declared output has "
-                f"{len(self.names)}: {self.names}"
-            )
-        return tuple.__new__(klass, values)
+        names = tuple(self.encoder.names)
+        return tuple.__new__(element_class(names, self.tuples), self.encoder.to_row(value))
 
 
 # ------------------------------------------------------------------------------- plan
@@ -659,3 +645,41 @@ def interval_join_node(
         build=builder, shape=output.shape(),
     )
     return PlanNode(node, output, sides, EVENT_TIME)
+
+
+# --------------------------------------------------------------------- process nodes
+@dataclass(frozen=True)
+class ProcessBuilder:
+    """A ``process`` node's operator: ``KeyedProcessOperator`` (with a key) or
+    ``ProcessOperator``, running its own copy of the function."""
+
+    function: Any
+    key: Any
+    atomic: bool
+    state_pickler: StatePickler
+
+    def __call__(self, task_info: TaskInfo) -> Any:
+        from flinkwin.operator.keyed_process_operator import (
+            KeyedProcessOperator,
+            ProcessOperator,
+        )
+
+        function = copy.deepcopy(self.function)
+        if self.key is None:
+            return ProcessOperator(function, task_info=task_info,
+                                   state_pickler=self.state_pickler)
+        return KeyedProcessOperator(function, self.key, task_info=task_info,
+                                    atomic_elements=self.atomic,
+                                    state_pickler=self.state_pickler)
+
+
+def process_node(function: Any, key: Any, output_type: Any, plan: StreamPlan) -> PlanNode:
+    """``process(function)`` on ``plan``'s head, keyed by ``key`` (None: not keyed)."""
+    source = plan.head_type
+    output = declared_type(output_type, "process output_type")
+    builder = ProcessBuilder(function, key, source.atomic or source.pickled, stage_pickler(plan))
+    builder(TaskInfo("KeyedProcess" if key is not None else "Process", 0, 1, 1))
+    name = f"{'KeyedProcess' if key is not None else 'Process'}({type(function).__name__})"
+    node = NodeSpec(name=name, kind="operator", inputs=((plan.head, 0),), build=builder,
+                    shape=output.shape())
+    return PlanNode(node, output, {}, NO_TIMERS)
