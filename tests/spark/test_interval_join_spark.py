@@ -17,7 +17,15 @@ from typing import Any
 import pytest
 from spark_scenarios import write_batches
 
-from flinkwin import Duration, OutputTag, ProcessJoinFunction, Time, WatermarkStrategy
+from flinkwin import (
+    Duration,
+    OutputTag,
+    ProcessJoinFunction,
+    Time,
+    TumblingEventTimeWindows,
+    Types,
+    WatermarkStrategy,
+)
 from flinkwin.datastream import DataStream
 from flinkwin.errors import UnsupportedTimeCharacteristicError
 from flinkwin.spark import MemorySink
@@ -149,6 +157,46 @@ def test_result_timestamp_is_the_later_of_the_pair_downstream_too(spark: Any) ->
         ("a", 1, 10, 1000, 1500, 1500, 1500),
         ("a", 2, 20, 5000, 4000, 5000, 5000),
     ]
+
+
+class SplitByOrder(ProcessJoinFunction):
+    """Pairs whose right element came first go to a side output (``ctx.output``), carrying
+    the pair's timestamp; the others to the main output."""
+
+    EARLY_RIGHT = OutputTag("early_right", Types.TUPLE([Types.STRING(), Types.LONG()]))
+
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Any:
+        if ctx.get_right_timestamp() < ctx.get_left_timestamp():
+            ctx.output(SplitByOrder.EARLY_RIGHT, (left.k, ctx.get_timestamp()))
+        else:
+            yield left.k, left.v + right.v
+
+
+def test_join_results_feed_a_window_by_their_timestamps_and_side_outputs_work(
+    spark: Any,
+) -> None:
+    """A tumbling 5 s window after the join, in the same stage, assigns each result by its
+    timestamp max(left, right): (a, 1+10) at 4500 and (a, 2+20) at 5500 fall into different
+    windows though both left elements are in [0, 5 s). ``ctx.output`` of the join function
+    reaches ``get_side_output``."""
+    schema = "k string, v long, ts long"
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts")
+    left = DataStream(spark.createDataFrame(
+        [("a", 1, 4000), ("a", 2, 4800), ("b", 3, 1000)], schema))
+    right = DataStream(spark.createDataFrame(
+        [("a", 10, 4500), ("a", 20, 5500), ("b", 30, 500)], schema))
+    joined_ = (
+        left.assign_timestamps_and_watermarks(strategy).key_by("k")
+        .interval_join(right.assign_timestamps_and_watermarks(strategy).key_by("k"))
+        .between(Time.milliseconds(-600), Time.milliseconds(800))
+        .process(SplitByOrder(), output_type="k string, v long")
+    )
+    # pairs: (a1, a10) at 4500, (a2, a20) at 5500, (a2, a10) early right at 4800,
+    # (b3, b30) early right at 1000
+    sums = joined_.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(5))).sum("v")
+    assert sorted(tuple(r) for r in sums.execute_and_collect()) == [("a", 11), ("a", 22)]
+    early = joined_.get_side_output(SplitByOrder.EARLY_RIGHT).execute_and_collect()
+    assert sorted(tuple(r) for r in early) == [("a", 4800), ("b", 1000)]
 
 
 # ------------------------------------------------------------------------- streaming
