@@ -103,7 +103,9 @@ def test_bounds_can_be_exclusive(spark: Any) -> None:  # testBoundsCanBeExclusiv
     assert joined(result) == ["(key,0):(key,1)", "(key,1):(key,2)"]
 
 
-def test_bounds_can_be_inclusive(spark: Any) -> None:  # testBoundsCanBeInclusive
+def test_bounds_can_be_inclusive(spark: Any) -> None:
+    """testBoundsCanBeInclusive and testBoundsAreInclusiveByDefault (the same program in
+    Flink's test: no ``...Exclusive()`` call)."""
     one, two = _three(spark)
     result = (one.interval_join(two).between(Time.milliseconds(0), Time.milliseconds(2))
               .process(CombineToStringJoinFunction(), output_type="s string"))
@@ -185,7 +187,7 @@ def test_join_results_feed_a_window_by_their_timestamps_and_side_outputs_work(
         [("a", 1, 4000), ("a", 2, 4800), ("b", 3, 1000)], schema))
     right = DataStream(spark.createDataFrame(
         [("a", 10, 4500), ("a", 20, 5500), ("b", 30, 500)], schema))
-    joined_ = (
+    pairs = (
         left.assign_timestamps_and_watermarks(strategy).key_by("k")
         .interval_join(right.assign_timestamps_and_watermarks(strategy).key_by("k"))
         .between(Time.milliseconds(-600), Time.milliseconds(800))
@@ -193,9 +195,9 @@ def test_join_results_feed_a_window_by_their_timestamps_and_side_outputs_work(
     )
     # pairs: (a1, a10) at 4500, (a2, a20) at 5500, (a2, a10) early right at 4800,
     # (b3, b30) early right at 1000
-    sums = joined_.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(5))).sum("v")
+    sums = pairs.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(5))).sum("v")
     assert sorted(tuple(r) for r in sums.execute_and_collect()) == [("a", 11), ("a", 22)]
-    early = joined_.get_side_output(SplitByOrder.EARLY_RIGHT).execute_and_collect()
+    early = pairs.get_side_output(SplitByOrder.EARLY_RIGHT).execute_and_collect()
     assert sorted(tuple(r) for r in early) == [("a", 4800), ("b", 1000)]
 
 
@@ -346,6 +348,9 @@ def test_streaming_interval_join_restarts_from_its_checkpoint(
     # x@1000 was cleaned at watermark 1999; a@1000, a@2000 (left) and b@3000 (right) wait
     assert progress[-1]["observedMetrics"]["flinkwin"]["windowsInState"] == 3
 
+    # the first run's files go: what the second run joins them with comes from the state
+    for old in (*(tmp_path / "left").iterdir(), *(tmp_path / "right").iterdir()):
+        old.unlink()
     write_batches(tmp_path / "left", [[ev("b", 5, 2500)], [ev("a", 6, 9000), ev("a", 99, 1500)]],
                   first=2)
     write_batches(tmp_path / "right", [[ev("a", 7, 4000)], [ev("a", 8, 7000), ev("a", 98, 1000)]],
@@ -359,5 +364,6 @@ def test_streaming_interval_join_restarts_from_its_checkpoint(
     ]
     # late at the restored watermark: a@1500 to its tag, a@1000 of the right (no tag) dropped
     assert flat(sides["left_late"]) == [("a", 99, 1500)]
+    assert [p["numInputRows"] for p in progress] == [2, 4, 0]  # only the new files
     metrics = [p["observedMetrics"]["flinkwin"] for p in progress]
     assert sum(m["numLateRecordsDropped"] for m in metrics) == 1
