@@ -158,6 +158,34 @@ def test_keyed_process_function_results_do_not_depend_on_micro_batches(
             6: TIMEOUTS[:2], 8: TIMEOUTS[2:]}
 
 
+def test_keyed_process_function_state_and_timers_survive_a_restart(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Two runs of one query on one checkpoint, the first run's files deleted in between: a's
+    and b's counts and timers, set in the first run, fire in the second. An element behind
+    the watermark is processed as any other (a process function has no lateness); its timer,
+    already behind the watermark, fires at the next watermark, as in Flink."""
+
+    def build() -> Any:
+        return counts_with_timeout(stamped(file_stream(spark, tmp_path / "in")))
+
+    write_batches(tmp_path / "in", [EVENTS[:2], EVENTS[2:5]])
+    first, sides, _ = run(build(), tmp_path / "cp", "kpf_restart_1", (NEGATIVE,))
+    assert flat(first) == []  # the watermark is 3999: no timeout yet
+    assert sorted(flat(sides["negative"])) == NEGATIVES
+    for old in (tmp_path / "in").iterdir():
+        old.unlink()
+    write_batches(tmp_path / "in", [[EVENTS[5]], [EVENTS[6], ev("a", 100, 500)], [EVENTS[7]]],
+                  first=2)
+    second, _, progress = run(build(), tmp_path / "cp", "kpf_restart_2", (NEGATIVE,))
+    assert [p["numInputRows"] for p in progress] == [1, 2, 1, 0]
+    assert {b: sorted(rows) for b, rows in second.items() if rows} == {
+        4: TIMEOUTS[:2],                  # watermark 19999, from the first run's state
+        5: [("a", 1, 100, 10500)],        # watermark 20999: a@500's timer
+        6: TIMEOUTS[2:],                  # watermark 99999
+    }
+
+
 class TimerAtElement(KeyedProcessFunction):
     def process_element(self, value: Any, ctx: Any) -> None:
         ctx.timer_service().register_event_time_timer(ctx.timestamp())
