@@ -397,6 +397,16 @@ class DataStream:
                 "assignTimestampsAndWatermarks takes a WatermarkStrategy, got "
                 f"{type(watermark_strategy).__name__}"
             )
+        if self._plan is not None and self._df.isStreaming:
+            raise UnsupportedOperationError(
+                "assign_timestamps_and_watermarks on the results of a window, join or process "
+                "function on a stream is not supported: the graph runs in one Spark stage, "
+                "whose watermark is its sources'. The results already carry their timestamps "
+                "(a window's window.max_timestamp(), a join's, a process function's element "
+                "or timer time) and the operators after them see the watermark that fired "
+                "them, as in Flink: remove this call, or assign the timestamps at the source "
+                "(see docs/windows/union-and-cascades.md)"
+            )
         return self._derive(self._elements_df(), watermark_strategy=watermark_strategy)
 
     def keyBy(  # noqa: N802

@@ -450,12 +450,14 @@ def _source_frame(
     extra = [F.col(EVENT_COLUMN)] + ([F.col(_WM)] if has_wm else [])
     staged = staged.select(*keep, *extra, F.lit(index).cast("int").alias(SOURCE_COLUMN))
     pickled = is_pickled(schema) or is_pickled_type(type_info)
+    delay = strategy.out_of_orderness_ms if strategy is not None and streaming else None
     source = SourceSpec(
         tuple(columns), tuple(names),
         tuple_elements=getattr(type_info, "name", None) == "TUPLE",
         pickled_elements=pickled,
         atomic_elements=is_atomic_type(type_info) and not pickled,
         converters=element_converters(schema, type_info),
+        delay_ms=delay,
     )
     return staged, source, has_wm
 

@@ -248,3 +248,25 @@ def test_co_group_streaming_with_late_data_and_a_restart(spark: Any, tmp_path: P
     late = [pickle.loads(r.value) for b in sorted(sides["late"]) for r in sides["late"][b]]
     assert sorted((t.is_one(), tuple(t.get_one() if t.is_one() else t.get_two()))
                   for t in late) == [(False, ("b", 98, 700)), (True, ("a", 99, 500))]
+
+
+def test_an_operator_reading_one_source_sees_that_sources_watermark(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A window on input a (feeding a join with b) has a's watermark, not the minimum of a's
+    and b's: a's element at 4000 after a reached 9000 is late for that window (Flink: the
+    window operator's input is a alone), although b holds the join's watermark at 1499."""
+    write_batches(tmp_path / "a", [[ev("a", 1, 1000)], [ev("a", 2, 9000)], [ev("a", 5, 4000)]])
+    write_batches(tmp_path / "b", [[ev("a", 10, 1500)]])
+    sums = (
+        stamped(source(spark, tmp_path / "a")).key_by("k").window(TUMBLING_5S)
+        .side_output_late_data(LATE).sum("v")
+    )
+    joined = (
+        sums.join(stamped(source(spark, tmp_path / "b"))).where("k").equal_to("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .apply(lambda x, y: (x.v, y.v), output_type="x long, y long")
+    )
+    main, sides = run(joined, tmp_path / "cp", "own_watermark", (LATE,))
+    assert flat(main) == []  # b holds the join back
+    assert [tuple(r) for r in flat(sides["late"])] == [("a", 5, 4000)]
