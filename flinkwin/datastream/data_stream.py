@@ -246,7 +246,8 @@ class DataStream:
         non-keyed stream (no keyed state, no timers); ``output_type`` as for ``map``."""
         from flinkwin.functions.process import ProcessFunction
         from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import plan_of, process_node
+        from flinkwin.spark.graph import plan_of
+        from flinkwin.spark.graph_nodes import process_node
 
         if not isinstance(func, ProcessFunction):
             raise TypeError("ProcessFunction is required for DataStream.")
@@ -303,7 +304,8 @@ class DataStream:
     def _window_join(self, spec: Any) -> DataStream:
         """The stream of a finished window join or coGroup (``spec.first`` is this stream)."""
         from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import combine, plan_of, window_join_node
+        from flinkwin.spark.graph import combine, plan_of
+        from flinkwin.spark.graph_nodes import window_join_node
 
         plan, heads = combine([plan_of(spec.first), plan_of(spec.second)])
         return GraphResultStream(plan.with_node(window_join_node(spec, plan, heads)))

@@ -109,6 +109,9 @@ class GraphPlan:
     #: the stage's side outputs: tag -> the graph's stream holding it
     sides: dict[OutputTag, StreamRef] = field(default_factory=dict)
     source_column: str = "_fw_in"
+    #: the stage sees every row (one key group): each operator's watermark is computed from
+    #: the sources it reads; else (several key groups) every operator takes the stage's
+    own_watermarks: bool = True
 
 
 class GraphOperator:
@@ -223,7 +226,10 @@ class GraphOperator:
             if op is None:
                 continue
             own = [m for i in self._node_sources[j] if (m := marks[i]) is not None]
-            target = stage if stage == MAX_LONG or not own else min(own)
+            if stage == MAX_LONG or not own or not self.plan.own_watermarks:
+                target = stage
+            else:
+                target = min(own)
             if target > self._node_watermarks[j]:
                 self._node_watermarks[j] = target
                 op.advance_watermark(target)
