@@ -72,6 +72,8 @@ class SourceSpec:
     converters: dict[str, Any] = field(default_factory=dict)
     #: the source's ``forBoundedOutOfOrderness`` delay in ms (None: it has no watermarks)
     delay_ms: int | None = None
+    #: ``withIdleness``: processing time without elements after which the source is idle
+    idle_timeout_ms: int | None = None
 
     def elements(self, frame: pd.DataFrame) -> list[Any]:
         sub = frame.loc[:, list(self.columns)]
@@ -135,6 +137,8 @@ class GraphOperator:
         self._sides = {_ref(ref): tag for tag, ref in plan.sides.items()}
         #: per source, the greatest timestamp seen (MIN_LONG: none yet)
         self.source_max = [MIN_LONG] * len(plan.sources)
+        #: per source, the processing time of its last element (or of the first batch)
+        self.source_active = [MIN_LONG] * len(plan.sources)
         #: per node, the watermarked sources it reads from, directly or through other nodes
         self._node_sources = _upstream_sources(plan)
         self._node_watermarks = [MIN_LONG] * len(plan.nodes)
@@ -183,6 +187,8 @@ class GraphOperator:
         sources = frame[self.plan.source_column].to_numpy()
         stamps = np.asarray(timestamps, dtype=np.int64)
         for i in range(len(self.plan.sources)):
+            if (sources == i).any() or self.source_active[i] == MIN_LONG:
+                self.source_active[i] = self.current_processing_time
             mine = stamps[(sources == i) & (stamps != MIN_LONG)]
             if len(mine):
                 self.source_max[i] = max(self.source_max[i], int(mine.max()))
@@ -215,6 +221,14 @@ class GraphOperator:
         top = self.source_max[i]
         return MIN_LONG if top == MIN_LONG else top - delay - 1
 
+    def _idle(self, i: int) -> bool:
+        """Source ``i`` has had no element for its ``withIdleness`` timeout."""
+        timeout = self.plan.sources[i].idle_timeout_ms
+        last = self.source_active[i]
+        if timeout is None or last == MIN_LONG:
+            return False
+        return self.current_processing_time - last >= timeout
+
     def _advance_nodes(self) -> None:
         """Advance each operator to its own input watermark: the minimum of the watermarks of
         the sources it reads (through any nodes), as Flink's operators take the minimum of
@@ -222,14 +236,18 @@ class GraphOperator:
         and for all at the end of a bounded input (``MAX_LONG``)."""
         stage = self.current_watermark
         marks = [self.source_watermark(i) for i in range(len(self.plan.sources))]
+        idle = [self._idle(i) for i in range(len(self.plan.sources))]
         for j, op in enumerate(self.operators):
             if op is None:
                 continue
-            own = [m for i in self._node_sources[j] if (m := marks[i]) is not None]
-            if stage == MAX_LONG or not own or not self.plan.own_watermarks:
+            read = [i for i in self._node_sources[j] if marks[i] is not None]
+            active = [marks[i] for i in read if not idle[i]]
+            if stage == MAX_LONG or not read or not self.plan.own_watermarks:
                 target = stage
-            else:
-                target = min(own)
+            elif active:
+                target = min(m for m in active if m is not None)
+            else:  # every input idle: the watermark stays
+                target = self._node_watermarks[j]
             if target > self._node_watermarks[j]:
                 self._node_watermarks[j] = target
                 op.advance_watermark(target)
@@ -327,6 +345,7 @@ class GraphOperator:
             "watermark": str(self.current_watermark),
             "processing_time": str(self.current_processing_time),
             "source_max": ",".join(map(str, self.source_max)),
+            "source_active": ",".join(map(str, self.source_active)),
             "node_watermarks": ",".join(map(str, self._node_watermarks)),
             "nodes": str(len(self.operators)),
         }
@@ -354,6 +373,7 @@ class GraphOperator:
         self.current_watermark = int(metadata["watermark"])
         self.current_processing_time = int(metadata["processing_time"])
         self.source_max = [int(v) for v in metadata["source_max"].split(",") if v]
+        self.source_active = [int(v) for v in metadata["source_active"].split(",") if v]
         self._node_watermarks = [int(v) for v in metadata["node_watermarks"].split(",") if v]
 
 

@@ -213,6 +213,8 @@ def _partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
     reads twice), with only stateless steps after it. None: one key group."""
     from flinkwin.operator.graph import OPERATOR, UNION
 
+    if any(getattr(s._watermark, "idle_timeout_ms", None) is not None for s in plan.sources):
+        return None  # idle inputs are told apart by seeing every row (one key group)
     operators = [j for j, n in enumerate(plan.nodes) if n.spec.kind == OPERATOR]
     if len(operators) != 1 or not plan.nodes[operators[0]].keys:
         return None
@@ -337,6 +339,7 @@ def _source_frame(
         atomic_elements=is_atomic_type(type_info) and not pickled,
         converters=element_converters(schema, type_info),
         delay_ms=delay,
+        idle_timeout_ms=None if delay is None else strategy.idle_timeout_ms,
     )
     return staged, source, has_wm
 

@@ -96,6 +96,22 @@ def test_union_watermark_waits_for_an_input_without_new_data(
     assert flat(main) == []
 
 
+def test_an_idle_input_stops_holding_the_union_back(spark: Any, tmp_path: Path) -> None:
+    """b with withIdleness(1 ms): once b has no element in a micro-batch it is idle and the
+    union follows a alone (Flink's idle input); a's watermark 5999 fires [0, 5 s) in batch 2
+    with b's earlier element."""
+    write_batches(tmp_path / "a", A_BATCHES)
+    write_batches(tmp_path / "b", B_BATCHES[:1])
+    a = stamped(source(spark, tmp_path / "a"))
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)) \
+        .with_timestamp_assigner("ts").with_idleness(Duration.of_millis(1))
+    b = DataStream(source(spark, tmp_path / "b")).assign_timestamps_and_watermarks(strategy)
+    result = a.union(b).key_by("k").window(TUMBLING_5S).sum("v")
+    main, _ = run(result, tmp_path / "cp", "union_idle")
+    assert main[2] == [("a", 11, 1000), ("b", 2, 2000)]
+    assert flat(main) == main[2]
+
+
 def test_union_of_streams_of_different_types_is_refused(spark: Any) -> None:
     a = DataStream(spark.createDataFrame([("a", 1, 0)], SCHEMA))
     b = DataStream(spark.createDataFrame([("a", 1)], "k string, v long"))
