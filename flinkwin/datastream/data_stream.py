@@ -54,7 +54,7 @@ from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation, Types, is_atomic_type, is_pickled_type
-from flinkwin.unsupported import SOURCES_AND_SINKS
+from flinkwin.unsupported import SOURCES_AND_SINKS, TWO_INPUTS
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
@@ -300,6 +300,14 @@ class DataStream:
         return CoGroupedStreams(self, other_stream)
 
     co_group = coGroup
+
+    def connect(self, ds: Any) -> Any:
+        """Refused: connected streams and co-functions are not supported (see the message)."""
+        raise UnsupportedOperationError(f"connect(): {TWO_INPUTS}")
+
+    def broadcast(self, *args: Any) -> Any:
+        """Refused: broadcast streams are not supported (see the message)."""
+        raise UnsupportedOperationError(f"broadcast(): {TWO_INPUTS}")
 
     def _window_join(self, spec: Any) -> DataStream:
         """The stream of a finished window join or coGroup (``spec.first`` is this stream)."""
