@@ -40,7 +40,7 @@ class GraphResultStream(DataStream):
             type_info = Types.PICKLED_BYTE_ARRAY()
         super().__init__(
             self._stage([]).main_timed(),
-            key_groups=first._key_groups,
+            key_groups=self._stage([]).pipeline.key_groups,
             runtime_mode=first._runtime_mode,
             type_info=None if head.pickled else type_info,
         )
