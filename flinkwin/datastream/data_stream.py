@@ -54,7 +54,7 @@ from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import TypeInformation, Types, is_atomic_type, is_pickled_type
-from flinkwin.unsupported import SOURCES_AND_SINKS
+from flinkwin.unsupported import SOURCES_AND_SINKS, TWO_INPUTS
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
@@ -246,7 +246,8 @@ class DataStream:
         non-keyed stream (no keyed state, no timers); ``output_type`` as for ``map``."""
         from flinkwin.functions.process import ProcessFunction
         from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import plan_of, process_node
+        from flinkwin.spark.graph import plan_of
+        from flinkwin.spark.graph_nodes import process_node
 
         if not isinstance(func, ProcessFunction):
             raise TypeError("ProcessFunction is required for DataStream.")
@@ -300,10 +301,19 @@ class DataStream:
 
     co_group = coGroup
 
+    def connect(self, ds: Any) -> Any:
+        """Refused: connected streams and co-functions are not supported (see the message)."""
+        raise UnsupportedOperationError(f"connect(): {TWO_INPUTS}")
+
+    def broadcast(self, *args: Any) -> Any:
+        """Refused: broadcast streams are not supported (see the message)."""
+        raise UnsupportedOperationError(f"broadcast(): {TWO_INPUTS}")
+
     def _window_join(self, spec: Any) -> DataStream:
         """The stream of a finished window join or coGroup (``spec.first`` is this stream)."""
         from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import combine, plan_of, window_join_node
+        from flinkwin.spark.graph import combine, plan_of
+        from flinkwin.spark.graph_nodes import window_join_node
 
         plan, heads = combine([plan_of(spec.first), plan_of(spec.second)])
         return GraphResultStream(plan.with_node(window_join_node(spec, plan, heads)))
@@ -396,6 +406,16 @@ class DataStream:
             raise TypeError(
                 "assignTimestampsAndWatermarks takes a WatermarkStrategy, got "
                 f"{type(watermark_strategy).__name__}"
+            )
+        if self._plan is not None and self._df.isStreaming:
+            raise UnsupportedOperationError(
+                "assign_timestamps_and_watermarks on the results of a window, join or process "
+                "function on a stream is not supported: the graph runs in one Spark stage, "
+                "whose watermark is its sources'. The results already carry their timestamps "
+                "(a window's window.max_timestamp(), a join's, a process function's element "
+                "or timer time) and the operators after them see the watermark that fired "
+                "them, as in Flink: remove this call, or assign the timestamps at the source "
+                "(see docs/windows/union-and-cascades.md)"
             )
         return self._derive(self._elements_df(), watermark_strategy=watermark_strategy)
 
