@@ -1,21 +1,19 @@
 """The ONE Spark stage of a stream graph (:class:`~flinkwin.spark.graph.StreamPlan`).
 
-A :class:`StreamPlan` is what a stream of a graph holds (Flink's Transformations, reduced to
-what the stage needs): its sources (plain :class:`~flinkwin.datastream.data_stream.DataStream`
-objects over DataFrames), its operators and steps in topological order
-(:class:`~flinkwin.operator.graph.NodeSpec`, with the type of what each emits), and which of
-the graph's streams it is (``head``). ``union``, joins, ``process`` and windows over a graph
-stream combine plans (:func:`combine`); :func:`compile_graph` translates a plan into Spark in
-one place:
+:func:`compile_graph` translates a plan into Spark in one place:
 
 * every source gets its event time (its own ``WatermarkStrategy``: timestamp column or
   assigner, bounds, Spark's ``withWatermark`` on a stream), its columns renamed
-  ``_fw_i<i>_<j>`` and its number in ``_fw_in``; the sources are unioned by name, so Spark's
-  global watermark is the minimum of theirs (``multipleWatermarkPolicy=min``, Spark's
-  default: Flink's watermark after a union or a two-input operator);
-* the rows get their arrival sequence and go to ONE key group (see ``docs/architecture.md``,
-  "Stream graphs": operators keyed differently share no partitioning Spark could use), where a
-  :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per micro-batch;
+  ``_fw_i<i>_<j>`` and its number in ``_fw_in``; the sources are unioned by name (Spark's
+  global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``);
+* the rows get their arrival sequence and go to their key group: by the key columns when the
+  graph's one keyed operator reads the sources directly (or through unions) with column keys
+  of one type (:func:`_partitioning`), else all to ONE key group (operators keyed
+  differently share no partitioning Spark could use; see ``docs/architecture.md``, "Stream
+  graphs"); a :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key
+  group and micro-batch. With one key group it sees every row, so each operator gets the
+  watermark of the sources it reads (and idle inputs are told apart); with several, every
+  operator reads every source and gets Spark's global watermark;
 * the stage's outputs are encoded as a single-window stage's are (main output, side outputs,
   metrics row), so sinks, ``start()`` and ``writeStream`` work unchanged.
 """
