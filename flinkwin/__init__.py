@@ -56,6 +56,7 @@ from flinkwin.functions import (
     TimerService,
     WindowFunction,
 )
+from flinkwin.operator.cogroup import TaggedUnion
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import Record, Row, RowKind
 from flinkwin.runtime_mode import RuntimeExecutionMode
@@ -186,6 +187,7 @@ __all__ = [
     "TimeEvictor",
     "TimerService",
     "TimeWindow",
+    "TaggedUnion",
     "TimestampedValue",
     "Trigger",
     "TriggerResult",

@@ -18,7 +18,9 @@ from pyspark.sql.types import StructType
 from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark.compiler import CompiledStage, PipelineError
-from flinkwin.spark.graph import StreamPlan, compile_graph
+from flinkwin.spark.graph import StreamPlan
+from flinkwin.spark.graph_compiler import compile_graph
+from flinkwin.spark.parallelism import stage_parallelism
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.sinks import start_query
 from flinkwin.spark.writer import WindowDataStreamWriter
@@ -38,7 +40,7 @@ class GraphResultStream(DataStream):
             type_info = Types.PICKLED_BYTE_ARRAY()
         super().__init__(
             self._stage([]).main_timed(),
-            key_groups=first._key_groups,
+            key_groups=self._stage([]).pipeline.key_groups,
             runtime_mode=first._runtime_mode,
             type_info=None if head.pickled else type_info,
         )
@@ -52,7 +54,10 @@ class GraphResultStream(DataStream):
         key = tuple(side_tags)
         if key not in self._stages:
             first = self._plan_value.sources[0]
-            self._stages[key] = compile_graph(self._plan_value, side_tags, first._runtime_mode)
+            self._stages[key] = compile_graph(
+                self._plan_value, side_tags, first._runtime_mode,
+                getattr(self, "_parallelism", None),
+            )
         return self._stages[key]
 
     def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
@@ -134,14 +139,20 @@ class GraphResultStream(DataStream):
         return WindowDataStreamWriter(self)  # type: ignore[arg-type]
 
     def setParallelism(self, parallelism: int) -> GraphResultStream:  # noqa: N802
-        """A graph stage runs in one task (docs/architecture.md#stream-graphs): only 1 is
-        accepted."""
-        if parallelism != 1:
+        """Run the graph's stage in ``parallelism`` Spark tasks, at most its key groups: a
+        graph whose one keyed operator reads its sources directly has the stream's key
+        groups, any other graph one (docs/architecture.md#stream-graphs)."""
+        key_groups = self._stage([]).pipeline.key_groups
+        if key_groups == 1 and parallelism != 1:
             raise PipelineError(
-                f"setParallelism({parallelism}): a stream graph runs as one stateful stage in "
-                "one task (its operators are keyed differently); only 1 is possible"
+                f"setParallelism({parallelism}): this stream graph runs in one task (its "
+                "operators are keyed differently, or an operator is fed through another "
+                "operator or a map); only 1 is possible"
             )
-        self._hints["parallelism"] = 1
+        stage_parallelism(None, key_groups, parallelism)  # validates
+        self._parallelism = parallelism
+        self._stages.clear()
+        self._hints["parallelism"] = parallelism
         return self
 
     @property

@@ -74,7 +74,8 @@ class KeyedStream:
         docs/process-functions.md)."""
         from flinkwin.functions.process import KeyedProcessFunction, ProcessFunction
         from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import plan_of, process_node
+        from flinkwin.spark.graph import plan_of
+        from flinkwin.spark.graph_nodes import process_node
 
         if not isinstance(func, (KeyedProcessFunction, ProcessFunction)):
             raise TypeError("KeyedProcessFunction is required for KeyedStream.")
@@ -99,7 +100,8 @@ class KeyedStream:
     def _interval_join(self, spec: Any) -> Any:
         """The stream of a finished interval join (``spec.right`` is the other keyed stream)."""
         from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import combine, interval_join_node, plan_of
+        from flinkwin.spark.graph import combine, plan_of
+        from flinkwin.spark.graph_nodes import interval_join_node
 
         right = spec.right
         plan, heads = combine([plan_of(self._stream), plan_of(right._stream)])

@@ -48,8 +48,10 @@ RESOURCES = (
     "name is accepted as a hint and changes nothing"
 )
 TWO_INPUTS = (
-    "flinkwin runs one-input window pipelines: connect, broadcast and co-functions are not "
-    "supported; join or union the DataFrames with Spark before DataStream(df)"
+    "connect, broadcast and co-functions are not supported; two streams meet with union(...), "
+    "a window join or coGroup (a.join(b).where(...).equal_to(...).window(...)) or an interval "
+    "join (a.key_by(...).interval_join(b.key_by(...))), or join or union the DataFrames "
+    "with Spark before DataStream(df)"
 )
 PARTITIONING = "partitioning is Spark's: key_by(...) is the only partitioning flinkwin honours"
 SOURCES = (

@@ -69,6 +69,8 @@ class WatermarkStrategy:
         self.timestamp_column = timestamp_column
         #: Where rows with a null timestamp go (None: the query fails); see withNullTimestamps.
         self.null_timestamp_tag: Any = None
+        #: See withIdleness (None: an input never counts as idle).
+        self.idle_timeout_ms: int | None = None
 
     @staticmethod
     def forBoundedOutOfOrderness(max_out_of_orderness: TimeLike) -> WatermarkStrategy:  # noqa: N802
@@ -125,10 +127,16 @@ class WatermarkStrategy:
         return strategy
 
     def withIdleness(self, timeout: TimeLike) -> WatermarkStrategy:  # noqa: N802
-        """Accepted for Flink compatibility; has no effect. Spark's watermark follows the
-        maximum event time over all partitions, so an idle partition never holds it back."""
-        to_millis(timeout, "idleness timeout")
-        return self
+        """Flink's idle inputs. On an input of a stream graph (``union``, a join, an interval
+        join) that runs in one task: once the input has had no element for ``timeout`` of
+        processing time (micro-batch times), it stops holding back the watermark of the
+        operators reading it, until its next element (as Flink's ``StatusWatermarkValve``
+        ignores an idle input; a watermark never goes back). With no input active the
+        watermark stays. On a single window pipeline it changes nothing: Spark's watermark
+        follows the maximum event time over all partitions, so no partition holds it back."""
+        strategy = copy.copy(self)
+        strategy.idle_timeout_ms = to_millis(timeout, "idleness timeout")
+        return strategy
 
     for_bounded_out_of_orderness = forBoundedOutOfOrderness
     for_monotonous_timestamps = forMonotonousTimestamps

@@ -61,7 +61,8 @@ class WindowResultStream(DataStream):
         """This window as the first operator of a graph: a window, join or process after it
         joins the same stage, where it receives this window's results in the order Flink's
         operator emits them, before the watermark that fired them."""
-        from flinkwin.spark.graph import StreamPlan, window_node
+        from flinkwin.spark.graph import StreamPlan
+        from flinkwin.spark.graph_nodes import window_node
 
         source = self.__dict__.get("_source")
         if source is None:

@@ -322,7 +322,7 @@ class WindowedStream:
             # a window over a graph stream (a union, a join, a window's results on a stream)
             # joins that graph's one stage
             from flinkwin.graph_stream import GraphResultStream
-            from flinkwin.spark.graph import window_node
+            from flinkwin.spark.graph_nodes import window_node
 
             plan = state.stream._plan
             return GraphResultStream(plan.with_node(window_node(pipeline, plan, type_info)))

@@ -34,6 +34,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.assigners.base import WindowAssigner
+from flinkwin.datastream.graph_operations import GraphOperations
 from flinkwin.datastream.stream_execution_environment import (
     StreamExecutionEnvironment,
     stream_defaults,
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
 DEFAULT_KEY_GROUPS = 16
 
 
-class DataStream:
+class DataStream(GraphOperations):
     """A stream of rows backed by a Spark DataFrame.
 
     ``key_groups`` is the number of groups keys are hashed into (Flink's max parallelism): each
@@ -224,90 +225,6 @@ class DataStream:
         )
         return self._derive(df, type_info=type_info, watermark_strategy=strategy)
 
-    def _graph_step(
-        self, kind: str, rich: Any, function: Any, out_schema: Any, type_info: Any
-    ) -> DataStream:
-        """``map``/``flat_map``/``filter`` inside this stream's graph (see ``union``)."""
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.operator.graph import NodeSpec
-        from flinkwin.spark.graph import PlanNode, StreamType
-
-        plan = self._plan
-        output = plan.head_type if out_schema is None else StreamType(out_schema, type_info)
-        spec = NodeSpec(
-            name=kind, kind=kind, inputs=((plan.head, 0),), function=function,
-            rich=rich if not callable(rich) or hasattr(rich, "open") else None,
-            shape=output.shape(),
-        )
-        return GraphResultStream(plan.with_node(PlanNode(spec, output)))
-
-    def process(self, func: Any, output_type: Any = None) -> DataStream:
-        """Flink's ``ProcessOperator``: ``func.process_element(value, ctx)`` per element of a
-        non-keyed stream (no keyed state, no timers); ``output_type`` as for ``map``."""
-        from flinkwin.functions.process import ProcessFunction
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import plan_of, process_node
-
-        if not isinstance(func, ProcessFunction):
-            raise TypeError("ProcessFunction is required for DataStream.")
-        plan = plan_of(self)
-        return GraphResultStream(plan.with_node(process_node(func, None, output_type, plan)))
-
-    def union(self, *streams: DataStream) -> DataStream:
-        """Flink's ``union``: one stream of this stream's and ``streams``' elements, which must
-        be of the same type (same columns and types, same declared type). Each input keeps its
-        own ``WatermarkStrategy``; the operators after the union see the minimum of their
-        inputs' watermarks (Spark's global watermark), as Flink's do. The union and everything
-        after it run as one stage (see docs/architecture.md#stream-graphs)."""
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.operator.graph import UNION, NodeSpec
-        from flinkwin.spark.graph import PlanNode, combine, plan_of
-
-        if not streams:
-            raise TypeError("union takes at least one other stream")
-        for other in streams:
-            if not isinstance(other, DataStream):
-                raise TypeError(f"union takes DataStreams, got {type(other).__name__}")
-        plans = [plan_of(self), *(plan_of(s) for s in streams)]
-        types = [p.head_type for p in plans]
-        for t in types[1:]:
-            if t.schema.simpleString() != types[0].schema.simpleString() or (
-                t.type_info != types[0].type_info
-            ):
-                raise TypeError(
-                    "Cannot union streams of different types: "
-                    f"{_type_name(types[0])} and {_type_name(t)}"
-                )
-        plan, heads = combine(plans)
-        spec = NodeSpec(name="union", kind=UNION, inputs=tuple((h, 0) for h in heads))
-        return GraphResultStream(plan.with_node(PlanNode(spec, types[0])))
-
-    def join(self, other_stream: DataStream) -> Any:
-        """Flink's window join: ``a.join(b).where(key_a).equal_to(key_b).window(assigner)
-        .apply(JoinFunction, output_type)``; inner join of the elements of each window with
-        equal keys, one result per pair (see docs/windows/joins.md)."""
-        from flinkwin.joined_streams import JoinedStreams
-
-        return JoinedStreams(self, other_stream)
-
-    def coGroup(self, other_stream: DataStream) -> Any:  # noqa: N802
-        """Flink's window coGroup: ``a.co_group(b).where(...).equal_to(...).window(...)
-        .apply(CoGroupFunction, output_type)``: both inputs' elements of each window and key
-        as two lists (see docs/windows/joins.md)."""
-        from flinkwin.cogrouped_streams import CoGroupedStreams
-
-        return CoGroupedStreams(self, other_stream)
-
-    co_group = coGroup
-
-    def _window_join(self, spec: Any) -> DataStream:
-        """The stream of a finished window join or coGroup (``spec.first`` is this stream)."""
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import combine, plan_of, window_join_node
-
-        plan, heads = combine([plan_of(spec.first), plan_of(spec.second)])
-        return GraphResultStream(plan.with_node(window_join_node(spec, plan, heads)))
-
     def _stamped(
         self, df: DataFrame, strategy: WatermarkStrategy
     ) -> tuple[DataFrame, WatermarkStrategy]:
@@ -396,6 +313,16 @@ class DataStream:
             raise TypeError(
                 "assignTimestampsAndWatermarks takes a WatermarkStrategy, got "
                 f"{type(watermark_strategy).__name__}"
+            )
+        if self._plan is not None and self._df.isStreaming:
+            raise UnsupportedOperationError(
+                "assign_timestamps_and_watermarks on the results of a window, join or process "
+                "function on a stream is not supported: the graph runs in one Spark stage, "
+                "whose watermark is its sources'. The results already carry their timestamps "
+                "(a window's window.max_timestamp(), a join's, a process function's element "
+                "or timer time) and the operators after them see the watermark that fired "
+                "them, as in Flink: remove this call, or assign the timestamps at the source "
+                "(see docs/windows/union-and-cascades.md)"
             )
         return self._derive(self._elements_df(), watermark_strategy=watermark_strategy)
 
@@ -547,11 +474,6 @@ class SinkContext:
 
     def timestamp(self) -> int | None:
         return self._timestamp
-
-
-def _type_name(stream_type: Any) -> str:
-    info = stream_type.type_info
-    return repr(info) if info is not None else stream_type.schema.simpleString()
 
 
 def _is_tuple_type(type_info: TypeInformation | None) -> bool:

@@ -536,8 +536,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     if strategy is None and pipeline.carried_timestamps:
         if streaming:
             raise PipelineError(
-                "a window over a streaming window's results needs "
-                "assignTimestampsAndWatermarks(...) on Spark (see docs/porting.md)"
+                "this stream's timestamps come from another stateful stage: build the window "
+                "on that stage's result stream itself (not on a DataFrame taken from it), so "
+                "both run in one stage (see docs/windows/union-and-cascades.md)"
             )
         strategy = WatermarkStrategy(0, RECORD_TIMESTAMP_COLUMN)
     if uses_event_time and strategy is None:

@@ -56,6 +56,7 @@ from pyspark.sql.types import StructType
 
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator import WindowOperator, states
+from flinkwin.operator.graph import GraphOperator
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
 from flinkwin.output_tag import OutputTag
@@ -520,7 +521,10 @@ class KeyGroupRuntime:
         yield out
 
     def _due(self, op: Any, watermark: int, now: int) -> bool:
-        """True if advancing ``op`` to Flink's watermark and batch time fires a timer."""
+        """True if advancing ``op`` to Flink's watermark and batch time fires a timer (a
+        graph's operators have watermarks of their own: always advanced)."""
+        if isinstance(op, GraphOperator):
+            return True
         if watermark > op.current_watermark:
             timer = op.next_event_time_timer()
             if timer is not None and timer <= watermark:

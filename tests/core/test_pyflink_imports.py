@@ -122,7 +122,7 @@ REFUSED = [
      "slots and resources are Spark's"),
     ("from pyflink.common import RestartStrategies", "restarts are Spark's"),
     ("from pyflink.common import JobExecutionResult", "no job client"),
-    ("from pyflink.datastream import CoMapFunction", "join or union the DataFrames"),
+    ("from pyflink.datastream import CoMapFunction", "interval join"),
     ("from pyflink.datastream.functions import KeyedCoProcessFunction", "connect, broadcast"),
     ("from pyflink.datastream import SourceFunction", "sources are Spark DataFrames"),
     ("from pyflink.datastream.functions import Partitioner", "partitioning is Spark's"),

@@ -84,3 +84,26 @@ def test_tumbling_count_window_example_prints_flinks_full_windows(
     # windows of 2 per key: hi 1+3, (5 never completes); hello 2+4, then 6+6
     printed = run_example("tumbling_count_window.py", capsys, monkeypatch)
     assert_flink_output(printed, ["(hi,4)", "(hello,6)", "(hello,12)"])
+
+
+def test_state_access_example_prints_running_sums_per_key(capsys: Any, monkeypatch: Any) -> None:
+    # a KeyedProcessFunction with ValueState: each element's key and its key's running sum
+    # (Python's float additions, as PyFlink's Python worker does them), in arrival order
+    printed = run_example("state_access.py", capsys, monkeypatch)
+    assert_flink_output(printed, [
+        "('Alice', 110.1)", "('Bob', 30.2)", "('Alice', 130.1)", "('Bob', 83.3)",
+        "('Alice', 143.2)", "('Bob', 86.39999999999999)", "('Bob', 102.5)",
+        "('Alice', 163.29999999999998)",
+    ])
+
+
+def test_event_time_timer_example_fires_every_timer_with_the_final_sums(
+    capsys: Any, monkeypatch: Any
+) -> None:
+    # a bounded source: every element is in before the end-of-input watermark fires the
+    # timers (ts + 2 s; Alice's 3, 5, 7 and 12 s, Bob's 6, 4, 5 and 9 s), each yielding its
+    # key's sum over all of the key's elements
+    printed = run_example("event_time_timer.py", capsys, monkeypatch)
+    assert sorted(printed) == sorted(
+        ["('Alice', 163.29999999999998)"] * 4 + ["('Bob', 102.5)"] * 4
+    )

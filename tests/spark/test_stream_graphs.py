@@ -96,6 +96,22 @@ def test_union_watermark_waits_for_an_input_without_new_data(
     assert flat(main) == []
 
 
+def test_an_idle_input_stops_holding_the_union_back(spark: Any, tmp_path: Path) -> None:
+    """b with withIdleness(1 ms): once b has no element in a micro-batch it is idle and the
+    union follows a alone (Flink's idle input); a's watermark 5999 fires [0, 5 s) in batch 2
+    with b's earlier element."""
+    write_batches(tmp_path / "a", A_BATCHES)
+    write_batches(tmp_path / "b", B_BATCHES[:1])
+    a = stamped(source(spark, tmp_path / "a"))
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)) \
+        .with_timestamp_assigner("ts").with_idleness(Duration.of_millis(1))
+    b = DataStream(source(spark, tmp_path / "b")).assign_timestamps_and_watermarks(strategy)
+    result = a.union(b).key_by("k").window(TUMBLING_5S).sum("v")
+    main, _ = run(result, tmp_path / "cp", "union_idle")
+    assert main[2] == [("a", 11, 1000), ("b", 2, 2000)]
+    assert flat(main) == main[2]
+
+
 def test_union_of_streams_of_different_types_is_refused(spark: Any) -> None:
     a = DataStream(spark.createDataFrame([("a", 1, 0)], SCHEMA))
     b = DataStream(spark.createDataFrame([("a", 1)], "k string, v long"))
@@ -248,3 +264,25 @@ def test_co_group_streaming_with_late_data_and_a_restart(spark: Any, tmp_path: P
     late = [pickle.loads(r.value) for b in sorted(sides["late"]) for r in sides["late"][b]]
     assert sorted((t.is_one(), tuple(t.get_one() if t.is_one() else t.get_two()))
                   for t in late) == [(False, ("b", 98, 700)), (True, ("a", 99, 500))]
+
+
+def test_an_operator_reading_one_source_sees_that_sources_watermark(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A window on input a (feeding a join with b) has a's watermark, not the minimum of a's
+    and b's: a's element at 4000 after a reached 9000 is late for that window (Flink: the
+    window operator's input is a alone), although b holds the join's watermark at 1499."""
+    write_batches(tmp_path / "a", [[ev("a", 1, 1000)], [ev("a", 2, 9000)], [ev("a", 5, 4000)]])
+    write_batches(tmp_path / "b", [[ev("a", 10, 1500)]])
+    sums = (
+        stamped(source(spark, tmp_path / "a")).key_by("k").window(TUMBLING_5S)
+        .side_output_late_data(LATE).sum("v")
+    )
+    joined = (
+        sums.join(stamped(source(spark, tmp_path / "b"))).where("k").equal_to("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .apply(lambda x, y: (x.v, y.v), output_type="x long, y long")
+    )
+    main, sides = run(joined, tmp_path / "cp", "own_watermark", (LATE,))
+    assert flat(main) == []  # b holds the join back
+    assert [tuple(r) for r in flat(sides["late"])] == [("a", 5, 4000)]

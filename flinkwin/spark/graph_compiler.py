@@ -1,0 +1,345 @@
+"""The ONE Spark stage of a stream graph (:class:`~flinkwin.spark.graph.StreamPlan`).
+
+:func:`compile_graph` translates a plan into Spark in one place:
+
+* every source gets its event time (its own ``WatermarkStrategy``: timestamp column or
+  assigner, bounds, Spark's ``withWatermark`` on a stream), its columns renamed
+  ``_fw_i<i>_<j>`` and its number in ``_fw_in``; the sources are unioned by name (Spark's
+  global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``);
+* the rows get their arrival sequence and go to their key group: by the key columns when the
+  graph's one keyed operator reads the sources directly (or through unions) with column keys
+  of one type (:func:`_partitioning`), else all to ONE key group (operators keyed
+  differently share no partitioning Spark could use; see ``docs/architecture.md``, "Stream
+  graphs"); a :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key
+  group and micro-batch. With one key group it sees every row, so each operator gets the
+  watermark of the sources it reads (and idle inputs are told apart); with several, every
+  operator reads every source and gets Spark's global watermark;
+* the stage's outputs are encoded as a single-window stage's are (main output, side outputs,
+  metrics row), so sinks, ``start()`` and ``writeStream`` work unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from pyspark.sql import DataFrame, Observation
+from pyspark.sql import functions as F
+from pyspark.sql.types import ByteType, LongType, StructField, StructType
+
+from flinkwin.operator.graph import GraphPlan, SourceSpec, StreamRef
+from flinkwin.output_tag import OutputTag
+from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
+from flinkwin.time import MIN_LONG
+from flinkwin.timestamps import TimestampAssigner
+from flinkwin.types import is_atomic_type, is_pickled_type
+
+from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
+from .compiler import (
+    _TIMEOUTS,
+    _WM,
+    CompiledStage,
+    PipelineError,
+    _event_time,
+    _in_event_time_range,
+    _nullable,
+    _with_watermark,
+    overflow_policy,
+)
+from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
+from .graph import GraphPipeline, GraphSpec, StreamPlan
+from .key_groups import key_group_labels
+from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
+from .nested import element_converters
+from .nulls import plan as null_plan
+from .nulls import to_wire as nulls_to_wire
+from .runtime import (
+    EVENT_TIME,
+    HEARTBEAT_COLUMN,
+    KEY_GROUP_COLUMN,
+    METRIC_COLUMNS,
+    NO_TIMERS,
+    PROCESSING_TIME,
+    STATE_SCHEMA,
+    TAG_COLUMN,
+    EventTime,
+    KeyGroupRuntime,
+    static_function,
+    stream_function,
+)
+from .schema import RowEncoder, is_pickled
+from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
+from .timestamps import on_wire, quoted, to_wire
+
+SOURCE_COLUMN = "_fw_in"
+EVENT_COLUMN = "_fw_ets"
+
+
+# ---------------------------------------------------------------------------- compile
+def compile_graph(
+    plan: StreamPlan,
+    side_tags: Sequence[OutputTag],
+    runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING,
+    parallelism: int | None = None,
+) -> CompiledStage:
+    """The ONE stateful stage computing ``plan``'s head and ``side_tags`` (module docstring)."""
+    first = plan.sources[0].toDF()
+    session = first.sparkSession
+    streaming = first.isStreaming
+    if any(s.toDF().isStreaming != streaming for s in plan.sources):
+        raise PipelineError("a graph cannot mix streaming and static DataFrames")
+    mode = effective_mode(runtime_mode, streaming)
+    tz = session.conf.get("spark.sql.session.timeZone") or "UTC"
+    partition = _partitioning(plan)
+    key_groups = plan.sources[0]._key_groups if partition is not None else 1
+    frames, sources, watermarked = [], [], False
+    for i, stream in enumerate(plan.sources):
+        keys = None if partition is None else partition[i]
+        staged, source, has_wm = _source_frame(i, stream, tz, streaming, keys, key_groups)
+        frames.append(staged)
+        sources.append(source)
+        watermarked |= has_wm
+    staged = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+    arrival = mode is RuntimeExecutionMode.STREAMING
+    if arrival:
+        staged = with_arrival_sequence(staged)
+    heartbeats = streaming and key_groups > 1
+    if heartbeats:
+        staged = with_heartbeats(staged, key_groups)
+    hidden = {KEY_GROUP_COLUMN, ARRIVAL_COLUMN, _WM, EVENT_COLUMN, HEARTBEAT_COLUMN}
+    input_schema = StructType([f for f in staged.schema.fields if f.name not in hidden])
+    for f in input_schema.fields:
+        if on_wire(f.dataType):
+            staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
+    masks = null_plan(input_schema)
+    staged = nulls_to_wire(staged, masks, input_schema)
+
+    main_type = plan.head_type
+    casts: dict[str, Any] = {}
+    out_main, main_columns = _nullable(main_type.schema, "_fw_m", casts)
+    out_fields = [
+        StructField(TAG_COLUMN, ByteType(), False),
+        *out_main.fields,
+        StructField(RECORD_TIMESTAMP_COLUMN, LongType(), True),
+    ]
+    side_columns: dict[OutputTag, list[tuple[str, str]]] = {}
+    side_types = []
+    sides: dict[OutputTag, StreamRef] = {}
+    for j, tag in enumerate(side_tags, start=1):
+        side_type = plan.side_type(tag)
+        side_types.append(side_type)
+        sides[tag] = plan.side_ref(tag)
+        out_side, side_columns[tag] = _nullable(side_type.schema, f"_fw_s{j}_", casts)
+        out_fields.extend(out_side.fields)
+    out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
+    output_schema = StructType(out_fields)
+
+    graph = GraphPlan(tuple(sources), tuple(n.spec for n in plan.nodes), plan.head, sides,
+                      SOURCE_COLUMN, own_watermarks=key_groups == 1)
+    timers = {n.timers for n in plan.nodes}
+    if not streaming:
+        domain = NO_TIMERS
+    elif watermarked:
+        domain = EVENT_TIME
+    elif PROCESSING_TIME in timers or EVENT_TIME not in timers:
+        domain = PROCESSING_TIME
+    else:
+        raise PipelineError(
+            "the graph's operators work on event time: call assignTimestampsAndWatermarks(...) "
+            "on its sources"
+        )
+    names = " -> ".join(n.spec.name for n in plan.nodes) or "union"
+    runtime = KeyGroupRuntime(
+        operator=GraphSpec(graph, key_groups, f"Graph({names})", overflow_policy(session)),
+        input_schema=input_schema,
+        event_time=EventTime(EVENT_COLUMN, "ms"),
+        time_zone=tz,
+        has_watermark=watermarked,
+        timer_domain=domain,
+        key_groups=key_groups,
+        main_encoder=RowEncoder(main_type.schema, tz, "graph output"),
+        with_window=False,
+        side_tags=list(side_tags),
+        side_encoders=[
+            RowEncoder(t.schema, tz, f"side output {tag.tag_id!r}")
+            for tag, t in zip(side_tags, side_types)
+        ],
+        output_schema=output_schema,
+        sequence_column=ARRIVAL_COLUMN if arrival else None,
+        heartbeats=heartbeats,
+        idle_close_s=idle_close_seconds(session) if streaming else DEFAULT_IDLE_CLOSE_S,
+        null_masks=masks,
+    )
+    runtime.operator.build()  # fail at build time on an invalid configuration
+    grouped = staged.groupBy(KEY_GROUP_COLUMN)
+    observation = None
+    if streaming:
+        combined = grouped.applyInPandasWithState(
+            stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
+        )
+        metrics_name = observed_metrics_name(first)
+        combined = combined.observe(metrics_name, *metric_aggregates())
+    else:
+        combined = grouped.applyInPandas(static_function(runtime), output_schema)
+        observation = Observation(observed_metrics_name(first))
+        combined = combined.observe(observation, *metric_aggregates())
+    summary = {
+        "stage": "one stateful stage for the whole graph (one key group: see "
+        "docs/architecture.md#stream-graphs)",
+        "sources": str(len(plan.sources)),
+        "operators": names,
+        "time": domain if streaming else "static input",
+        "mode": mode.name,
+    }
+    if key_groups > 1:
+        summary["stage"] = (
+            f"one stateful stage for the whole graph, {key_groups} key groups by "
+            f"{partition}"
+        )
+    pipeline = GraphPipeline(key_groups, parallelism, runtime_mode)
+    return CompiledStage(
+        pipeline, combined, main_columns, side_columns, domain, summary, observation, casts  # type: ignore[arg-type]
+    )
+
+
+def _partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
+    """Per source, the key columns that place its rows in key groups, when the graph allows
+    more than one: ONE keyed operator, reading the sources directly or through unions, keyed
+    by columns of the same types on every source (and by the same columns on a source it
+    reads twice), with only stateless steps after it. None: one key group."""
+    from flinkwin.operator.graph import OPERATOR, UNION
+
+    if any(getattr(s._watermark, "idle_timeout_ms", None) is not None for s in plan.sources):
+        return None  # idle inputs are told apart by seeing every row (one key group)
+    operators = [j for j, n in enumerate(plan.nodes) if n.spec.kind == OPERATOR]
+    if len(operators) != 1 or not plan.nodes[operators[0]].keys:
+        return None
+    j = operators[0]
+    keys = plan.nodes[j].keys
+    reached: dict[int, list[str]] = {}
+    before = set()
+
+    def walk(ref: Any, index: int) -> bool:
+        if ref[0] == "source":
+            key = keys[index]
+            columns = [key] if isinstance(key, str) else key
+            if not isinstance(columns, (list, tuple)) or not all(
+                isinstance(c, str) for c in columns
+            ):
+                return False
+            previous = reached.setdefault(int(ref[1]), list(columns))
+            return previous == list(columns)
+        node = plan.nodes[ref[1]]
+        if ref[0] != "node" or node.spec.kind != UNION:
+            return False
+        before.add(int(ref[1]))
+        return all(walk(r, index) for r, _ in node.spec.inputs)
+
+    if not all(walk(ref, index) for ref, index in plan.nodes[j].spec.inputs):
+        return None
+    if len(reached) != len(plan.sources) or any(
+        k not in before and k < j for k in range(len(plan.nodes))
+    ):
+        return None
+    types = None
+    for i, columns in reached.items():
+        schema = plan.sources[i].toDF().schema
+        if any(c not in schema.fieldNames() for c in columns):
+            return None
+        mine = [schema[c].dataType.simpleString() for c in columns]
+        if types is not None and mine != types:
+            return None
+        types = mine
+    return reached
+
+
+def _key_group(columns: list[str], key_groups: int, names: list[str]) -> Any:
+    """The key group label of a source row keyed by ``columns``; a null key fails, as in
+    Flink ("Assigned key must not be null!")."""
+    labels = F.array(*[F.lit(label) for label in key_group_labels(key_groups)])
+    group = F.pmod(F.hash(*[quoted(c) for c in columns]), F.lit(key_groups))
+    null_key = functools.reduce(lambda a, b: a | b, [quoted(c).isNull() for c in columns])
+    message = F.concat(
+        F.lit(f"key column(s) {columns}: null key in row "),
+        F.to_json(F.struct(*[quoted(c) for c in names]), {"ignoreNullFields": "false"}),
+        F.lit("; Flink rejects null keys (Assigned key must not be null!): filter such rows "
+              "out or replace the null (e.g. with coalesce) first"),
+    )
+    return F.when(null_key, F.raise_error(message)).otherwise(
+        F.element_at(labels, group + 1)
+    )
+
+
+def _source_frame(
+    index: int, stream: Any, tz: str, streaming: bool, keys: list[str] | None,
+    key_groups: int,
+) -> tuple[DataFrame, SourceSpec, bool]:
+    """Source ``index`` as the graph stage reads it: columns renamed ``_fw_i<index>_<j>``, its
+    number, its event time in ms (``MIN_LONG``: none) with its own watermark on a stream."""
+    df = stream._elements_df()
+    schema = stream.toDF().schema
+    type_info = stream.get_type()
+    strategy = stream._watermark
+    carried = strategy is None and RECORD_TIMESTAMP_COLUMN in df.columns
+    staged = df
+    has_wm = False
+    if strategy is not None:
+        assigner = strategy.timestamp_column
+        if isinstance(assigner, TimestampAssigner):
+            staged = apply_element_stage(
+                staged, schema, None, None, assigner, tz,
+                tuple_elements=getattr(type_info, "name", None) == "TUPLE",
+                atomic_elements=is_atomic_type(type_info), element_type=type_info,
+            )
+        if strategy.null_timestamp_tag is not None:
+            raise PipelineError(
+                "withNullTimestamps(...) is not supported on the inputs of a stream graph: "
+                "filter rows without a timestamp out first"
+            )
+        event_time, helper = _event_time(staged, strategy)
+        if helper is not None:
+            staged = staged.withColumn("_fw_ts", helper)
+        shim = SimpleNamespace(input_schema=schema)
+        checked = _in_event_time_range(
+            shim, strategy, event_time, quoted(event_time.column)  # type: ignore[arg-type]
+        )
+        staged = staged.withColumn(event_time.column, checked)
+        if streaming:
+            staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
+            has_wm = True
+        column = quoted(event_time.column)
+        if event_time.unit == "us":  # floor to ms, exactly (no double)
+            name = f"`{event_time.column}`"
+            column = F.expr(f"({name} - pmod({name}, 1000)) div 1000")
+        staged = staged.withColumn(EVENT_COLUMN, column.cast("long"))
+    elif carried:
+        staged = staged.withColumn(EVENT_COLUMN, F.col(RECORD_TIMESTAMP_COLUMN))
+    else:
+        staged = staged.withColumn(EVENT_COLUMN, F.lit(MIN_LONG).cast("long"))
+    names = schema.fieldNames()
+    columns = [f"_fw_i{index}_{j}" for j in range(len(names))]
+    keep = [quoted(n).alias(c) for n, c in zip(names, columns)]
+    label = (
+        F.lit(key_group_labels(1)[0]) if keys is None else _key_group(keys, key_groups, names)
+    )
+    extra = [F.col(EVENT_COLUMN), label.alias(KEY_GROUP_COLUMN)] + (
+        [F.col(_WM)] if has_wm else []
+    )
+    staged = staged.select(*keep, *extra, F.lit(index).cast("int").alias(SOURCE_COLUMN))
+    pickled = is_pickled(schema) or is_pickled_type(type_info)
+    delay = strategy.out_of_orderness_ms if strategy is not None and streaming else None
+    source = SourceSpec(
+        tuple(columns), tuple(names),
+        tuple_elements=getattr(type_info, "name", None) == "TUPLE",
+        pickled_elements=pickled,
+        atomic_elements=is_atomic_type(type_info) and not pickled,
+        converters=element_converters(schema, type_info),
+        delay_ms=delay,
+        idle_timeout_ms=None if delay is None else strategy.idle_timeout_ms,
+    )
+    return staged, source, has_wm
+
+
+__all__ = ["EVENT_COLUMN", "SOURCE_COLUMN", "compile_graph"]
