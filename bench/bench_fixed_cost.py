@@ -304,6 +304,7 @@ def run_timeout(args: Any, table: Table) -> None:
 
 
 def run_gc(args: Any, table: Table) -> None:
+    log = os.environ["FW_BENCH_GC_LOG"]
     bench = Bench(args, args.partitions)
     try:
         pipelines = {
@@ -320,6 +321,15 @@ def run_gc(args: Any, table: Table) -> None:
     table.notes.append(
         f"young-generation collections instead of PySpark's full gc: flinkwin {full:.2f} s "
         f"-> {young:.2f} s, {full / young:.2f}x")
+    with open(log, encoding="utf-8") as f:
+        timings = [tuple(map(float, line.split())) for line in f if line.strip()]
+    runs = args.repeat + 1  # the warm-up ran on that daemon too
+    young_ms, full_ms = [t[0] for t in timings], [t[1] for t in timings]
+    table.notes.append(
+        f"in the full-gc workers, per task: full collection median {statistics.median(full_ms):.1f}"
+        f" ms (max {max(full_ms):.1f} ms), young collection median "
+        f"{statistics.median(young_ms):.3f} ms; {len(timings) / runs:.0f} tasks and "
+        f"{sum(full_ms) / 1000 / runs:.2f} s of full collections per run (CPU time of 2 cores)")
 
 
 def run_defaults(args: Any, table: Table) -> None:
@@ -374,6 +384,8 @@ def main(argv: list[str] | None = None) -> Table:
     args.events = int(args.events / args.scale)
     args.large_events = int(args.large_events / args.scale)
     args.workdir = tempfile.mkdtemp(prefix="fw-fixed-", dir=args.workdir)
+    # read by bench/full_gc_daemon.py in the workers (set before Spark's JVM starts)
+    os.environ["FW_BENCH_GC_LOG"] = os.path.join(args.workdir, "gc.log")
     table = Table()
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     try:
