@@ -10,7 +10,8 @@ workload    what runs
 ==========  ==============================================================================
 floor       native tumbling 10 min sum, the same stage shape as flinkwin's with a no-op
             Python function (``applyInPandasWithState``, 16 key-group labels,
-            ``EventTimeTimeout``), and flinkwin's tumbling sum; at ``--events`` and at 16
+            ``EventTimeTimeout``, flinkwin's number of state partitions), and flinkwin's
+            tumbling sum; at ``--events`` and at 16
             rows per micro-batch (the fixed cost per micro-batch), plus the cost per row
             (seconds beyond the 16-row runs, per event)
 timeout     the no-op stage at 16 rows per micro-batch with ``EventTimeTimeout`` vs
@@ -149,6 +150,7 @@ class Bench:
 
         import flinkwin as fw
         from flinkwin.spark.compiler import key_group_column
+        from flinkwin.spark.parallelism import shuffle_partitions, stage_parallelism
 
         source = self._source(directory)
         labels = key_group_column(
@@ -164,11 +166,12 @@ class Bench:
             (count_rows, GroupStateTimeout.EventTimeTimeout) if timeout
             else (count_rows_no_timeout, GroupStateTimeout.NoTimeout)
         )
-        return self._start(
-            staged.groupBy("_fw_kg").applyInPandasWithState(
-                function, "n long", "n long", "append", kind),
-            sink,
-        )
+        stage = staged.groupBy("_fw_kg").applyInPandasWithState(
+            function, "n long", "n long", "append", kind)
+        # as many state partitions as flinkwin's stage would run (flinkwin.spark.parallelism)
+        parallelism = stage_parallelism(self.spark, self.args.key_groups)
+        with shuffle_partitions(self.spark, parallelism):
+            return self._start(stage, sink)
 
     def _source(self, directory: str) -> Any:
         return self.spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(
@@ -286,6 +289,9 @@ def run_floor(args: Any, table: Table) -> None:
 def run_timeout(args: Any, table: Table) -> None:
     bench = Bench(args, args.partitions)
     try:
+        from flinkwin.spark.parallelism import stage_parallelism
+
+        bench_partitions = stage_parallelism(bench.spark, args.key_groups)
         pipelines = {
             "EventTimeTimeout": bench.noop,
             "NoTimeout": lambda d, s: bench.noop(d, s, timeout=False),
@@ -296,7 +302,7 @@ def run_timeout(args: Any, table: Table) -> None:
         bench.stop()
     with_timeout, without = median(tiny, "EventTimeTimeout"), median(tiny, "NoTimeout")
     table.notes.append(
-        f"no-op stage at 16 rows per micro-batch, {args.partitions} state partitions: "
+        f"no-op stage at 16 rows per micro-batch, {bench_partitions} state partitions: "
         f"EventTimeTimeout {with_timeout:.2f} s, NoTimeout {without:.2f} s: the timed-out "
         f"groups' Python session costs {(with_timeout - without) / args.batches:.3f} s per "
         "micro-batch (NoTimeout runs no batch without input, so windows would wait for "
