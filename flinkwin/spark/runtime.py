@@ -63,6 +63,7 @@ from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
+from .daemon import young_collections_only
 from .key_groups import key_group_labels
 from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
@@ -642,6 +643,7 @@ def stream_function(runtime: KeyGroupRuntime) -> Any:
         key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
     ) -> Iterator[pd.DataFrame]:
         _quiet_spark_concat_warning()
+        young_collections_only()
         return runtime.process_stream(key, frames, state)
 
     return process_key_group
@@ -651,6 +653,7 @@ def static_function(runtime: KeyGroupRuntime) -> Any:
     """``runtime.process_static`` as a plain one-argument function (see ``stream_function``)."""
 
     def process_key_group(frame: pd.DataFrame) -> pd.DataFrame:
+        young_collections_only()
         return runtime.process_static(frame)
 
     return process_key_group
