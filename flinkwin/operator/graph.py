@@ -111,6 +111,9 @@ class GraphPlan:
     #: the stage's side outputs: tag -> the graph's stream holding it
     sides: dict[OutputTag, StreamRef] = field(default_factory=dict)
     source_column: str = "_fw_in"
+    #: the side outputs that carry late data (late elements of windows, joins, interval
+    #: joins), counted in the stage's ``numLateRecordsToSideOutput``
+    late_tags: tuple[OutputTag, ...] = ()
     #: the stage sees every row (one key group): each operator's watermark is computed from
     #: the sources it reads; else (several key groups) every operator takes the stage's
     own_watermarks: bool = True
@@ -118,8 +121,6 @@ class GraphPlan:
 
 class GraphOperator:
     """The operators of one key group of a graph stage (see module docstring)."""
-
-    late_output_tag: OutputTag | None = None
 
     def __init__(self, plan: GraphPlan, task_info: TaskInfo) -> None:
         self.plan = plan
@@ -305,6 +306,11 @@ class GraphOperator:
     def drain_output(self) -> list[tuple[Any, int | None]]:
         out, self._output = self._output, []
         return out
+
+    @property
+    def late_output_tags(self) -> tuple[OutputTag, ...]:
+        """The side outputs of the graph's operators that carry late data."""
+        return self.plan.late_tags
 
     def drain_side_outputs(self) -> dict[OutputTag, list[tuple[Any, int | None]]]:
         out, self._side_output = self._side_output, {}

@@ -137,7 +137,9 @@ def compile_graph(
     output_schema = StructType(out_fields)
 
     graph = GraphPlan(tuple(sources), tuple(n.spec for n in plan.nodes), plan.head, sides,
-                      SOURCE_COLUMN, own_watermarks=key_groups == 1)
+                      SOURCE_COLUMN,
+                      late_tags=tuple(tag for n in plan.nodes for tag, _ in n.sides.values()),
+                      own_watermarks=key_groups == 1)
     timers = {n.timers for n in plan.nodes}
     if not streaming:
         domain = NO_TIMERS

@@ -391,7 +391,10 @@ class KeyGroupRuntime:
             main_arrays.append(pa.array([ts for _, ts in drained], pa.int64()))
             groups.append((len(values), main_arrays))
             sides = op.drain_side_outputs()
-            late_sent = len(sides.get(op.late_output_tag, ())) if op.late_output_tag else 0
+            late_tags = getattr(op, "late_output_tags", None)
+            if late_tags is None:
+                late_tags = () if op.late_output_tag is None else (op.late_output_tag,)
+            late_sent = sum(len(sides.get(tag, ())) for tag in late_tags)
             for side_tag, encoder in zip(self.side_tags, self.side_encoders):
                 side = [v for v, _ in sides.pop(side_tag, [])]
                 groups.append((len(side), encoder.arrays(side)))

@@ -53,10 +53,21 @@ def run(result: Any, checkpoint: Path, name: str, sides: tuple[OutputTag, ...] =
     query = result.start(main=main, side_outputs=side_sinks,
                          checkpoint_location=str(checkpoint), trigger={"availableNow": True})
     query.awaitTermination()
+    LAST_PROGRESS[:] = list(query.recentProgress)
     return (
         {b: [tuple(r) for r in rows] for b, rows in main.batches.items()},
         {t.tag_id: dict(s.batches) for t, s in side_sinks.items()},
     )
+
+
+#: the progress of the last query ``run`` ran
+LAST_PROGRESS: list[Any] = []
+
+
+def metric_total(name: str) -> int:
+    rows = [p["observedMetrics"].get("flinkwin") for p in LAST_PROGRESS
+            if p.get("observedMetrics")]
+    return sum((row.asDict().get(name) or 0) for row in rows if row is not None)
 
 
 def flat(batches: dict[int, list[Any]]) -> list[Any]:
@@ -286,3 +297,4 @@ def test_an_operator_reading_one_source_sees_that_sources_watermark(
     main, sides = run(joined, tmp_path / "cp", "own_watermark", (LATE,))
     assert flat(main) == []  # b holds the join back
     assert [tuple(r) for r in flat(sides["late"])] == [("a", 5, 4000)]
+    assert metric_total("numLateRecordsToSideOutput") == 1
