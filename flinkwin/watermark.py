@@ -71,6 +71,9 @@ class WatermarkStrategy:
         self.null_timestamp_tag: Any = None
         #: See withIdleness (None: an input never counts as idle).
         self.idle_timeout_ms: int | None = None
+        #: Spark's watermark was applied where the timestamps were assigned, before a
+        #: map/flat_map/filter (see flinkwin.spark.carried_time); set by flinkwin only.
+        self.watermarked_upstream = False
 
     @staticmethod
     def forBoundedOutOfOrderness(max_out_of_orderness: TimeLike) -> WatermarkStrategy:  # noqa: N802

@@ -43,6 +43,7 @@ from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.base import KeySelector
 from flinkwin.functions.transform import as_callable
 from flinkwin.runtime_mode import RuntimeExecutionMode
+from flinkwin.spark.carried_time import carry_time
 from flinkwin.spark.elements import (
     RECORD_TIMESTAMP_COLUMN,
     TIMESTAMP_COLUMN,
@@ -214,10 +215,12 @@ class DataStream(GraphOperations):
             return self._graph_step(kind, rich, function, out_schema, type_info)
         schema = self.toDF().schema
         df, strategy = self._elements_df(), self._watermark
-        if kind != FILTER and strategy is not None and isinstance(
-            strategy.timestamp_column, TimestampAssigner
-        ):
-            df, strategy = self._stamped(df, strategy)
+        if strategy is not None:
+            # timestamps and the watermark are taken here, over every element (Flink's
+            # TimestampsAndWatermarksOperator): see flinkwin.spark.carried_time
+            if isinstance(strategy.timestamp_column, TimestampAssigner):
+                df, strategy = self._stamped(df, strategy)
+            df, strategy = carry_time(df, strategy, schema)
         df = apply_transform(
             df, kind, function, schema, out_schema, kind,
             tuple_elements=_is_tuple_type(self._type_info), rich=rich,

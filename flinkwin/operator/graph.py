@@ -74,6 +74,9 @@ class SourceSpec:
     delay_ms: int | None = None
     #: ``withIdleness``: processing time without elements after which the source is idle
     idle_timeout_ms: int | None = None
+    #: the source's watermark is the stage's (computed by Spark before a filter or map the
+    #: stage does not see)
+    stage_watermark: bool = False
 
     def elements(self, frame: pd.DataFrame) -> list[Any]:
         sub = frame.loc[:, list(self.columns)]
@@ -216,7 +219,10 @@ class GraphOperator:
         """Source ``i``'s watermark, as its ``WatermarkStrategy`` generates it from the
         timestamps seen (Spark's per-source watermark): ``max - delay - 1``; None for a source
         without watermarks."""
-        delay = self.plan.sources[i].delay_ms
+        source = self.plan.sources[i]
+        if source.stage_watermark:
+            return self.current_watermark
+        delay = source.delay_ms
         if delay is None:
             return None
         top = self.source_max[i]

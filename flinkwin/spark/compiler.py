@@ -81,6 +81,7 @@ from flinkwin.types import TypeInformation, is_atomic_type, is_pickled_type
 from flinkwin.watermark import WatermarkStrategy
 
 from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
+from .carried_time import watermark_mark
 from .elements import (
     KEY_COLUMN,
     RECORD_TIMESTAMP_COLUMN,
@@ -584,7 +585,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
                 pipeline, strategy, event_time, quoted(event_time.column)
             )
             staged = staged.withColumn(event_time.column, checked)
-        if streaming:
+        if streaming and strategy.watermarked_upstream:
+            staged = watermark_mark(staged, strategy)
+        elif streaming:
             staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)

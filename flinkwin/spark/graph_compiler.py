@@ -37,6 +37,7 @@ from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import is_atomic_type, is_pickled_type
 
 from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
+from .carried_time import watermark_mark
 from .compiler import (
     _TIMEOUTS,
     _WM,
@@ -308,7 +309,10 @@ def _source_frame(
             shim, strategy, event_time, quoted(event_time.column)  # type: ignore[arg-type]
         )
         staged = staged.withColumn(event_time.column, checked)
-        if streaming:
+        if streaming and strategy.watermarked_upstream:
+            staged = watermark_mark(staged, strategy)
+            has_wm = True
+        elif streaming:
             staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
             has_wm = True
         column = quoted(event_time.column)
@@ -331,7 +335,12 @@ def _source_frame(
     )
     staged = staged.select(*keep, *extra, F.lit(index).cast("int").alias(SOURCE_COLUMN))
     pickled = is_pickled(schema) or is_pickled_type(type_info)
+    # a source whose watermark Spark computes before a filter/map: the stage's watermark
+    # (the rows seen here are not all the rows the watermark was computed from)
+    upstream = strategy is not None and streaming and strategy.watermarked_upstream
     delay = strategy.out_of_orderness_ms if strategy is not None and streaming else None
+    if upstream:
+        delay = None
     source = SourceSpec(
         tuple(columns), tuple(names),
         tuple_elements=getattr(type_info, "name", None) == "TUPLE",
@@ -340,6 +349,7 @@ def _source_frame(
         converters=element_converters(schema, type_info),
         delay_ms=delay,
         idle_timeout_ms=None if delay is None else strategy.idle_timeout_ms,
+        stage_watermark=upstream,
     )
     return staged, source, has_wm
 

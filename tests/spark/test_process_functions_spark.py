@@ -194,10 +194,6 @@ class TimerAtElement(KeyedProcessFunction):
         yield f"{ctx.get_current_key()}@{timestamp}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "flinkwin drops an element of filter() before Spark's watermark sees it: the watermark "
-    "stays at 999, Flink's is 19999 (its WatermarkStrategy sees every element of the stream "
-    "it is assigned on; filter() after it forwards the watermarks)"))
 def test_an_element_filtered_out_after_the_timestamps_still_advances_the_watermark(
     spark: Any, tmp_path: Path
 ) -> None:

@@ -298,3 +298,18 @@ def test_an_operator_reading_one_source_sees_that_sources_watermark(
     assert flat(main) == []  # b holds the join back
     assert [tuple(r) for r in flat(sides["late"])] == [("a", 5, 4000)]
     assert metric_total("numLateRecordsToSideOutput") == 1
+
+
+def test_a_filtered_out_element_still_advances_a_windows_watermark(
+    spark: Any, tmp_path: Path
+) -> None:
+    """assign_timestamps_and_watermarks(...).filter(...) before a single window: Flink's
+    watermark generator sees b@20000 before the filter drops it, so window [0, 5 s) of a
+    fires (in the batch without data after the input)."""
+    write_batches(tmp_path / "in", [[ev("a", 1, 1000), ev("b", 2, 20000)]])
+    result = (
+        stamped(source(spark, tmp_path / "in")).filter(lambda r: r.k == "a")
+        .key_by("k").window(TUMBLING_5S).sum("v")
+    )
+    main, _ = run(result, tmp_path / "cp", "filtered_watermark")
+    assert flat(main) == [("a", 1, 1000)]
