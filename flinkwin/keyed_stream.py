@@ -83,6 +83,57 @@ class KeyedStream:
         return GraphResultStream(plan.with_node(process_node(func, self._key(), output_type,
                                                              plan)))
 
+    def reduce(self, func: Any) -> Any:
+        """Flink's rolling ``reduce`` without a window: ``func(current, value)`` (or a
+        ``ReduceFunction``) per element, emitting the key's new value (in ``BATCH`` mode only
+        each key's final value); the outputs have this stream's type, as in PyFlink
+        (see :mod:`flinkwin.keyed_reduce`)."""
+        from flinkwin.keyed_reduce import RollingReduce
+        from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
+        from flinkwin.spark.graph import plan_of
+
+        head = plan_of(self._stream).head_type
+        output_type: Any = head.type_info
+        if head.pickled:
+            output_type = None
+        elif output_type is None:
+            output_type = head.schema
+        batch = effective_mode(self._stream._runtime_mode, self._stream.toDF().isStreaming)
+        return self.process(
+            RollingReduce(func, batch is RuntimeExecutionMode.BATCH), output_type
+        )
+
+    def _accumulate(self, position: int | str, kind: str) -> Any:
+        from flinkwin.keyed_reduce import Accumulate
+
+        return self.reduce(Accumulate(position, kind))
+
+    def sum(self, position_to_sum: int | str = 0) -> Any:
+        """The rolling sum of field ``position_to_sum`` per key (PyFlink's ``sum``)."""
+        return self._accumulate(position_to_sum, "sum")
+
+    def min(self, position_to_min: int | str = 0) -> Any:
+        """The rolling minimum of field ``position_to_min`` per key, other fields from the
+        key's first element (PyFlink's ``min``)."""
+        return self._accumulate(position_to_min, "min")
+
+    def max(self, position_to_max: int | str = 0) -> Any:
+        """The rolling maximum of field ``position_to_max`` per key (PyFlink's ``max``)."""
+        return self._accumulate(position_to_max, "max")
+
+    def min_by(self, position_to_min_by: int | str = 0) -> Any:
+        """The element with the smallest field ``position_to_min_by`` so far per key (the
+        earlier one on ties; PyFlink's ``min_by``)."""
+        return self._accumulate(position_to_min_by, "min_by")
+
+    def max_by(self, position_to_max_by: int | str = 0) -> Any:
+        """The element with the largest field ``position_to_max_by`` so far per key (the
+        earlier one on ties; PyFlink's ``max_by``)."""
+        return self._accumulate(position_to_max_by, "max_by")
+
+    minBy = min_by  # noqa: N815
+    maxBy = max_by  # noqa: N815
+
     def intervalJoin(self, other_stream: KeyedStream) -> Any:  # noqa: N802
         """Flink's interval join: ``a.key_by(...).interval_join(b.key_by(...))
         .between(lower, upper).process(ProcessJoinFunction, output_type)``: each pair of
