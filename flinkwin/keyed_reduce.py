@@ -1,6 +1,7 @@
-"""``KeyedStream.reduce`` and its rolling aggregations (``sum``, ``min``, ``max``, ``min_by``,
-``max_by``) without a window, as PyFlink builds them: a ``KeyedProcessFunction`` holding the
-key's current value in keyed state.
+"""``KeyedStream``'s operations without a window, as PyFlink builds them from
+``KeyedProcessFunction``s: ``reduce`` and its rolling aggregations (``sum``, ``min``, ``max``,
+``min_by``, ``max_by``), holding the key's current value in keyed state, and the keyed
+``map``/``flat_map``/``filter``, whose rich functions see the current key's state.
 
 - ``STREAMING``: every element is combined with its key's current value
   (``reduce(current, element)``; a key's first element is its first value) and the new value is
@@ -19,8 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from flinkwin.datastream.state import ValueStateDescriptor
-from flinkwin.functions.base import ReduceFunction
+from flinkwin.functions.base import Function, ReduceFunction
 from flinkwin.functions.process import KeyedProcessFunction
+from flinkwin.functions.transform import as_callable
 from flinkwin.record import Row
 from flinkwin.types import Types
 
@@ -128,4 +130,31 @@ class Accumulate(ReduceFunction):
         return field
 
 
-__all__ = ["Accumulate", "RollingReduce"]
+class KeyedTransform(KeyedProcessFunction):
+    """PyFlink's keyed ``map``/``flat_map``/``filter``: the function (a callable or a
+    ``MapFunction``/``FlatMapFunction``/``FilterFunction``) per element, its ``open`` given the
+    keyed runtime context."""
+
+    def __init__(self, function: Any, kind: str) -> None:
+        self._call = as_callable(function, kind, kind)
+        self._rich = function if isinstance(function, Function) else None
+        self._kind = kind
+
+    def open(self, runtime_context: Any) -> None:
+        if self._rich is not None:
+            self._rich.open(runtime_context)
+
+    def close(self) -> None:
+        if self._rich is not None:
+            self._rich.close()
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        if self._kind == "map":
+            yield self._call(value)
+        elif self._kind == "flat_map":
+            yield from self._call(value)
+        elif self._call(value):
+            yield value
+
+
+__all__ = ["Accumulate", "KeyedTransform", "RollingReduce"]

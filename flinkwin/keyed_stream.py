@@ -83,6 +83,29 @@ class KeyedStream:
         return GraphResultStream(plan.with_node(process_node(func, self._key(), output_type,
                                                              plan)))
 
+    def map(self, func: Any, output_type: Any = None) -> Any:
+        """PyFlink's keyed ``map``: one output per element, from a function whose
+        ``open(runtime_context)`` sees the current key's state (a ``KeyedProcessFunction``
+        underneath, as in PyFlink); ``output_type`` as for ``DataStream.map``."""
+        from flinkwin.keyed_reduce import KeyedTransform
+
+        return self.process(KeyedTransform(func, "map"), output_type)
+
+    def flat_map(self, func: Any, output_type: Any = None) -> Any:
+        """PyFlink's keyed ``flat_map`` (see ``map``)."""
+        from flinkwin.keyed_reduce import KeyedTransform
+
+        return self.process(KeyedTransform(func, "flat_map"), output_type)
+
+    def filter(self, func: Any) -> Any:
+        """PyFlink's keyed ``filter`` (see ``map``): the elements, with this stream's type,
+        for which ``func`` is true."""
+        from flinkwin.keyed_reduce import KeyedTransform
+
+        return self.process(KeyedTransform(func, "filter"), self._own_type())
+
+    flatMap = flat_map  # noqa: N815
+
     def reduce(self, func: Any) -> Any:
         """Flink's rolling ``reduce`` without a window: ``func(current, value)`` (or a
         ``ReduceFunction``) per element, emitting the key's new value (in ``BATCH`` mode only
@@ -90,18 +113,20 @@ class KeyedStream:
         (see :mod:`flinkwin.keyed_reduce`)."""
         from flinkwin.keyed_reduce import RollingReduce
         from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
+
+        batch = effective_mode(self._stream._runtime_mode, self._stream.toDF().isStreaming)
+        return self.process(
+            RollingReduce(func, batch is RuntimeExecutionMode.BATCH), self._own_type()
+        )
+
+    def _own_type(self) -> Any:
+        """This stream's element type as an ``output_type`` (None: pickled values)."""
         from flinkwin.spark.graph import plan_of
 
         head = plan_of(self._stream).head_type
-        output_type: Any = head.type_info
         if head.pickled:
-            output_type = None
-        elif output_type is None:
-            output_type = head.schema
-        batch = effective_mode(self._stream._runtime_mode, self._stream.toDF().isStreaming)
-        return self.process(
-            RollingReduce(func, batch is RuntimeExecutionMode.BATCH), output_type
-        )
+            return None
+        return head.schema if head.type_info is None else head.type_info
 
     def _accumulate(self, position: int | str, kind: str) -> Any:
         from flinkwin.keyed_reduce import Accumulate

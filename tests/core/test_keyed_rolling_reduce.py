@@ -1,5 +1,6 @@
-"""``KeyedStream.reduce``/``sum``/``min``/``max``/``min_by``/``max_by`` without a window: the
-rolling ``KeyedProcessFunction`` PyFlink builds them from, run through the keyed process
+"""``KeyedStream.reduce``/``sum``/``min``/``max``/``min_by``/``max_by`` and the keyed
+``map``/``flat_map``/``filter`` without a window: the ``KeyedProcessFunction``s PyFlink builds
+them from, run through the keyed process
 operator (Flink's ``StreamGroupedReduceOperator`` semantics in STREAMING mode, PyFlink's
 end-of-input emission in BATCH mode)."""
 
@@ -9,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from flinkwin.common import Row
-from flinkwin.datastream.functions import ReduceFunction, RuntimeContext
-from flinkwin.keyed_reduce import Accumulate, RollingReduce
+from flinkwin.common import Row, Types
+from flinkwin.datastream.functions import MapFunction, ReduceFunction, RuntimeContext
+from flinkwin.datastream.state import ValueStateDescriptor
+from flinkwin.keyed_reduce import Accumulate, KeyedTransform, RollingReduce
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
 from flinkwin.time import MAX_LONG
 
@@ -94,3 +96,35 @@ def test_sum_of_basic_values_and_a_field_other_than_0_on_them_is_pyflinks_error(
         Accumulate(1, "sum").reduce(2, 5)
     with pytest.raises(TypeError, match="must be of int or str type"):
         Accumulate(1.5, "sum")  # type: ignore[arg-type]
+
+
+def keyed(function: Any, elements: list[Any]) -> list[Any]:
+    op = KeyedProcessOperator(function, lambda x: x[0])
+    op.open()
+    for value in elements:
+        op.process_element(value, None)
+    op.close()
+    return [value for value, _ in op.drain_output()]
+
+
+def test_keyed_map_flat_map_and_filter_run_per_element_in_arrival_order() -> None:
+    elements = [("a", 1), ("b", 2), ("a", 3)]
+    assert keyed(KeyedTransform(lambda v: v[1] * 10, "map"), elements) == [10, 20, 30]
+    assert keyed(KeyedTransform(lambda v: [v[0]] * v[1], "flat_map"), elements[:2]) == [
+        "a", "b", "b"
+    ]
+    assert keyed(KeyedTransform(lambda v: v[1] > 1, "filter"), elements) == [("b", 2), ("a", 3)]
+
+
+def test_a_keyed_rich_map_function_sees_the_current_keys_state() -> None:
+    class CountPerKey(MapFunction):
+        def open(self, runtime_context: RuntimeContext) -> None:
+            self.count = runtime_context.get_state(ValueStateDescriptor("n", Types.INT()))
+
+        def map(self, value: Any) -> Any:
+            n = (self.count.value() or 0) + 1
+            self.count.update(n)
+            return value[0], n
+
+    out = keyed(KeyedTransform(CountPerKey(), "map"), [("a", 0), ("b", 0), ("a", 0)])
+    assert out == [("a", 1), ("b", 1), ("a", 2)]

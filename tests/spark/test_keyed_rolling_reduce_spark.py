@@ -1,4 +1,5 @@
-"""``key_by(...).reduce/sum/min/max/min_by/max_by`` without a window, run by Spark: ports of
+"""``key_by(...).reduce/sum/min/max/min_by/max_by`` and the keyed ``map``/``filter``/
+``flat_map`` without a window, run by Spark: ports of
 PyFlink's ``ProcessDataStreamStreamingTests``/``ProcessDataStreamBatchTests`` rolling
 aggregation tests (``flink-python/pyflink/datastream/tests/test_data_stream.py``, same elements
 and expected results), and the key's value surviving micro-batches of a streaming DataFrame."""
@@ -12,7 +13,8 @@ import pytest
 from spark_scenarios import run_stream, watermark, write_batches
 
 from flinkwin.common import Row, Types
-from flinkwin.datastream import RuntimeExecutionMode
+from flinkwin.datastream import MapFunction, RuntimeContext, RuntimeExecutionMode
+from flinkwin.datastream.state import ValueStateDescriptor
 
 
 @pytest.fixture(autouse=True)
@@ -97,3 +99,26 @@ def test_rolling_reduce_keeps_each_keys_value_across_micro_batches(
                  if run.main[b]]
     # one output per element, each the key's running sum, carried over from earlier batches
     assert per_batch == [[("a", 1), ("b", 10)], [("a", 3)], [("a", 7), ("b", 15)]]
+
+
+def test_keyed_map_filter_and_flat_map_see_each_keys_state(fresh_env: Any) -> None:
+    # PyFlink runs a keyed map/filter/flat_map as a KeyedProcessFunction: a rich function's
+    # keyed state in open() is the current key's, elements per key in arrival order
+    class CountPerKey(MapFunction):
+        def open(self, runtime_context: RuntimeContext) -> None:
+            self.count = runtime_context.get_state(ValueStateDescriptor("n", Types.INT()))
+
+        def map(self, value: Any) -> Any:
+            n = (self.count.value() or 0) + 1
+            self.count.update(n)
+            return value[0], n
+
+    ds = fresh_env.from_collection(
+        [("a", 1), ("b", 2), ("a", 3), ("a", 4)],
+        type_info=Types.TUPLE([Types.STRING(), Types.INT()]))
+    result = ds.key_by(lambda x: x[0]).filter(lambda x: x[1] > 1) \
+        .key_by(lambda x: x[0]).map(CountPerKey(),
+                                    output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \
+        .key_by(lambda x: x[0]).flat_map(lambda x: [x[0]] * x[1], output_type=Types.STRING())
+    # filtered: (b,2) (a,3) (a,4); counted per key: (b,1) (a,1) (a,2); repeated n times
+    assert sorted(result.execute_and_collect()) == ["a", "a", "a", "b"]
