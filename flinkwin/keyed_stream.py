@@ -71,7 +71,7 @@ class KeyedStream:
         ctx)`` when a timer fires; outputs are returned or yielded, side outputs yielded as
         ``(tag, value)`` or sent with ``ctx.output(tag, value)``. ``output_type`` as for
         ``map`` (None: pickled values). Runs in the stage of the stream's graph (see
-        docs/process-functions.md)."""
+        the porting guide, docs/porting.md)."""
         from flinkwin.functions.process import KeyedProcessFunction, ProcessFunction
         from flinkwin.graph_stream import GraphResultStream
         from flinkwin.spark.graph import plan_of
