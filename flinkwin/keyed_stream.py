@@ -71,7 +71,7 @@ class KeyedStream:
         ctx)`` when a timer fires; outputs are returned or yielded, side outputs yielded as
         ``(tag, value)`` or sent with ``ctx.output(tag, value)``. ``output_type`` as for
         ``map`` (None: pickled values). Runs in the stage of the stream's graph (see
-        docs/process-functions.md)."""
+        the porting guide, docs/porting.md)."""
         from flinkwin.functions.process import KeyedProcessFunction, ProcessFunction
         from flinkwin.graph_stream import GraphResultStream
         from flinkwin.spark.graph import plan_of
@@ -82,6 +82,82 @@ class KeyedStream:
         plan = plan_of(self._stream)
         return GraphResultStream(plan.with_node(process_node(func, self._key(), output_type,
                                                              plan)))
+
+    def map(self, func: Any, output_type: Any = None) -> Any:
+        """PyFlink's keyed ``map``: one output per element, from a function whose
+        ``open(runtime_context)`` sees the current key's state (a ``KeyedProcessFunction``
+        underneath, as in PyFlink); ``output_type`` as for ``DataStream.map``."""
+        from flinkwin.keyed_reduce import KeyedTransform
+
+        return self.process(KeyedTransform(func, "map"), output_type)
+
+    def flat_map(self, func: Any, output_type: Any = None) -> Any:
+        """PyFlink's keyed ``flat_map`` (see ``map``)."""
+        from flinkwin.keyed_reduce import KeyedTransform
+
+        return self.process(KeyedTransform(func, "flat_map"), output_type)
+
+    def filter(self, func: Any) -> Any:
+        """PyFlink's keyed ``filter`` (see ``map``): the elements, with this stream's type,
+        for which ``func`` is true."""
+        from flinkwin.keyed_reduce import KeyedTransform
+
+        return self.process(KeyedTransform(func, "filter"), self._own_type())
+
+    flatMap = flat_map  # noqa: N815
+
+    def reduce(self, func: Any) -> Any:
+        """Flink's rolling ``reduce`` without a window: ``func(current, value)`` (or a
+        ``ReduceFunction``) per element, emitting the key's new value (in ``BATCH`` mode only
+        each key's final value); the outputs have this stream's type, as in PyFlink
+        (see :mod:`flinkwin.keyed_reduce`)."""
+        from flinkwin.keyed_reduce import RollingReduce
+        from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
+
+        batch = effective_mode(self._stream._runtime_mode, self._stream.toDF().isStreaming)
+        return self.process(
+            RollingReduce(func, batch is RuntimeExecutionMode.BATCH), self._own_type()
+        )
+
+    def _own_type(self) -> Any:
+        """This stream's element type as an ``output_type`` (None: pickled values)."""
+        from flinkwin.spark.graph import plan_of
+
+        head = plan_of(self._stream).head_type
+        if head.pickled:
+            return None
+        return head.schema if head.type_info is None else head.type_info
+
+    def _accumulate(self, position: int | str, kind: str) -> Any:
+        from flinkwin.keyed_reduce import Accumulate
+
+        return self.reduce(Accumulate(position, kind))
+
+    def sum(self, position_to_sum: int | str = 0) -> Any:
+        """The rolling sum of field ``position_to_sum`` per key (PyFlink's ``sum``)."""
+        return self._accumulate(position_to_sum, "sum")
+
+    def min(self, position_to_min: int | str = 0) -> Any:
+        """The rolling minimum of field ``position_to_min`` per key, other fields from the
+        key's first element (PyFlink's ``min``)."""
+        return self._accumulate(position_to_min, "min")
+
+    def max(self, position_to_max: int | str = 0) -> Any:
+        """The rolling maximum of field ``position_to_max`` per key (PyFlink's ``max``)."""
+        return self._accumulate(position_to_max, "max")
+
+    def min_by(self, position_to_min_by: int | str = 0) -> Any:
+        """The element with the smallest field ``position_to_min_by`` so far per key (the
+        earlier one on ties; PyFlink's ``min_by``)."""
+        return self._accumulate(position_to_min_by, "min_by")
+
+    def max_by(self, position_to_max_by: int | str = 0) -> Any:
+        """The element with the largest field ``position_to_max_by`` so far per key (the
+        earlier one on ties; PyFlink's ``max_by``)."""
+        return self._accumulate(position_to_max_by, "max_by")
+
+    minBy = min_by  # noqa: N815
+    maxBy = max_by  # noqa: N815
 
     def intervalJoin(self, other_stream: KeyedStream) -> Any:  # noqa: N802
         """Flink's interval join: ``a.key_by(...).interval_join(b.key_by(...))
