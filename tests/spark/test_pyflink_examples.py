@@ -86,24 +86,26 @@ def test_tumbling_count_window_example_prints_flinks_full_windows(
     assert_flink_output(printed, ["(hi,4)", "(hello,6)", "(hello,12)"])
 
 
-def test_state_access_example_prints_running_sums_per_key(capsys: Any, monkeypatch: Any) -> None:
-    # a KeyedProcessFunction with ValueState: each element's key and its key's running sum
-    # (Python's float additions, as PyFlink's Python worker does them), in arrival order
-    printed = run_example("state_access.py", capsys, monkeypatch)
+
+def test_running_totals_program_prints_each_keys_running_total(
+    capsys: Any, monkeypatch: Any
+) -> None:
+    # a KeyedProcessFunction with ValueState: each element's key and its key's running total,
+    # in arrival order per key
+    printed = run_example("running_totals.py", capsys, monkeypatch)
     assert_flink_output(printed, [
-        "('Alice', 110.1)", "('Bob', 30.2)", "('Alice', 130.1)", "('Bob', 83.3)",
-        "('Alice', 143.2)", "('Bob', 86.39999999999999)", "('Bob', 102.5)",
-        "('Alice', 163.29999999999998)",
+        "('apples', 3)", "('pears', 10)", "('apples', 7)", "('plums', 1)", "('pears', 15)",
+        "('apples', 9)",
     ])
 
 
-def test_event_time_timer_example_fires_every_timer_with_the_final_sums(
+def test_count_until_quiet_program_fires_every_timer_after_all_elements(
     capsys: Any, monkeypatch: Any
 ) -> None:
-    # a bounded source: every element is in before the end-of-input watermark fires the
-    # timers (ts + 2 s; Alice's 3, 5, 7 and 12 s, Bob's 6, 4, 5 and 9 s), each yielding its
-    # key's sum over all of the key's elements
-    printed = run_example("event_time_timer.py", capsys, monkeypatch)
-    assert sorted(printed) == sorted(
-        ["('Alice', 163.29999999999998)"] * 4 + ["('Bob', 102.5)"] * 4
-    )
+    # a bounded source: every element is in before the end-of-input watermark fires the timers
+    # (element time + 1 s: x's at 1.5, 2.2 and 5.1 s, y's at 1.7 and 5 s) in timestamp order,
+    # each reporting its key's count over all of the key's elements
+    printed = run_example("count_until_quiet.py", capsys, monkeypatch)
+    assert printed == [
+        "x at 1500: 3", "y at 1700: 2", "x at 2200: 3", "y at 5000: 2", "x at 5100: 3",
+    ]
