@@ -83,15 +83,22 @@ B_BATCHES = [[ev("a", 10, 1500)], [ev("b", 20, 7000)], [ev("b", 30, 13000)]]
 # ------------------------------------------------------------------------------ union
 def test_union_fires_at_the_minimum_of_its_inputs_watermarks(spark: Any, tmp_path: Path) -> None:
     """After batch 1, input a is at 6000 and b at 7000: the union's watermark is 5999, so
-    window [0, 5 s) fires in batch 2 with both inputs' elements; [5, 10 s) in batch 3."""
-    write_batches(tmp_path / "a", A_BATCHES)
-    write_batches(tmp_path / "b", B_BATCHES)
-    a, b = stamped(source(spark, tmp_path / "a")), stamped(source(spark, tmp_path / "b"))
-    result = a.union(b).key_by("k").window(TUMBLING_5S).sum("v")
-    main, _ = run(result, tmp_path / "cp", "union_min")
-    assert main[2] == [("a", 11, 1000), ("b", 2, 2000)]
-    assert main[3] == [("a", 3, 6000), ("b", 20, 7000)]
-    assert not main[0] and not main[1]
+    window [0, 5 s) fires (with both inputs' elements) before the query stops; the restarted
+    query fires [5, 10 s) once the third files arrive."""
+    write_batches(tmp_path / "a", A_BATCHES[:2])
+    write_batches(tmp_path / "b", B_BATCHES[:2])
+
+    def build() -> Any:
+        a, b = stamped(source(spark, tmp_path / "a")), stamped(source(spark, tmp_path / "b"))
+        return a.union(b).key_by("k").window(TUMBLING_5S).sum("v")
+
+    first, _ = run(build(), tmp_path / "cp", "union_min_1")
+    assert flat(first) == [("a", 11, 1000), ("b", 2, 2000)]
+    assert not first[0] and not first[1]
+    write_batches(tmp_path / "a", A_BATCHES[2:], first=2)
+    write_batches(tmp_path / "b", B_BATCHES[2:], first=2)
+    second, _ = run(build(), tmp_path / "cp", "union_min_2")
+    assert flat(second) == [("a", 3, 6000), ("b", 20, 7000)]
 
 
 def test_union_watermark_waits_for_an_input_without_new_data(
@@ -149,30 +156,34 @@ class TopOfWindow(ProcessAllWindowFunction):
 def test_window_after_window_on_a_stream_with_a_late_refiring(
     spark: Any, tmp_path: Path
 ) -> None:
-    """Per-key sums per 5 s feed a windowAll top-1 of the same windows, in one query. A late
-    element re-fires the upstream window (allowed lateness 10 s); its new result reaches the
-    downstream window after that window fired and was purged: it is late there and goes to
-    the downstream window's late output, as in Flink."""
+    """Per-key sums per 5 s feed a windowAll top-1 of the same windows, in one query, over a
+    restart. A late element re-fires the upstream window (allowed lateness 10 s); its new
+    result reaches the downstream window after that window fired and was purged: it is late
+    there and goes to the downstream window's late output, as in Flink."""
     batches = [
         [ev("a", 1, 1000), ev("b", 2, 2000)],
         [ev("a", 3, 6000)],
         [ev("a", 10, 3000), ev("a", 5, 12000)],
         [ev("b", 1, 16000)],
     ]
-    write_batches(tmp_path / "in", batches)
-    sums = (
-        stamped(source(spark, tmp_path / "in")).key_by("k").window(TUMBLING_5S)
-        .allowed_lateness(Time.seconds(10)).sum("v")
-    )
-    top = (
-        sums.window_all(TUMBLING_5S).side_output_late_data(LATE)
-        .process(TopOfWindow(), output_type="start long, k string, v long")
-    )
-    main, sides = run(top, tmp_path / "cp", "cascade", (LATE,))
-    assert main[2] == [(0, "b", 2)]
-    assert [tuple(r) for r in sides["late"][2]] == [("a", 11, 1000)]
-    assert main[3] == [(5000, "a", 3)]
-    assert flat(main) == [(0, "b", 2), (5000, "a", 3), (10000, "a", 5)]
+    write_batches(tmp_path / "in", batches[:2])
+
+    def build() -> Any:
+        sums = (
+            stamped(source(spark, tmp_path / "in")).key_by("k").window(TUMBLING_5S)
+            .allowed_lateness(Time.seconds(10)).sum("v")
+        )
+        return (
+            sums.window_all(TUMBLING_5S).side_output_late_data(LATE)
+            .process(TopOfWindow(), output_type="start long, k string, v long")
+        )
+
+    first, _ = run(build(), tmp_path / "cp", "cascade_1", (LATE,))
+    assert flat(first) == [(0, "b", 2)]  # the upstream results reached it before 5999
+    write_batches(tmp_path / "in", batches[2:], first=2)
+    second, sides = run(build(), tmp_path / "cp", "cascade_2", (LATE,))
+    assert [tuple(r) for r in flat(sides["late"])] == [("a", 11, 1000)]
+    assert flat(second) == [(5000, "a", 3), (10000, "a", 5)]
 
 
 def test_window_after_window_static_matches_streaming_results(spark: Any) -> None:
