@@ -37,12 +37,39 @@ class JavaDouble(float):
         return (JavaDouble, (float(self),))
 
 
+class JavaList(list):  # type: ignore[type-arg]
+    """A list key (PyFlink accepts them): compared as Java's ``List.equals``, element by
+    element, with a matching hash; still a list to user code."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(("JavaList", *self))
+
+    def __reduce__(self) -> tuple[Any, tuple[list[Any]]]:
+        return (JavaList, (list(self),))
+
+
+class JavaMap(dict):  # type: ignore[type-arg]
+    """A dict key: compared as Java's ``Map.equals`` (same entries), with a matching hash;
+    still a dict to user code."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(("JavaMap", frozenset(self.items())))
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[Any, Any]]]:
+        return (JavaMap, (dict(self),))
+
+
 _NAN = JavaDouble(float("nan"))
 _NEGATIVE_ZERO = JavaDouble(-0.0)
 
 
 def flink_key(key: Any) -> Any:
-    """``key`` with its NaN and ``-0.0`` floats (also in tuples) as :class:`JavaDouble`."""
+    """``key`` with its NaN and ``-0.0`` floats (also in tuples) as :class:`JavaDouble`, and
+    list and dict keys hashable (:class:`JavaList`, :class:`JavaMap`)."""
     kind = type(key)
     if kind is float:
         if math.isnan(key):
@@ -57,6 +84,10 @@ def flink_key(key: Any) -> Any:
         if all(a is b for a, b in zip(items, key)):
             return key
         return tuple.__new__(kind, items)
+    if kind is list:
+        return JavaList(flink_key(k) for k in key)
+    if kind is dict:
+        return JavaMap((flink_key(k), flink_key(v)) for k, v in key.items())
     return key
 
 
@@ -67,4 +98,4 @@ def float_codes(values: np.ndarray) -> np.ndarray:
     return canonical.view(np.int64)
 
 
-__all__ = ["JavaDouble", "flink_key", "float_codes"]
+__all__ = ["JavaDouble", "JavaList", "JavaMap", "flink_key", "float_codes"]
