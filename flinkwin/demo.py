@@ -318,6 +318,11 @@ def main(argv: list[str] | None = None) -> int:
         results = run(workdir)
     report(results)
     print(f"\nflinkwin demo finished in {time.time() - started:.1f} s")
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()  # its threads end before the interpreter's (Arrow's pools with them)
     return 0
 
 
