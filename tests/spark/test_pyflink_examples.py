@@ -1,11 +1,12 @@
-"""PyFlink's window example programs, ported by the porting rule only, run as a user runs them.
+"""PyFlink programs, written as a PyFlink user writes them, run as a user runs them.
 
-Each program in ``pyflink_examples/`` is apache/flink's
-``flink-python/pyflink/examples/datastream/windowing/*.py`` with ``pyflink`` replaced by
-``flinkwin`` and the FileSink branch of its sink removed: the source
-(``env.from_collection(...)``), the environment lines and ``ds.print()`` are PyFlink's. It runs
-as ``__main__`` (its classes pickled by value, as a script's are), and its printed lines are
-compared with what Flink prints, worked out from Flink's semantics in each test.
+Each program in ``pyflink_examples/`` is a PyFlink program whose only change is the package
+name in its imports (``pyflink`` -> ``flinkwin``): the source (``env.from_collection(...)``),
+the environment lines and ``ds.print()`` are PyFlink's API. The windowing programs use the
+sample data of PyFlink's own windowing examples (apache/flink
+``flink-python/pyflink/examples/datastream/windowing``), in code written for these tests. Each
+runs as ``__main__`` (its classes pickled by value, as a script's are), and its printed lines
+are compared with what Flink prints, worked out from Flink's semantics in each test.
 """
 
 from __future__ import annotations
