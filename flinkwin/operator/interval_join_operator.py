@@ -50,10 +50,11 @@ from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process_join import ProcessJoinContext
 from flinkwin.keys import flink_key
 from flinkwin.longs import WRAP, check_policy, to_long
+from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
 from flinkwin.operator.timer_service import TimerQueue
-from flinkwin.operator.window_operator import make_key_selector, open_function
+from flinkwin.operator.window_operator import make_key_selector
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import to_record
 from flinkwin.state.backend import StateTables
@@ -173,7 +174,7 @@ class JoinContext(ProcessJoinContext):
         self._op.emit_side(output_tag, value, self.result_timestamp)
 
 
-class IntervalJoinOperator:
+class IntervalJoinOperator(UserFunctionLifecycle):
     """Flink's ``IntervalJoinOperator`` for all keys of one operator instance (see module
     docstring). The arguments are Java's, in Java's order, then the two key selectors (field
     names, a ``KeySelector`` or a callable, as ``key_by`` takes them)."""
@@ -257,30 +258,6 @@ class IntervalJoinOperator:
         selectors = [s for s in self.key_selectors if type(s) not in plain]
         return [self.function, *dict.fromkeys(selectors)]
 
-    def open(self) -> None:
-        """Open the user functions once, before their first call (with a subtask, once for
-        all the subtask's operators)."""
-        if self._opened:
-            return
-        self._opened = True
-        if self.subtask is not None:
-            self.subtask.open(self, self._rich_functions())
-            return
-        for fn in self._rich_functions():
-            open_function(fn, self.runtime_context)
-
-    def close(self) -> None:
-        """Close the user functions (with a subtask, close the subtask)."""
-        if self.subtask is not None:
-            self.subtask.close()
-            return
-        if not self._opened:
-            return
-        self._opened = False
-        for fn in self._rich_functions():
-            close = getattr(fn, "close", None)
-            if callable(close):
-                close()
 
     # ------------------------------------------------------------------ inputs
 

@@ -36,6 +36,7 @@ from flinkwin.functions.base import CallableKeySelector, FieldKeySelector
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process import KeyedProcessFunction, TimeDomain
 from flinkwin.keys import flink_key
+from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.process_contexts import (
     KeyedContext,
     KeyedOnTimerContext,
@@ -150,7 +151,7 @@ class _Base:
             )
 
 
-class KeyedProcessOperator(_Base):
+class KeyedProcessOperator(UserFunctionLifecycle, _Base):
     """Flink's ``KeyedProcessOperator`` for all keys of one operator instance (see module
     docstring). ``function``: a ``KeyedProcessFunction`` (or a ``ProcessFunction``, which runs
     keyed, as on a PyFlink keyed stream); ``key_selector``: a field name, a list of field names,
@@ -196,30 +197,6 @@ class KeyedProcessOperator(_Base):
         plain = type(selector) in (FieldKeySelector, CallableKeySelector)
         return [self.function] if plain else [self.function, selector]
 
-    def open(self) -> None:
-        """Open the function (and a ``KeySelector``) once, before its first call; with a
-        subtask, once for all the subtask's operators."""
-        if self._opened:
-            return
-        self._opened = True
-        if self.subtask is not None:
-            self.subtask.open(self, self._rich_functions())
-            return
-        for fn in self._rich_functions():
-            open_function(fn, self.runtime_context)
-
-    def close(self) -> None:
-        """Close the functions (with a subtask, close the subtask)."""
-        if self.subtask is not None:
-            self.subtask.close()
-            return
-        if not self._opened:
-            return
-        self._opened = False
-        for fn in self._rich_functions():
-            close = getattr(fn, "close", None)
-            if callable(close):
-                close()
 
     # ------------------------------------------------------------------ inputs
 

@@ -60,6 +60,7 @@ from flinkwin.operator.contexts import (
     OperatorTriggerContext,
     ProcessContext,
 )
+from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
@@ -85,7 +86,7 @@ def make_key_selector(key: Any) -> KeySelector | None:
     raise TypeError(f"key must be a field name, a list of field names or a callable, got {key!r}")
 
 
-class WindowOperator:
+class WindowOperator(UserFunctionLifecycle):
     """Flink's ``WindowOperator`` for all keys of one operator instance (see module docstring)."""
 
     def __init__(
@@ -203,32 +204,6 @@ class WindowOperator:
                                                      type(None)) else []
         return self.user_functions() + extra
 
-    def open(self) -> None:
-        """Open every user function once, before its first call (``open(runtime_context)``);
-        called by the first element, watermark or processing-time advance. With a subtask,
-        its functions are opened once for all the subtask's operators."""
-        if self._opened:
-            return
-        self._opened = True
-        if self.subtask is not None:
-            self.subtask.open(self, self._rich_functions())
-            return
-        for fn in self._rich_functions():
-            open_function(fn, self.runtime_context)
-
-    def close(self) -> None:
-        """Close the user functions (at the end of a bounded input; with a subtask, closes
-        the subtask)."""
-        if self.subtask is not None:
-            self.subtask.close()
-            return
-        if not self._opened:
-            return
-        self._opened = False
-        for fn in self._rich_functions():
-            close = getattr(fn, "close", None)
-            if callable(close):
-                close()
 
     # ------------------------------------------------------------------ inputs
 
