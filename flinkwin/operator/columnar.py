@@ -53,8 +53,9 @@ _PANE_COLUMNS = (_START, _END, _SEQ, _FIRED)
 _UFUNCS = {"sum": np.add, "min": np.minimum, "max": np.maximum}
 
 
-def supports(op: WindowOperator) -> bool:
-    """True if ``op``'s configuration has a columnar equivalent (see module docstring)."""
+def supports(op: WindowOperator, trigger: type = EventTimeTrigger) -> bool:
+    """True if ``op``'s configuration has a columnar equivalent (see module docstring); with
+    ``trigger``, the same configuration under that trigger class."""
     spec = op.spec
     builtin = spec.builtin if spec.state_kind == REDUCING else None
     selector = op.key_selector
@@ -62,7 +63,7 @@ def supports(op: WindowOperator) -> bool:
         type(op.assigner) in (TumblingEventTimeWindows, SlidingEventTimeWindows)
         and getattr(op.assigner, "window_stagger", WindowStagger.ALIGNED)
         is WindowStagger.ALIGNED
-        and type(op.trigger) is EventTimeTrigger
+        and type(op.trigger) is trigger
         and op.evictor is None
         and spec.window_fn is None
         and builtin is not None
@@ -114,6 +115,10 @@ class ColumnarAggregation:
 
     #: The ``flinkwin.format`` this class writes and reads.
     FORMAT = FORMAT
+    #: The pane bookkeeping columns (not part of an output row).
+    PANE_COLUMNS: tuple[str, ...] = _PANE_COLUMNS
+    #: How far beyond a window's bounds timer arithmetic reaches (see ``in_safe_band``).
+    timer_margin = 0
 
     def __init__(self, template: WindowOperator, operator_factory: Callable[[], WindowOperator]):
         builtin = template.spec.builtin
@@ -196,7 +201,7 @@ class ColumnarAggregation:
         kinds = "i" if self.kind == "sum" else "iu"
         if frame[self.field].dtype.kind not in kinds or bool((timestamps <= MIN_LONG).any()):
             return False
-        if not in_safe_band(self.assigner, self.lateness, timestamps):
+        if not in_safe_band(self.assigner, self.lateness, timestamps, self.timer_margin):
             return False
         if self.kind == "sum" and self.overflow == ERROR and self._sum_may_overflow(frame):
             return False
@@ -246,11 +251,12 @@ class ColumnarAggregation:
         new[_END] = ends[first_pair]
         new[_SEQ] = np.arange(len(new), dtype=np.int64)
         new[_FIRED] = False
-        self._merge(new)
+        self._merge(new, timestamps[elem[first_pair]])
 
-    def _merge(self, new: pd.DataFrame) -> None:
-        """Fold the batch's panes into the existing ones: existing panes keep their first
-        element and registration number; new panes are numbered after them."""
+    def _merge(self, new: pd.DataFrame, first_ts: np.ndarray) -> None:
+        """Fold the batch's panes (``first_ts``: the timestamp of each one's first element)
+        into the existing ones: existing panes keep their first element and registration
+        number; new panes are numbered after them."""
         old = self.panes
         if old is not None and len(old):
             n_old = len(old)
@@ -267,20 +273,26 @@ class ColumnarAggregation:
                 _UFUNCS[self.kind].at(acc, ids[n_old:][matched], values[matched])
                 old = old.assign(**{self.field: acc})
                 new = new[~matched].reset_index(drop=True)
-        new[_SEQ] = self.next_seq + np.arange(len(new), dtype=np.int64)
-        self.next_seq += len(new)
+                first_ts = first_ts[~matched]
+        self._register(new, first_ts)
         self.panes = new if old is None or not len(old) else pd.concat(
             [old, new], ignore_index=True
         )
 
+    def _register(self, new: pd.DataFrame, first_ts: np.ndarray) -> None:
+        """Number the timers of the batch's new panes (in their order of first appearance, as
+        the operator registers them), after all existing ones."""
+        new[_SEQ] = self.next_seq + np.arange(len(new), dtype=np.int64)
+        self.next_seq += len(new)
+
     # ---------------------------------------------------------------- output
     def drain_main(self) -> pd.DataFrame | None:
         """The fired panes' rows (input columns, aggregate in place) since the last call."""
-        return drain_frames(self._main, drop=_PANE_COLUMNS)
+        return drain_frames(self._main, drop=self.PANE_COLUMNS)
 
     def drain_main_timed(self) -> tuple[pd.DataFrame | None, np.ndarray]:
         """``drain_main`` and each row's timestamp: its window's ``max_timestamp()``."""
-        frame = drain_frames(self._main, drop=(_START, _SEQ, _FIRED))
+        frame = drain_frames(self._main, drop=tuple(c for c in self.PANE_COLUMNS if c != _END))
         if frame is None:
             return None, np.empty(0, dtype=np.int64)
         timestamps = frame.pop(_END).to_numpy(dtype=np.int64) - 1
@@ -303,7 +315,7 @@ class ColumnarAggregation:
         if panes is None or not len(panes):
             return op
         panes = panes.sort_values(_SEQ, kind="stable")
-        columns = [c for c in panes.columns if c not in _PANE_COLUMNS]
+        columns = [c for c in panes.columns if c not in self.PANE_COLUMNS]
         from flinkwin.operator.vectorized import column_values
 
         records = op.elements(tuple(columns), [column_values(panes[c]) for c in columns])

@@ -5,6 +5,8 @@ The runtime keeps per key group either the object-based
 
 - ``"columnar"``: :class:`~flinkwin.operator.columnar.ColumnarAggregation`, built-in
   aggregations over tumbling and sliding windows;
+- ``"continuous"``: :class:`~flinkwin.operator.continuous.ContinuousAggregation`, the same
+  under ``ContinuousEventTimeTrigger``;
 - ``"panes"``: :class:`~flinkwin.operator.panes.PaneAggregation`, aligned sliding windows;
 - ``"sessions"``: :class:`~flinkwin.operator.sessions.SessionAggregation`, built-in
   aggregations over event-time sessions;
@@ -29,6 +31,9 @@ import pandas as pd
 from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
 from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format
 from flinkwin.operator.columnar import supports as columnar_supports
+from flinkwin.operator.continuous import FORMAT as CONTINUOUS_FORMAT
+from flinkwin.operator.continuous import ContinuousAggregation
+from flinkwin.operator.continuous import supports as continuous_supports
 from flinkwin.operator.element_lists import FORMAT as LISTS_FORMAT
 from flinkwin.operator.element_lists import ColumnarLists
 from flinkwin.operator.element_lists import supports as lists_supports
@@ -41,14 +46,15 @@ from flinkwin.operator.sessions import supports as sessions_supports
 from flinkwin.operator.window_operator import WindowOperator
 
 OBJECT, COLUMNAR, PANES, SESSIONS, LISTS = "object", "columnar", "panes", "sessions", "lists"
+CONTINUOUS = "continuous"
 _CLASSES: dict[str, Any] = {
     COLUMNAR: ColumnarAggregation, PANES: PaneAggregation, SESSIONS: SessionAggregation,
-    LISTS: ColumnarLists,
+    LISTS: ColumnarLists, CONTINUOUS: ContinuousAggregation,
 }
 #: The snapshot format each columnar kind writes (the object kind writes the operator's).
 FORMATS = {
     COLUMNAR: COLUMNAR_FORMAT, PANES: PANES_FORMAT, SESSIONS: SESSIONS_FORMAT,
-    LISTS: LISTS_FORMAT,
+    LISTS: LISTS_FORMAT, CONTINUOUS: CONTINUOUS_FORMAT,
 }
 _KINDS = {fmt: kind for kind, fmt in FORMATS.items()}
 #: What ``explain()`` adds to the window-state line per kind.
@@ -59,6 +65,7 @@ DESCRIPTIONS = {
         " (panes of gcd(size, slide) per key, combined when a window fires: one pandas frame "
         "per key group)"
     ),
+    CONTINUOUS: " (columnar panes with their fire times: one pandas frame per key group)",
     SESSIONS: " (columnar sessions: one pandas frame per key group, batches merged per key)",
     LISTS: " (columnar element lists: one pandas frame per key group, elements built lazily "
     "when a window fires)",
@@ -74,6 +81,7 @@ def state_kind(template: WindowOperator, columnar_input: bool) -> str:
         for kind, supported in (
             (PANES, panes_supports), (COLUMNAR, columnar_supports),
             (SESSIONS, sessions_supports), (LISTS, lists_supports),
+            (CONTINUOUS, continuous_supports),
         ):
             if supported(template):
                 return kind
@@ -112,7 +120,7 @@ def settle(state: Any, kind: str, factory: Factory, columns: list[str]) -> Any:
     window function left keyed state behind as an operator."""
     if isinstance(state, ColumnarLists) and state.holds_function_state():
         return state.to_operator()
-    if isinstance(state, WindowOperator) and kind in (COLUMNAR, SESSIONS, LISTS):
+    if isinstance(state, WindowOperator) and kind in (COLUMNAR, SESSIONS, LISTS, CONTINUOUS):
         return _CLASSES[kind].from_operator(state, factory, columns) or state
     return state
 
@@ -130,6 +138,7 @@ def holds_nothing(state: Any) -> bool:
 
 __all__ = [
     "COLUMNAR",
+    "CONTINUOUS",
     "DESCRIPTIONS",
     "FORMATS",
     "LISTS",
