@@ -331,6 +331,48 @@ def test_sliding_builtin_sum_runs_on_panes_with_lateness(spark: Any, tmp_path: P
     )
 
 
+def test_continuous_trigger_builtin_sum_with_lateness_matches_flink(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Built-in sum under ContinuousEventTimeTrigger(4 s) with allowed lateness: the key groups
+    keep columnar panes with their fire times (early firings every 4 s, in timer order, across
+    micro-batches), hand over to the object operator when late elements within the lateness
+    fire on arrival and take the state back after it; every batch's outputs are Flink's."""
+    write_batches(tmp_path / "in", LATE_SUM_BATCHES)
+    assigner = TumblingEventTimeWindows.of(Time.seconds(10))
+    trigger = ContinuousEventTimeTrigger.of(Time.seconds(4))
+
+    def pipeline(s: Any) -> Any:
+        return (
+            s.assignTimestampsAndWatermarks(watermark(0))
+            .keyBy("k")
+            .window(assigner)
+            .trigger(trigger)
+            .allowedLateness(Time.seconds(8))
+            .sideOutputLateData(LATE)
+            .sum("v")
+        )
+
+    (tmp_path / "probe").mkdir()
+    probe = pipeline(DataStream(spark.readStream.schema(SCHEMA).json(str(tmp_path / "probe"))))
+    assert "fire times" in probe._stage([]).summary["window state"]
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA, pipeline, side_tags=[LATE]
+    )
+    # batch 2 (watermark 15 s) fires [0, 10 s) early at 4 s and 8 s, then at its end, then
+    # twice more as a's late elements arrive
+    a_outputs = [r["v"] for r in run.main[2] if r["k"] == "a"]
+    assert a_outputs == [3, 3, 3, 13, 33]
+    assert run.sides["late"][4] == [ev("a", 5000, 7)]
+    harness = WindowOperatorHarness(
+        assigner, sum_of("v"), key_field="k", trigger=trigger,
+        allowed_lateness=Time.seconds(8), late_output_tag=LATE,
+    )
+    assert_matches_harness(
+        run, LATE_SUM_BATCHES, harness, ts="ts", delay_ms=0, side_tags=[LATE]
+    )
+
+
 class ElementList(ProcessWindowFunction):
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         yield {"k": key, "start": context.window().start,
