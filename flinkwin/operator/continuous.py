@@ -114,17 +114,34 @@ class ContinuousAggregation(ColumnarAggregation):
         end_or_never = np.where(end_pending, end, MAX_LONG)
         rows: list[np.ndarray] = []
         next_seq = self.next_seq
+        interval = self.interval
         while True:
-            at = min(int(np.where(f_pending, f, MAX_LONG).min()), int(end_or_never.min()))
+            pending_at = np.where(f_pending, f, MAX_LONG)
+            at = min(int(pending_at.min()), int(end_or_never.min()))
             if at > watermark:
                 break
             at_fire = f_pending & (f == at)
             at_end = end_or_never == at  # never both: a pending fire time is before the end
             hit = np.flatnonzero(at_fire | at_end)
             hit = hit[np.argsort(np.where(at_fire[hit], f_seq[hit], m_seq[hit]), kind="stable")]
+            steps = 1
+            if not at_end.any():
+                # a run: the same panes fire at at, at + interval, ... in the same order (each
+                # firing renumbers them in firing order) while no other timer comes between
+                # and none of them reaches its window's end
+                others = int(np.where(at_fire, MAX_LONG, pending_at).min())
+                last = min(watermark, others - 1, int(end_or_never.min()) - 1)
+                steps = max(1, min((last - at) // interval + 1,
+                                   (int(end[hit].min()) - 1 - at) // interval))
+            if steps > 1:
+                rows.append(np.tile(hit, steps))
+                f[hit] = at + steps * interval
+                f_seq[hit] = next_seq + (steps - 1) * len(hit) + np.arange(len(hit))
+                next_seq += steps * len(hit)
+                continue
             rows.append(hit)
             again = hit[at_fire[hit]]  # in firing order: their next timers register so
-            f[again] = np.minimum(at + self.interval, end[again])
+            f[again] = np.minimum(at + interval, end[again])
             f_pending[again] = f[again] < end[again]
             renumbered = again[f_pending[again]]
             f_seq[renumbered] = next_seq + np.arange(len(renumbered), dtype=np.int64)

@@ -252,3 +252,47 @@ def test_timestamps_near_the_long_limits_are_not_taken() -> None:
     frame, _ = batch_frame([("a", 1, 1)])
     near = np.array([2**63 - 10], dtype=np.int64)
     assert not state.accepts(frame, near, 0)
+
+
+def run_both(factory: Any, script: list[tuple[list[Any], int]]) -> list[list[Any]]:
+    """Each step's main outputs of the state and of the per-element operator (asserted equal)."""
+    state = ContinuousAggregation(factory(), factory)
+    per_element = factory()
+    outputs = []
+    for elements, watermark in script:
+        frame, ts = batch_frame(elements)
+        state.process_batch(frame, ts)
+        for k, t, v in elements:
+            per_element.process_element({"k": k, "ts": t, "v": v}, t)
+        state.advance_watermark(watermark)
+        per_element.advance_watermark(watermark)
+        outputs.append(frame_rows(state))
+        assert outputs[-1] == timed_rows_of(per_element.drain_output())
+    return outputs
+
+
+def test_runs_of_early_firings_in_overlapping_sliding_windows() -> None:
+    """One watermark jump over many intervals with sliding windows firing every millisecond:
+    runs of firings (computed at once) stop where another window's timer or end comes between,
+    and the outputs are the per-element operator's."""
+    def factory() -> WindowOperator:
+        return make_operator(SlidingEventTimeWindows.of(Time.milliseconds(12),
+                                                        Time.milliseconds(4)),
+                             "sum", 1, 0, False)
+
+    outputs = run_both(factory, [([("a", 11, 1), ("b", 5, 2)], 0), ([], 30)])
+    assert len(outputs[1]) > 20
+
+
+def test_a_long_run_of_early_firings() -> None:
+    """A day window firing every millisecond after a long watermark jump: every firing is
+    emitted, in order, and the window's end once."""
+    def factory() -> WindowOperator:
+        return WindowOperator(
+            TumblingEventTimeWindows.of(Time.days(1)), sum_of("v"), key_selector="k",
+            trigger=ContinuousEventTimeTrigger.of(Time.milliseconds(1)),
+        )
+
+    outputs = run_both(factory, [([("a", 3, 1), ("b", 7, 2)], 2), ([], 5_000)])
+    assert [row[0] for row in outputs[1][:6]] == ["a", "a", "a", "a", "b", "a"]
+    assert len(outputs[1]) == (5_000 - 4 + 1) + (5_000 - 8 + 1)
