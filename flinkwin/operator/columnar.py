@@ -191,6 +191,18 @@ class ColumnarAggregation:
     def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:
         """True if, under ``watermark``, no element of the batch fires a window on arrival
         and the aggregated column is integral (otherwise use :meth:`to_operator`)."""
+        return self._accepts(frame, timestamps, watermark, sums_checked=False)
+
+    def accepts_partials(
+        self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int
+    ) -> bool:
+        """:meth:`accepts` for partial rows whose sums the caller checked for overflow
+        (:mod:`flinkwin.operator.partials`)."""
+        return self._accepts(frame, timestamps, watermark, sums_checked=True)
+
+    def _accepts(
+        self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int, sums_checked: bool
+    ) -> bool:
         if len(timestamps) == 0:
             return True
         kinds = "i" if self.kind == "sum" else "iu"
@@ -198,7 +210,10 @@ class ColumnarAggregation:
             return False
         if not in_safe_band(self.assigner, self.lateness, timestamps):
             return False
-        if self.kind == "sum" and self.overflow == ERROR and self._sum_may_overflow(frame):
+        if (
+            self.kind == "sum" and self.overflow == ERROR and not sums_checked
+            and self._sum_may_overflow(frame)
+        ):
             return False
         _, _, ends = assign_event_windows(self.assigner, timestamps)
         max_ts = ends - 1
@@ -216,6 +231,13 @@ class ColumnarAggregation:
     def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
         """Process the rows of ``frame`` (in processing order) with their timestamps; the batch
         must be one :meth:`accepts` under the current watermark."""
+        self.process_partial_batch(frame, timestamps, None)
+
+    def process_partial_batch(
+        self, frame: pd.DataFrame, timestamps: np.ndarray, counts: np.ndarray | None
+    ) -> None:
+        """:meth:`process_batch` for rows that stand for ``counts`` elements each (partial
+        aggregates, :mod:`flinkwin.operator.partials`): late elements are counted so."""
         if len(frame) == 0:
             return
         wm = self.current_watermark
@@ -227,7 +249,8 @@ class ColumnarAggregation:
             late = ~has_live & (timestamps + self.lateness <= wm)
             if late.any():
                 if self.late_tag is None:
-                    self.num_late_records_dropped += int(late.sum())
+                    dropped = late.sum() if counts is None else counts[late].sum()
+                    self.num_late_records_dropped += int(dropped)
                 else:
                     self._late.append(frame[late])
             elem, starts, ends = elem[live], starts[live], ends[live]

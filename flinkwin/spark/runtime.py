@@ -56,7 +56,9 @@ from pyspark.sql.types import StructType
 
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator import WindowOperator, states
+from flinkwin.operator import partials as partial_rows
 from flinkwin.operator.graph import GraphOperator
+from flinkwin.operator.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
 from flinkwin.output_tag import OutputTag
@@ -232,9 +234,33 @@ class KeyGroupRuntime:
     idle_close_s: float = DEFAULT_IDLE_CLOSE_S
     #: the input columns whose nulls travel in a mask (see flinkwin.spark.nulls)
     null_masks: tuple[NullMask, ...] = ()
+    #: the input's rows are partial aggregates (flinkwin.operator.partials), combined so
+    partial: PartialSpec | None = None
+    #: the row order ``_rows`` applied to the last batch (None: as received)
+    _order: np.ndarray | None = field(default=None, init=False, repr=False)
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
+    def _input(
+        self, frames: Iterable[pd.DataFrame]
+    ) -> tuple[tuple[pd.DataFrame, np.ndarray] | None, pd.DataFrame | None, PartialRows | None]:
+        """``_rows``, and the rows' partial columns when the input is combined."""
+        if self.partial is None:
+            return (*self._rows(frames), None)
+        parts = [f for f in frames if len(f)]
+        rows, nulls = self._rows(parts)
+        if rows is None:
+            return rows, nulls, None
+        order = self._order
+        spec = self.partial
+
+        def read(name: str) -> np.ndarray:
+            column = _column(parts, name)
+            return column if order is None else column[order]
+
+        bounds = (read(HIGH), read(LOW)) if spec.bounds else (None, None)
+        return rows, nulls, PartialRows(read(COUNT), *bounds)
+
     def _rows(
         self, frames: Iterable[pd.DataFrame]
     ) -> tuple[tuple[pd.DataFrame, np.ndarray] | None, pd.DataFrame | None]:
@@ -291,6 +317,7 @@ class KeyGroupRuntime:
                 order = sort if order is None else order[sort]
             if not len(timestamps):
                 return None, nulls
+        self._order = order
         columns: dict[str, Any] = {}
         for field_ in self.input_schema.fields:
             name, dtype = field_.name, field_.dataType
@@ -469,7 +496,7 @@ class KeyGroupRuntime:
         else:
             _CACHE.take(self.stage_id, group, None, factory.subtask)
 
-        rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
+        rows, nulls, partials = (None, None, None) if state.hasTimedOut else self._input(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
         watermark = flink_watermark(spark_watermark)  # MIN_LONG: none yet
         batch_time = state.getCurrentProcessingTimeMs()
@@ -486,19 +513,30 @@ class KeyGroupRuntime:
             return
         if op is None:
             op = states.new_state(self.state_kind, factory)
-        if rows is not None:
+        if partials is not None:
+            assert rows is not None and self.partial is not None
+            op = partial_rows.prepare(
+                op, *rows, max(op.current_watermark, watermark), partials,
+                list(self.partial.key_columns), self.partial.field,
+            )
+        elif rows is not None:
             op = states.prepare(op, *rows, max(op.current_watermark, watermark))
         dropped, fired = op.num_late_records_dropped, op.num_windows_fired
         if watermark > op.current_watermark:
             op.advance_watermark(watermark)
         if batch_time > op.current_processing_time:
             op.advance_processing_time(batch_time)
-        if rows is not None:
+        if partials is not None:
+            assert rows is not None
+            partial_rows.process_batch(op, *rows, partials)
+        elif rows is not None:
             op.process_batch(*rows)
         self._check_timers(op)
         keys, windows = op.state_size()
         counts = {
-            "numRecordsIn": 0 if rows is None else len(rows[1]),
+            "numRecordsIn": (
+                0 if rows is None else len(rows[1]) if partials is None else partials.elements
+            ),
             "numLateRecordsDropped": op.num_late_records_dropped - dropped,
             "numWindowsFired": op.num_windows_fired - fired,
             "keysInState": keys,
