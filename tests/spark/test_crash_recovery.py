@@ -11,7 +11,6 @@ always between the two commits. Every restart starts a JVM, which is most of the
 so each kind of kill is done once. ``FLINKWIN_CRASH_SEED`` replays a seed (the input, the kill
 order and the batch-phase kills are reproducible; timed kills land where the clock puts them).
 """
-
 from __future__ import annotations
 
 import contextlib
