@@ -1,16 +1,15 @@
 """The crash test: a flinkwin query writing its main and late outputs to Delta tables is
-SIGKILLed at each kind of point, restarted from its checkpoint each time, and must end with
-exactly the tables of an uninterrupted run (as multisets: nothing lost, nothing written twice).
+SIGKILLed at many points, restarted from its checkpoint each time, and must end with exactly
+the tables of an uninterrupted run (as multisets: nothing lost, nothing written twice).
 
-The driver (``crash_driver.py``) runs as its own process group. There are four kills, one of
-each kind, in batches drawn from a seed: three at a phase of a batch (before the main commit,
-between the main and the late commit, after both before Spark's commit log), done by the
-driver itself; and one at a random moment, done here with SIGKILL to the whole group a random
-delay (0-1.5 s) after a chosen batch was planned (its offsets written). The first kill is
-always between the two commits. Every restart starts a JVM, which is most of the test's cost,
-so each kind of kill is done once. ``FLINKWIN_CRASH_SEED`` replays a seed (the input, the kill
-order and the batch-phase kills are reproducible; timed kills land where the clock puts them).
+The driver (``crash_driver.py``) runs as its own process group. Kills are of two kinds, drawn
+from a seed: at a chosen phase of a chosen batch (before the main commit, between the main and
+the late commit, after both before Spark's commit log), done by the driver itself; and at a
+random moment, done here with SIGKILL to the whole group a random delay (0-1.5 s) after a
+chosen batch was planned (its offsets written). ``FLINKWIN_CRASH_SEED`` replays a seed (the
+input and the batch-phase kills are reproducible; timed kills land where the clock puts them).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -32,16 +31,14 @@ from deltalake import DeltaTable
 from flinkwin.sinks import DeltaSink
 
 DRIVER = Path(__file__).with_name("crash_driver.py")
-BATCHES = 12
-#: one kill of each kind: at a phase of a batch, or at a random moment
-KINDS = (*PHASES, "timed")
+BATCHES = 21
+KILLS = 10
 USERS = [f"u{i}" for i in range(5)]
 
 
 def _write_input(directory: Path, rng: random.Random) -> int:
     """One JSON file per batch: clicks out of order by up to 6 s, one in eight far behind the
-    watermark (late beyond the allowed lateness) or within the lateness (late firings); the last
-    file's first click is at 0 s, late whatever the seed (its window closed batches before)."""
+    watermark (late beyond the allowed lateness) or within the lateness (late firings)."""
     directory.mkdir(parents=True)
     rows = 0
     for batch in range(BATCHES):
@@ -54,8 +51,6 @@ def _write_input(directory: Path, rng: random.Random) -> int:
                 ts = base - rng.randint(15000, 40000)
             elif roll < 0.25:
                 ts = base - rng.randint(5000, 9000)
-            if batch == BATCHES - 1 and not lines:
-                ts = 0
             row = {"user": rng.choice(USERS), "ts": max(ts, 0), "v": rng.randint(1, 9)}
             lines.append(json.dumps(row) + "\n")
         path = directory / f"clicks-{batch:04d}.json"
@@ -128,24 +123,21 @@ def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
     reference_seconds = time.monotonic() - began
 
     log = tmp_path / "driver.log"
-    # the first kill is the point the issue names: main table committed, late not yet
-    others = [kind for kind in KINDS if kind != "after-main"]
-    order = ["after-main", *rng.sample(others, len(others))]
     kills: list[tuple[str, int, Any]] = []
     runs = 0
     began = time.monotonic()
     while True:
         done = _last(tmp_path / "ck", "commits")
-        if len(kills) < len(order):
+        if len(kills) < KILLS:
             # the next kill lands in a batch not yet committed, spread over what is left
-            left = len(order) - len(kills)
-            span = max(1, (BATCHES - 3 - done) // left)
+            span = max(1, (BATCHES - 3 - done) // (KILLS - len(kills)))
             target = min(done + 1 + rng.randrange(span), BATCHES - 3)
-            kind = order[len(kills)]
-            kill: tuple[str, int, Any] = (
-                ("timed", target, round(rng.uniform(0.0, 1.5), 2)) if kind == "timed"
-                else ("point", target, kind)
-            )
+            if not kills:  # the point the issue names: main table committed, late not yet
+                kill: tuple[str, int, Any] = ("point", target, "after-main")
+            elif rng.random() < 0.6:
+                kill = ("point", target, rng.choice(PHASES))
+            else:
+                kill = ("timed", target, round(rng.uniform(0.0, 1.5), 2))
         else:
             kill = ("none", -1, None)
         runs += 1
@@ -156,7 +148,7 @@ def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
         assert code == -signal.SIGKILL, f"driver failed ({code}): {context}\n" + \
             log.read_text()[-3000:]
         kills.append(kill)
-        assert runs < 3 * len(KINDS), f"no end in sight: {context}"
+        assert runs < 3 * KILLS, f"no end in sight: {context}"
     crash_seconds = time.monotonic() - began
 
     differences = {}
@@ -176,7 +168,7 @@ def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
     )
     with capsys.disabled():
         print("\n" + figures)
-    assert len(kills) == len(KINDS) and set(by_kind) == set(KINDS), figures
-    assert kills[0][2] == "after-main", figures
+    assert len(kills) >= 10, figures
+    assert by_kind["after-main"] >= 1, figures
     assert differences == {"main": 0, "late": 0}, figures
     assert sum(_table(tmp_path / "late").values()) > 0, figures
