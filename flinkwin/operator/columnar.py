@@ -443,13 +443,25 @@ def _codes(columns: list[np.ndarray]) -> np.ndarray:
     """One int64 code per row for the combination of ``columns``' values, numbered in order
     of first appearance (nulls are values too; floats compare as Java's ``Double.equals``:
     NaN is one value, ``0.0`` and ``-0.0`` two)."""
-    codes = np.zeros(len(columns[0]), dtype=np.int64)
+    codes: np.ndarray | None = None
     for column in columns:
-        if column.dtype.kind == "f":
-            column = float_codes(column)
-        column_codes, uniques = pd.factorize(column, use_na_sentinel=False)
-        codes, _ = pd.factorize(codes * len(uniques) + column_codes)
+        column_codes, count = _column_codes(column)
+        # (the first column's codes are already numbered in order of first appearance)
+        codes = column_codes if codes is None else pd.factorize(codes * count + column_codes)[0]
+    assert codes is not None
     return codes.astype(np.int64, copy=False)
+
+
+def _column_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
+    """One code per value of ``column`` in order of first appearance (nulls are a value, see
+    ``_codes``), and the number of distinct values."""
+    if column.dtype.kind == "f":
+        column = float_codes(column)
+    codes, uniques = pd.factorize(column)
+    if len(codes) and codes.min() < 0:
+        # nulls: pandas numbers them as one value only when asked (an extra pass over the values)
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    return codes, len(uniques)
 
 
 def snapshot_format(data: bytes) -> str:
