@@ -185,6 +185,8 @@ class ColumnarAggregation:
         """(keys, windows) held: the distinct keys of the panes, and the panes."""
         if self.panes is None or not len(self.panes):
             return 0, 0
+        if len(self.key_fields) == 1:  # (drop_duplicates' count, without building a frame)
+            return len(pd.unique(self.panes[self.key_fields[0]].to_numpy())), len(self.panes)
         return len(self.panes[self.key_fields].drop_duplicates()), len(self.panes)
 
     # ----------------------------------------------------------------- input
@@ -240,13 +242,17 @@ class ColumnarAggregation:
         first_pair = order[bounds[:-1]]
         values = frame[self.field].to_numpy()[elem[order]]
         reduced = _UFUNCS[self.kind].reduceat(values, bounds[:-1])
-        new = frame.iloc[elem[first_pair]].reset_index(drop=True)
-        new[self.field] = reduced
-        new[_START] = starts[first_pair]
-        new[_END] = ends[first_pair]
-        new[_SEQ] = np.arange(len(new), dtype=np.int64)
-        new[_FIRED] = False
-        self._merge(new)
+        # each pane's first element's row, the aggregate in place of the field
+        rows = elem[first_pair]
+        columns: dict[str, Any] = {
+            name: reduced if name == self.field else frame[name].array.take(rows)
+            for name in frame.columns
+        }
+        columns[_START] = starts[first_pair]
+        columns[_END] = ends[first_pair]
+        columns[_SEQ] = np.arange(len(rows), dtype=np.int64)
+        columns[_FIRED] = np.zeros(len(rows), dtype=bool)
+        self._merge(pd.DataFrame(columns, copy=False))
 
     def _merge(self, new: pd.DataFrame) -> None:
         """Fold the batch's panes into the existing ones: existing panes keep their first
