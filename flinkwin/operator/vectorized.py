@@ -207,8 +207,7 @@ class _Batch:
         if len(pair_elem) == 0:
             return
 
-        pane_keys = pd.DataFrame({"k": codes[pair_elem], "s": starts})
-        pane_of_pair = pane_keys.groupby(["k", "s"], sort=False).ngroup().to_numpy()
+        pane_of_pair = _codes([codes[pair_elem], starts])  # numbered by first appearance
         order = np.argsort(pane_of_pair, kind="stable")
         counts = np.bincount(pane_of_pair)
         bounds = np.concatenate(([0], np.cumsum(counts)))
