@@ -185,6 +185,8 @@ class ColumnarAggregation:
         """(keys, windows) held: the distinct keys of the panes, and the panes."""
         if self.panes is None or not len(self.panes):
             return 0, 0
+        if len(self.key_fields) == 1:  # (drop_duplicates' count, without building a frame)
+            return len(pd.unique(self.panes[self.key_fields[0]].to_numpy())), len(self.panes)
         return len(self.panes[self.key_fields].drop_duplicates()), len(self.panes)
 
     # ----------------------------------------------------------------- input
@@ -263,13 +265,17 @@ class ColumnarAggregation:
         first_pair = order[bounds[:-1]]
         values = frame[self.field].to_numpy()[elem[order]]
         reduced = _UFUNCS[self.kind].reduceat(values, bounds[:-1])
-        new = frame.iloc[elem[first_pair]].reset_index(drop=True)
-        new[self.field] = reduced
-        new[_START] = starts[first_pair]
-        new[_END] = ends[first_pair]
-        new[_SEQ] = np.arange(len(new), dtype=np.int64)
-        new[_FIRED] = False
-        self._merge(new)
+        # each pane's first element's row, the aggregate in place of the field
+        rows = elem[first_pair]
+        columns: dict[str, Any] = {
+            name: reduced if name == self.field else frame[name].array.take(rows)
+            for name in frame.columns
+        }
+        columns[_START] = starts[first_pair]
+        columns[_END] = ends[first_pair]
+        columns[_SEQ] = np.arange(len(rows), dtype=np.int64)
+        columns[_FIRED] = np.zeros(len(rows), dtype=bool)
+        self._merge(pd.DataFrame(columns, copy=False))
 
     def _merge(self, new: pd.DataFrame) -> None:
         """Fold the batch's panes into the existing ones: existing panes keep their first
@@ -466,13 +472,25 @@ def _codes(columns: list[np.ndarray]) -> np.ndarray:
     """One int64 code per row for the combination of ``columns``' values, numbered in order
     of first appearance (nulls are values too; floats compare as Java's ``Double.equals``:
     NaN is one value, ``0.0`` and ``-0.0`` two)."""
-    codes = np.zeros(len(columns[0]), dtype=np.int64)
+    codes: np.ndarray | None = None
     for column in columns:
-        if column.dtype.kind == "f":
-            column = float_codes(column)
-        column_codes, uniques = pd.factorize(column, use_na_sentinel=False)
-        codes, _ = pd.factorize(codes * len(uniques) + column_codes)
+        column_codes, count = _column_codes(column)
+        # (the first column's codes are already numbered in order of first appearance)
+        codes = column_codes if codes is None else pd.factorize(codes * count + column_codes)[0]
+    assert codes is not None
     return codes.astype(np.int64, copy=False)
+
+
+def _column_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
+    """One code per value of ``column`` in order of first appearance (nulls are a value, see
+    ``_codes``), and the number of distinct values."""
+    if column.dtype.kind == "f":
+        column = float_codes(column)
+    codes, uniques = pd.factorize(column)
+    if len(codes) and codes.min() < 0:
+        # nulls: pandas numbers them as one value only when asked (an extra pass over the values)
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    return codes, len(uniques)
 
 
 def snapshot_format(data: bytes) -> str:

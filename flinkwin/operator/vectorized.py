@@ -207,8 +207,7 @@ class _Batch:
         if len(pair_elem) == 0:
             return
 
-        pane_keys = pd.DataFrame({"k": codes[pair_elem], "s": starts})
-        pane_of_pair = pane_keys.groupby(["k", "s"], sort=False).ngroup().to_numpy()
+        pane_of_pair = _codes([codes[pair_elem], starts])  # numbered by first appearance
         order = np.argsort(pane_of_pair, kind="stable")
         counts = np.bincount(pane_of_pair)
         bounds = np.concatenate(([0], np.cumsum(counts)))
@@ -344,17 +343,20 @@ class _Batch:
         ):
             return
         records = self.records()
-        elem_list = elem_sorted.tolist()
+        ordered = [records[i] for i in elem_sorted.tolist()]  # the panes' elements, pane by pane
         bounds_list = bounds.tolist()
+        op, kind = self.op, spec.state_kind
+        add = spec.agg_fn.add if kind == AGGREGATING else None
         for p in quiet.tolist():
-            slot = (pane_key[p], pane_window[p])
-            self.op.current_key = pane_key[p]
-            members = [records[i] for i in elem_list[bounds_list[p] : bounds_list[p + 1]]]
-            if spec.state_kind == LIST:
+            key = pane_key[p]
+            slot = (key, pane_window[p])
+            op.current_key = key
+            members = ordered[bounds_list[p] : bounds_list[p + 1]]
+            if kind == LIST:
                 contents.setdefault(slot, []).extend(members)
                 continue
             try:
-                if spec.state_kind == REDUCING:
+                if kind == REDUCING:
                     if slot in contents:
                         acc = contents[slot]
                     else:
@@ -362,11 +364,10 @@ class _Batch:
                     for r in members:
                         acc = spec.reduce(acc, r)
                 else:
-                    assert spec.state_kind == AGGREGATING
-                    agg = spec.agg_fn
-                    acc = contents[slot] if slot in contents else agg.create_accumulator()
+                    assert add is not None
+                    acc = contents[slot] if slot in contents else spec.agg_fn.create_accumulator()
                     for r in members:
-                        acc = agg.add(r, acc)
+                        acc = add(r, acc)
             except LongOverflowError as exc:
                 raise located(exc, slot[0], slot[1]) from None
             except Exception as exc:

@@ -65,7 +65,7 @@ from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
-from .daemon import young_collections_only
+from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
 from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
@@ -468,9 +468,13 @@ class KeyGroupRuntime:
     def process_stream(
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
     ) -> Iterator[pd.DataFrame]:
-        """The ``applyInPandasWithState`` function (see module docstring)."""
+        """The ``applyInPandasWithState`` function (see module docstring); Python's automatic
+        garbage collection waits until the call's output is built (see
+        :mod:`flinkwin.spark.daemon`)."""
         with SUBTASKS.running(self.stage_id, self.idle_close_s):
-            yield from self._process_stream(key, frames, state)
+            with automatic_collection_paused():
+                outputs = list(self._process_stream(key, frames, state))
+            yield from outputs
 
     def _process_stream(
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
@@ -695,7 +699,8 @@ def static_function(runtime: KeyGroupRuntime) -> Any:
 
     def process_key_group(frame: pd.DataFrame) -> pd.DataFrame:
         young_collections_only()
-        return runtime.process_static(frame)
+        with automatic_collection_paused():
+            return runtime.process_static(frame)
 
     return process_key_group
 
