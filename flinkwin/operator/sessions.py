@@ -93,6 +93,15 @@ def _wrap(value: int) -> int:
     return value - (1 << 64) if value >> 63 else value
 
 
+def _before(running: np.ndarray, first: np.ndarray, empty: int) -> np.ndarray:
+    """Per run of ``running`` (a running min or max per group; ``first`` starts a group), the
+    value before each position: ``empty`` at a group's first."""
+    out = np.empty_like(running)
+    out[1:] = running[:-1]
+    out[first] = empty
+    return out
+
+
 def _touching(
     ekey: np.ndarray, estart: np.ndarray, eend: np.ndarray,
     skey: np.ndarray, sstart: np.ndarray, send: np.ndarray,
@@ -306,29 +315,33 @@ class SessionAggregation(ColumnarAggregation):
         t_o = estart[el_o]
         first = np.ones(len(eo), dtype=bool)
         first[1:] = ec_o[1:] != ec_o[:-1]
-        step = np.zeros(len(eo), dtype=np.int64)
-        step[1:] = t_o[1:] - t_o[:-1]
-        broken = ~first & ((step < 0) | (step > gap))
-        chain_ok = np.bincount(ec_o, weights=broken, minlength=n_comp) == 0
-        firsts = np.flatnonzero(first)
-        t0 = np.zeros(n_comp, dtype=np.int64)
-        t0[ec_o[firsts]] = t_o[firsts]
         sess_of = np.full(n_comp, -1, dtype=np.int64)  # the component's held session, if one
         sess_of[sess_comp] = touched
-        s1 = np.zeros(n_comp, dtype=np.int64)
-        s2 = np.zeros(n_comp, dtype=np.int64)
-        one = sess_of >= 0
-        s1[one] = old[_START].to_numpy(dtype=np.int64)[sess_of[one]]
-        s2[one] = old[_END].to_numpy(dtype=np.int64)[sess_of[one]]
-        first_touches = (t0 <= s2) & (t0 + gap >= s1)
-        simple = (n_init <= 1) & ~has_late & chain_ok & ((n_init == 0) | first_touches)
+        held = sess_of >= 0
+        lo0 = np.full(n_comp, MAX_LONG, dtype=np.int64)  # the held session's bounds, if one
+        hi0 = np.full(n_comp, MIN_LONG, dtype=np.int64)
+        lo0[held] = old[_START].to_numpy(dtype=np.int64)[sess_of[held]]
+        hi0[held] = old[_END].to_numpy(dtype=np.int64)[sess_of[held]]
+        # the session each element meets: the held session and the component's earlier
+        # elements' windows, [lo, hi) (one session as long as every element touched it)
+        grouped = pd.Series(t_o).groupby(ec_o, sort=False)
+        lo = _before(grouped.cummin().to_numpy(), first, MAX_LONG)
+        hi = _before(grouped.cummax().to_numpy(), first, MIN_LONG)
+        hi[~first] += gap
+        lo = np.minimum(lo, lo0[ec_o])
+        hi = np.maximum(hi, hi0[ec_o])
+        opens = first & ~held[ec_o]  # a component's first element with no held session
+        broken = ~opens & ((t_o > hi) | (t_o + gap < lo))
+        changed = opens | (t_o < lo) | (t_o + gap > hi)
+        chain_ok = np.bincount(ec_o, weights=broken, minlength=n_comp) == 0
+        simple = (n_init <= 1) & ~has_late & chain_ok
 
-        # ---- simple components: one root, bounds grown by the chain
+        # ---- simple components: one root, the session grown by each element in turn
         sel = simple[ec_o]
         if sel.any():
             rows.append(self._simple_rows(
-                frame, old, ec_o[sel], el_o[sel], t_o[sel], first[sel], values, sess_of, s1, s2,
-                win_start, win_end,
+                frame, old, ec_o[sel], el_o[sel], t_o[sel], first[sel], changed[sel], values,
+                sess_of, win_start, win_end,
             ))
         late: list[int] = []
         if not simple.all():
@@ -340,24 +353,16 @@ class SessionAggregation(ColumnarAggregation):
 
     def _simple_rows(
         self, frame: pd.DataFrame, old: pd.DataFrame, comp: np.ndarray, elems: np.ndarray,
-        t: np.ndarray, first: np.ndarray, values: np.ndarray, sess_of: np.ndarray,
-        s1: np.ndarray, s2: np.ndarray, win_start: np.ndarray, win_end: np.ndarray,
+        t: np.ndarray, first: np.ndarray, changed: np.ndarray, values: np.ndarray,
+        sess_of: np.ndarray, win_start: np.ndarray, win_end: np.ndarray,
     ) -> pd.DataFrame:
+        """The sessions of components that grew from one root (``changed``: the elements that
+        changed their session's bounds; the last one registered its timer)."""
         gap = self.gap
         bounds = np.flatnonzero(first)
         comps = comp[bounds]
         held = sess_of[comps]
         has = held >= 0
-        # which elements changed their session's bounds (the last one registered its timer)
-        prev_t = np.empty_like(t)
-        prev_t[1:] = t[:-1]
-        in_held = sess_of[comp] >= 0
-        reach = np.where(in_held, s2[comp], MIN_LONG)
-        changed = np.where(
-            first,
-            ~in_held | (t < s1[comp]) | (t + gap > s2[comp]),
-            (t > prev_t) & (t + gap > reach),
-        )
         last_change = np.maximum.reduceat(np.where(changed, elems, -1), bounds)
         agg = _UFUNCS[self.kind].reduceat(values[elems].astype(np.int64), bounds)
         if has.any():
