@@ -385,23 +385,24 @@ class SessionAggregation(ColumnarAggregation):
         seq = np.where(
             last_change >= 0, self.next_seq + last_change, held_or(_SEQ, last_change)
         )
-        self._set_session_columns(
+        return self._with_session_columns(
             base, agg[order], win_start[comps][order], win_end[comps][order],
             sw_start[order], sw_end[order], seq[order],
         )
-        return base
 
-    def _set_session_columns(
+    def _with_session_columns(
         self, base: pd.DataFrame, agg: np.ndarray, start: np.ndarray, end: np.ndarray,
         sw_start: np.ndarray, sw_end: np.ndarray, seq: np.ndarray,
-    ) -> None:
-        base[self.field] = agg
-        base[_START] = start
-        base[_END] = end
-        base[_SW_START] = sw_start
-        base[_SW_END] = sw_end
-        base[_SEQ] = seq
-        base[_FIRED] = np.zeros(len(base), dtype=bool)
+    ) -> pd.DataFrame:
+        """``base``'s rows (a default index) with ``agg`` in the field and the session columns
+        after theirs, built as one frame."""
+        columns: dict[str, Any] = {c: base[c] for c in base.columns}
+        columns[self.field] = agg
+        columns.update({
+            _START: start, _END: end, _SW_START: sw_start, _SW_END: sw_end, _SEQ: seq,
+            _FIRED: np.zeros(len(base), dtype=bool),
+        })
+        return pd.DataFrame(columns, copy=False)
 
     def _replay(
         self, frame: pd.DataFrame, old: pd.DataFrame, hard: np.ndarray, ec_o: np.ndarray,
@@ -489,8 +490,7 @@ class SessionAggregation(ColumnarAggregation):
                 frame.iloc[[out_src[i][1] for i in from_new]],
             ], ignore_index=True)
             cols = np.array([out_cols[i] for i in from_old + from_new], dtype=np.int64)
-            self._set_session_columns(base, *cols.T)
-            rows.append(base)
+            rows.append(self._with_session_columns(base, *cols.T))
         return late
 
     # ---------------------------------------------------------------- output
