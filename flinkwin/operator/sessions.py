@@ -13,10 +13,11 @@ merges a whole batch into these rows with array operations and gives exactly
   intervals (touched sessions and element windows) sorted per key form connected components
   (windows that overlap or touch merge, as ``TimeWindow.mergeWindows``), each becomes one
   session;
-- a component is *simple* when its elements, in processing order, chain (each window touches
-  the previous one; the first touches the component's one held session, if any): then it grew
-  from one root and kept that root's state window, and its timer was registered by the last
-  element that changed its bounds. Other components (elements bridging held sessions, where
+- a component is *simple* when each of its elements, in processing order, touches the session
+  grown so far (the component's one held session, if any, and the earlier elements' windows;
+  out-of-order elements included): then it grew from one root and kept that root's state
+  window, and its timer was registered by the last element that changed its bounds. Other
+  components (elements bridging held sessions, where
   Flink's choice of the surviving state window follows Java's ``HashSet`` order, and elements
   whose own window is late that may merge into a session) are replayed element by element
   through the real :class:`~flinkwin.operator.merging_window_set.MergingWindowSet` on plain
