@@ -23,6 +23,9 @@ gc          flinkwin tumbling with PySpark's full ``gc.collect()`` after every t
 defaults    a session left at Spark's defaults (no ``spark.sql.shuffle.partitions``: 200):
             native tumbling vs flinkwin tumbling in that same session
 large       tumbling at ``--large-events`` (default 10M: 1M rows per micro-batch)
+combine     tumbling at ``--large-events`` with flinkwin's combining before the shuffle on
+            and off (``spark.flinkwin.combine``), and native; each micro-batch's file read
+            as ``--split`` input partitions (``spark.sql.files.maxPartitionBytes``)
 ==========  ==============================================================================
 
 Usage (one Spark session at a time; ``--scale`` divides every size)::
@@ -30,6 +33,7 @@ Usage (one Spark session at a time; ``--scale`` divides every size)::
     .venv/bin/python bench/bench_fixed_cost.py --only floor,timeout,gc --events 2000000
     .venv/bin/python bench/bench_fixed_cost.py --only defaults --events 2000000
     .venv/bin/python bench/bench_fixed_cost.py --only large --scale 4
+    .venv/bin/python bench/bench_fixed_cost.py --only combine --split 4
 
 Each workload prints its rows for the current table of docs/benchmarks.md (workload, flinkwin,
 native, ratio, date, command).
@@ -68,7 +72,7 @@ WINDOW_MS = 600_000
 #: flinkwin shifts Spark's watermark column by this much (see flinkwin.spark.watermarks)
 SHIFT_MS = 36500 * 86_400_000
 DAEMON_MODULE = "spark.python.daemon.module"
-WORKLOADS = ("floor", "timeout", "gc", "defaults", "large")
+WORKLOADS = ("floor", "timeout", "gc", "defaults", "large", "combine")
 
 
 def count_rows(key: Any, frames: Any, state: Any) -> Any:
@@ -365,6 +369,33 @@ def run_large(args: Any, table: Table) -> None:
               median(big, "flinkwin"), median(big, "native"))
 
 
+def run_combine(args: Any, table: Table) -> None:
+    bench = Bench(args, args.partitions)
+    directory = data(args, "large", args.large_events)
+    size = sum(f.stat().st_size for f in Path(directory).glob("*.parquet")) // args.batches
+    bench.spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(1, size // args.split)))
+    conf = bench.spark.conf
+
+    def flinkwin(combine: bool) -> Callable[..., Any]:
+        def start(directory: str, sink: RowSink) -> Any:
+            conf.set("spark.flinkwin.combine", str(combine).lower())
+            return bench.flinkwin(directory, sink)
+        return start
+
+    try:
+        pipelines = {"native": bench.native, "flinkwin combine on": flinkwin(True),
+                     "flinkwin combine off": flinkwin(False)}
+        big = bench.compare(f"combine {args.large_events:,}", pipelines, directory)
+    finally:
+        bench.stop()
+    what = (f"{args.large_events:,} events ({args.large_events // args.batches:,} rows per "
+            f"micro-batch, about {args.split} input partitions each)")
+    table.add(f"tumbling sum, {what}, combining before the shuffle on",
+              median(big, "flinkwin combine on"), median(big, "native"))
+    table.add(f"tumbling sum, {what}, combining off",
+              median(big, "flinkwin combine off"), median(big, "native"))
+
+
 def main(argv: list[str] | None = None) -> Table:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default=",".join(WORKLOADS),
@@ -378,6 +409,8 @@ def main(argv: list[str] | None = None) -> Table:
     parser.add_argument("--partitions", type=int, default=4,
                         help="spark.sql.shuffle.partitions (all workloads but defaults)")
     parser.add_argument("--key-groups", type=int, default=16)
+    parser.add_argument("--split", type=int, default=4,
+                        help="input partitions per micro-batch file (combine workload)")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--seed", type=int, default=42)
@@ -396,7 +429,7 @@ def main(argv: list[str] | None = None) -> Table:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     try:
         runners = {"floor": run_floor, "timeout": run_timeout, "gc": run_gc,
-                   "defaults": run_defaults, "large": run_large}
+                   "defaults": run_defaults, "large": run_large, "combine": run_combine}
         for name in only:
             runners[name](args, table)
     finally:

@@ -322,7 +322,7 @@ def peak_state(runs: list[Run], workload: str, pipeline: str) -> int:
 
 
 # --------------------------------------------------------------------------------- reporting
-BARS = {"tumbling": 0.8, "aggregate_function": 0.7, "sliding": 5.0, "session": 0.8,
+BARS = {"tumbling": 0.6, "aggregate_function": 0.5, "sliding": 3.5, "session": 0.9,
         "process_window": 0.5, "continuous": 0.7}
 
 

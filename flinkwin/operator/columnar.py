@@ -190,12 +190,26 @@ class ColumnarAggregation:
         """(keys, windows) held: the distinct keys of the panes, and the panes."""
         if self.panes is None or not len(self.panes):
             return 0, 0
+        if len(self.key_fields) == 1:  # (drop_duplicates' count, without building a frame)
+            return len(pd.unique(self.panes[self.key_fields[0]].to_numpy())), len(self.panes)
         return len(self.panes[self.key_fields].drop_duplicates()), len(self.panes)
 
     # ----------------------------------------------------------------- input
     def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:
         """True if, under ``watermark``, no element of the batch fires a window on arrival
         and the aggregated column is integral (otherwise use :meth:`to_operator`)."""
+        return self._accepts(frame, timestamps, watermark, sums_checked=False)
+
+    def accepts_partials(
+        self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int
+    ) -> bool:
+        """:meth:`accepts` for partial rows whose sums the caller checked for overflow
+        (:mod:`flinkwin.operator.partials`)."""
+        return self._accepts(frame, timestamps, watermark, sums_checked=True)
+
+    def _accepts(
+        self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int, sums_checked: bool
+    ) -> bool:
         if len(timestamps) == 0:
             return True
         kinds = "i" if self.kind == "sum" else "iu"
@@ -203,7 +217,10 @@ class ColumnarAggregation:
             return False
         if not in_safe_band(self.assigner, self.lateness, timestamps, self.timer_margin):
             return False
-        if self.kind == "sum" and self.overflow == ERROR and self._sum_may_overflow(frame):
+        if (
+            self.kind == "sum" and self.overflow == ERROR and not sums_checked
+            and self._sum_may_overflow(frame)
+        ):
             return False
         _, _, ends = assign_event_windows(self.assigner, timestamps)
         max_ts = ends - 1
@@ -221,6 +238,13 @@ class ColumnarAggregation:
     def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
         """Process the rows of ``frame`` (in processing order) with their timestamps; the batch
         must be one :meth:`accepts` under the current watermark."""
+        self.process_partial_batch(frame, timestamps, None)
+
+    def process_partial_batch(
+        self, frame: pd.DataFrame, timestamps: np.ndarray, counts: np.ndarray | None
+    ) -> None:
+        """:meth:`process_batch` for rows that stand for ``counts`` elements each (partial
+        aggregates, :mod:`flinkwin.operator.partials`): late elements are counted so."""
         if len(frame) == 0:
             return
         wm = self.current_watermark
@@ -232,7 +256,8 @@ class ColumnarAggregation:
             late = ~has_live & (timestamps + self.lateness <= wm)
             if late.any():
                 if self.late_tag is None:
-                    self.num_late_records_dropped += int(late.sum())
+                    dropped = late.sum() if counts is None else counts[late].sum()
+                    self.num_late_records_dropped += int(dropped)
                 else:
                     self._late.append(frame[late])
             elem, starts, ends = elem[live], starts[live], ends[live]
@@ -245,13 +270,17 @@ class ColumnarAggregation:
         first_pair = order[bounds[:-1]]
         values = frame[self.field].to_numpy()[elem[order]]
         reduced = _UFUNCS[self.kind].reduceat(values, bounds[:-1])
-        new = frame.iloc[elem[first_pair]].reset_index(drop=True)
-        new[self.field] = reduced
-        new[_START] = starts[first_pair]
-        new[_END] = ends[first_pair]
-        new[_SEQ] = np.arange(len(new), dtype=np.int64)
-        new[_FIRED] = False
-        self._merge(new, timestamps[elem[first_pair]])
+        # each pane's first element's row, the aggregate in place of the field
+        rows = elem[first_pair]
+        columns: dict[str, Any] = {
+            name: reduced if name == self.field else frame[name].array.take(rows)
+            for name in frame.columns
+        }
+        columns[_START] = starts[first_pair]
+        columns[_END] = ends[first_pair]
+        columns[_SEQ] = np.arange(len(rows), dtype=np.int64)
+        columns[_FIRED] = np.zeros(len(rows), dtype=bool)
+        self._merge(pd.DataFrame(columns, copy=False), timestamps[rows])
 
     def _merge(self, new: pd.DataFrame, first_ts: np.ndarray) -> None:
         """Fold the batch's panes (``first_ts``: the timestamp of each one's first element)
@@ -455,13 +484,25 @@ def _codes(columns: list[np.ndarray]) -> np.ndarray:
     """One int64 code per row for the combination of ``columns``' values, numbered in order
     of first appearance (nulls are values too; floats compare as Java's ``Double.equals``:
     NaN is one value, ``0.0`` and ``-0.0`` two)."""
-    codes = np.zeros(len(columns[0]), dtype=np.int64)
+    codes: np.ndarray | None = None
     for column in columns:
-        if column.dtype.kind == "f":
-            column = float_codes(column)
-        column_codes, uniques = pd.factorize(column, use_na_sentinel=False)
-        codes, _ = pd.factorize(codes * len(uniques) + column_codes)
+        column_codes, count = _column_codes(column)
+        # (the first column's codes are already numbered in order of first appearance)
+        codes = column_codes if codes is None else pd.factorize(codes * count + column_codes)[0]
+    assert codes is not None
     return codes.astype(np.int64, copy=False)
+
+
+def _column_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
+    """One code per value of ``column`` in order of first appearance (nulls are a value, see
+    ``_codes``), and the number of distinct values."""
+    if column.dtype.kind == "f":
+        column = float_codes(column)
+    codes, uniques = pd.factorize(column)
+    if len(codes) and codes.min() < 0:
+        # nulls: pandas numbers them as one value only when asked (an extra pass over the values)
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    return codes, len(uniques)
 
 
 def snapshot_format(data: bytes) -> str:

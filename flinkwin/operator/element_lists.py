@@ -94,6 +94,17 @@ def _elements(frame: pd.DataFrame, op: WindowOperator) -> list[Any]:
     return op_records(op, frame)
 
 
+def _window_keys(heads: pd.DataFrame, columns: list[str], op: WindowOperator) -> list[Any]:
+    """The keys (``op.key_of``) of the elements of ``heads``' rows, built from the key
+    columns alone where the key is a selection of fields."""
+    selector = op.key_selector
+    if selector is None:
+        return [None] * len(heads)
+    if not (op.pickled_elements or op.atomic_elements):
+        columns = cast(FieldKeySelector, selector).fields
+    return [op.key_of(head) for head in _elements(heads[columns], op)]
+
+
 class _Records:
     """The elements of a frame's rows, built on first use (one pass for all firing windows)."""
 
@@ -168,6 +179,7 @@ class ColumnarLists:
         self._factory = operator_factory
         self.next_seq = 0
         self.rows: pd.DataFrame | None = None
+        self._panes_of: tuple[pd.DataFrame, np.ndarray, np.ndarray] | None = None
 
     # ---------------------------------------------------- what the operator shares
     @property
@@ -217,10 +229,15 @@ class ColumnarLists:
         return np.where(max_ts > MAX_LONG - self.lateness, MAX_LONG, max_ts + self.lateness)
 
     def _panes(self) -> tuple[np.ndarray, np.ndarray]:
-        """(registration numbers, first row) of the windows held, by registration."""
-        assert self.rows is not None
-        seq, first = np.unique(self.rows[_SEQ].to_numpy(), return_index=True)
-        return seq, first
+        """(registration numbers, first row) of the windows held, by registration (computed
+        once per version of the rows)."""
+        rows = self.rows
+        assert rows is not None
+        cached = self._panes_of
+        if cached is None or cached[0] is not rows:
+            seq, first = np.unique(rows[_SEQ].to_numpy(), return_index=True)
+            cached = self._panes_of = (rows, seq, first)
+        return cached[1], cached[2]
 
     def advance_watermark(self, watermark: int) -> None:
         """Fire the windows whose ``max_timestamp <= watermark`` in timer order, drop rows at
@@ -263,13 +280,12 @@ class ColumnarLists:
         columns = [c for c in rows.columns if c not in _LIST_COLUMNS]
         source = _Records(rows[columns].iloc[member], self.op)
         firsts = first[firing]
-        heads = _elements(rows[columns].iloc[firsts], self.op)
+        keys = _window_keys(rows.iloc[firsts], columns, op)
         starts = rows[_START].to_numpy()[firsts].tolist()
         ends = rows[_END].to_numpy()[firsts].tolist()
         make = TimeWindow.of
         bounds_list = bounds.tolist()
-        for i, head in enumerate(heads):
-            key = op.key_of(head)
+        for i, key in enumerate(keys):
             window = make(starts[i], ends[i])
             op.fire_elements(
                 key, window, WindowElements(source, bounds_list[i], bounds_list[i + 1])
@@ -295,7 +311,9 @@ class ColumnarLists:
         if rows is None or not len(rows):
             return 0, 0
         seq, first = self._panes()
-        keys = len(rows[self.key_fields].iloc[first].drop_duplicates()) if self.key_fields else 1
+        keys = 1
+        if self.key_fields:
+            keys = int(_codes([rows[f].to_numpy()[first] for f in self.key_fields]).max()) + 1
         return keys, len(seq)
 
     # ----------------------------------------------------------------- input

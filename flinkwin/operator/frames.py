@@ -23,8 +23,9 @@ import pyarrow as pa
 
 def to_arrow(frame: pd.DataFrame) -> pa.Table:
     """``frame`` as an Arrow table, exactly: a NaN stays NaN (Arrow's pandas conversion would
-    make it null) and None is null (see module docstring)."""
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    make it null) and None is null (see module docstring). One thread: a key group's frame is
+    small, and Arrow's pool of Python threads costs more than it saves."""
+    table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)
     for i, name in enumerate(table.column_names):
         kind = table.schema.field(i).type
         if pa.types.is_floating(kind):

@@ -13,10 +13,11 @@ merges a whole batch into these rows with array operations and gives exactly
   intervals (touched sessions and element windows) sorted per key form connected components
   (windows that overlap or touch merge, as ``TimeWindow.mergeWindows``), each becomes one
   session;
-- a component is *simple* when its elements, in processing order, chain (each window touches
-  the previous one; the first touches the component's one held session, if any): then it grew
-  from one root and kept that root's state window, and its timer was registered by the last
-  element that changed its bounds. Other components (elements bridging held sessions, where
+- a component is *simple* when each of its elements, in processing order, touches the session
+  grown so far (the component's one held session, if any, and the earlier elements' windows;
+  out-of-order elements included): then it grew from one root and kept that root's state
+  window, and its timer was registered by the last element that changed its bounds. Other
+  components (elements bridging held sessions, where
   Flink's choice of the surviving state window follows Java's ``HashSet`` order, and elements
   whose own window is late that may merge into a session) are replayed element by element
   through the real :class:`~flinkwin.operator.merging_window_set.MergingWindowSet` on plain
@@ -91,6 +92,15 @@ def _wrap(value: int) -> int:
     """A Python int as a Java long (wrapping), as the int64 sums are."""
     value &= _MASK64
     return value - (1 << 64) if value >> 63 else value
+
+
+def _before(running: np.ndarray, first: np.ndarray, empty: int) -> np.ndarray:
+    """Per run of ``running`` (a running min or max per group; ``first`` starts a group), the
+    value before each position: ``empty`` at a group's first."""
+    out = np.empty_like(running)
+    out[1:] = running[:-1]
+    out[first] = empty
+    return out
 
 
 def _touching(
@@ -306,29 +316,33 @@ class SessionAggregation(ColumnarAggregation):
         t_o = estart[el_o]
         first = np.ones(len(eo), dtype=bool)
         first[1:] = ec_o[1:] != ec_o[:-1]
-        step = np.zeros(len(eo), dtype=np.int64)
-        step[1:] = t_o[1:] - t_o[:-1]
-        broken = ~first & ((step < 0) | (step > gap))
-        chain_ok = np.bincount(ec_o, weights=broken, minlength=n_comp) == 0
-        firsts = np.flatnonzero(first)
-        t0 = np.zeros(n_comp, dtype=np.int64)
-        t0[ec_o[firsts]] = t_o[firsts]
         sess_of = np.full(n_comp, -1, dtype=np.int64)  # the component's held session, if one
         sess_of[sess_comp] = touched
-        s1 = np.zeros(n_comp, dtype=np.int64)
-        s2 = np.zeros(n_comp, dtype=np.int64)
-        one = sess_of >= 0
-        s1[one] = old[_START].to_numpy(dtype=np.int64)[sess_of[one]]
-        s2[one] = old[_END].to_numpy(dtype=np.int64)[sess_of[one]]
-        first_touches = (t0 <= s2) & (t0 + gap >= s1)
-        simple = (n_init <= 1) & ~has_late & chain_ok & ((n_init == 0) | first_touches)
+        held = sess_of >= 0
+        lo0 = np.full(n_comp, MAX_LONG, dtype=np.int64)  # the held session's bounds, if one
+        hi0 = np.full(n_comp, MIN_LONG, dtype=np.int64)
+        lo0[held] = old[_START].to_numpy(dtype=np.int64)[sess_of[held]]
+        hi0[held] = old[_END].to_numpy(dtype=np.int64)[sess_of[held]]
+        # the session each element meets: the held session and the component's earlier
+        # elements' windows, [lo, hi) (one session as long as every element touched it)
+        grouped = pd.Series(t_o).groupby(ec_o, sort=False)
+        lo = _before(grouped.cummin().to_numpy(), first, MAX_LONG)
+        hi = _before(grouped.cummax().to_numpy(), first, MIN_LONG)
+        hi[~first] += gap
+        lo = np.minimum(lo, lo0[ec_o])
+        hi = np.maximum(hi, hi0[ec_o])
+        opens = first & ~held[ec_o]  # a component's first element with no held session
+        broken = ~opens & ((t_o > hi) | (t_o + gap < lo))
+        changed = opens | (t_o < lo) | (t_o + gap > hi)
+        chain_ok = np.bincount(ec_o, weights=broken, minlength=n_comp) == 0
+        simple = (n_init <= 1) & ~has_late & chain_ok
 
-        # ---- simple components: one root, bounds grown by the chain
+        # ---- simple components: one root, the session grown by each element in turn
         sel = simple[ec_o]
         if sel.any():
             rows.append(self._simple_rows(
-                frame, old, ec_o[sel], el_o[sel], t_o[sel], first[sel], values, sess_of, s1, s2,
-                win_start, win_end,
+                frame, old, ec_o[sel], el_o[sel], t_o[sel], first[sel], changed[sel], values,
+                sess_of, win_start, win_end,
             ))
         late: list[int] = []
         if not simple.all():
@@ -340,24 +354,16 @@ class SessionAggregation(ColumnarAggregation):
 
     def _simple_rows(
         self, frame: pd.DataFrame, old: pd.DataFrame, comp: np.ndarray, elems: np.ndarray,
-        t: np.ndarray, first: np.ndarray, values: np.ndarray, sess_of: np.ndarray,
-        s1: np.ndarray, s2: np.ndarray, win_start: np.ndarray, win_end: np.ndarray,
+        t: np.ndarray, first: np.ndarray, changed: np.ndarray, values: np.ndarray,
+        sess_of: np.ndarray, win_start: np.ndarray, win_end: np.ndarray,
     ) -> pd.DataFrame:
+        """The sessions of components that grew from one root (``changed``: the elements that
+        changed their session's bounds; the last one registered its timer)."""
         gap = self.gap
         bounds = np.flatnonzero(first)
         comps = comp[bounds]
         held = sess_of[comps]
         has = held >= 0
-        # which elements changed their session's bounds (the last one registered its timer)
-        prev_t = np.empty_like(t)
-        prev_t[1:] = t[:-1]
-        in_held = sess_of[comp] >= 0
-        reach = np.where(in_held, s2[comp], MIN_LONG)
-        changed = np.where(
-            first,
-            ~in_held | (t < s1[comp]) | (t + gap > s2[comp]),
-            (t > prev_t) & (t + gap > reach),
-        )
         last_change = np.maximum.reduceat(np.where(changed, elems, -1), bounds)
         agg = _UFUNCS[self.kind].reduceat(values[elems].astype(np.int64), bounds)
         if has.any():
@@ -380,23 +386,24 @@ class SessionAggregation(ColumnarAggregation):
         seq = np.where(
             last_change >= 0, self.next_seq + last_change, held_or(_SEQ, last_change)
         )
-        self._set_session_columns(
+        return self._with_session_columns(
             base, agg[order], win_start[comps][order], win_end[comps][order],
             sw_start[order], sw_end[order], seq[order],
         )
-        return base
 
-    def _set_session_columns(
+    def _with_session_columns(
         self, base: pd.DataFrame, agg: np.ndarray, start: np.ndarray, end: np.ndarray,
         sw_start: np.ndarray, sw_end: np.ndarray, seq: np.ndarray,
-    ) -> None:
-        base[self.field] = agg
-        base[_START] = start
-        base[_END] = end
-        base[_SW_START] = sw_start
-        base[_SW_END] = sw_end
-        base[_SEQ] = seq
-        base[_FIRED] = np.zeros(len(base), dtype=bool)
+    ) -> pd.DataFrame:
+        """``base``'s rows (a default index) with ``agg`` in the field and the session columns
+        after theirs, built as one frame."""
+        columns: dict[str, Any] = {c: base[c] for c in base.columns}
+        columns[self.field] = agg
+        columns.update({
+            _START: start, _END: end, _SW_START: sw_start, _SW_END: sw_end, _SEQ: seq,
+            _FIRED: np.zeros(len(base), dtype=bool),
+        })
+        return pd.DataFrame(columns, copy=False)
 
     def _replay(
         self, frame: pd.DataFrame, old: pd.DataFrame, hard: np.ndarray, ec_o: np.ndarray,
@@ -484,8 +491,7 @@ class SessionAggregation(ColumnarAggregation):
                 frame.iloc[[out_src[i][1] for i in from_new]],
             ], ignore_index=True)
             cols = np.array([out_cols[i] for i in from_old + from_new], dtype=np.int64)
-            self._set_session_columns(base, *cols.T)
-            rows.append(base)
+            rows.append(self._with_session_columns(base, *cols.T))
         return late
 
     # ---------------------------------------------------------------- output

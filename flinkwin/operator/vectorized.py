@@ -165,6 +165,9 @@ class _Batch:
         codes = _codes([self.frame[f].to_numpy() for f in fields])
         _, first = np.unique(codes, return_index=True)
         rows = self.frame.iloc[first]
+        converters = op.element_converters or {}
+        if any(f in converters for f in fields):  # the key of the element as shaped
+            return codes, [op.key_of(record) for record in op_records(op, rows)]
         values = [column_values(rows[f]) for f in fields]
         keys = values[0] if len(fields) == 1 else list(zip(*values))
         return codes, [flink_key(k) for k in keys]
@@ -207,8 +210,7 @@ class _Batch:
         if len(pair_elem) == 0:
             return
 
-        pane_keys = pd.DataFrame({"k": codes[pair_elem], "s": starts})
-        pane_of_pair = pane_keys.groupby(["k", "s"], sort=False).ngroup().to_numpy()
+        pane_of_pair = _codes([codes[pair_elem], starts])  # numbered by first appearance
         order = np.argsort(pane_of_pair, kind="stable")
         counts = np.bincount(pane_of_pair)
         bounds = np.concatenate(([0], np.cumsum(counts)))
@@ -344,17 +346,20 @@ class _Batch:
         ):
             return
         records = self.records()
-        elem_list = elem_sorted.tolist()
+        ordered = [records[i] for i in elem_sorted.tolist()]  # the panes' elements, pane by pane
         bounds_list = bounds.tolist()
+        op, kind = self.op, spec.state_kind
+        add = spec.agg_fn.add if kind == AGGREGATING else None
         for p in quiet.tolist():
-            slot = (pane_key[p], pane_window[p])
-            self.op.current_key = pane_key[p]
-            members = [records[i] for i in elem_list[bounds_list[p] : bounds_list[p + 1]]]
-            if spec.state_kind == LIST:
+            key = pane_key[p]
+            slot = (key, pane_window[p])
+            op.current_key = key
+            members = ordered[bounds_list[p] : bounds_list[p + 1]]
+            if kind == LIST:
                 contents.setdefault(slot, []).extend(members)
                 continue
             try:
-                if spec.state_kind == REDUCING:
+                if kind == REDUCING:
                     if slot in contents:
                         acc = contents[slot]
                     else:
@@ -362,11 +367,10 @@ class _Batch:
                     for r in members:
                         acc = spec.reduce(acc, r)
                 else:
-                    assert spec.state_kind == AGGREGATING
-                    agg = spec.agg_fn
-                    acc = contents[slot] if slot in contents else agg.create_accumulator()
+                    assert add is not None
+                    acc = contents[slot] if slot in contents else spec.agg_fn.create_accumulator()
                     for r in members:
-                        acc = agg.add(r, acc)
+                        acc = add(r, acc)
             except LongOverflowError as exc:
                 raise located(exc, slot[0], slot[1]) from None
             except Exception as exc:

@@ -82,6 +82,8 @@ from flinkwin.watermark import WatermarkStrategy
 
 from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .carried_time import watermark_mark
+from .combine import CONF as COMBINE_CONF
+from .combine import can_combine, combining_enabled, partial_spec, with_partials
 from .elements import (
     KEY_COLUMN,
     RECORD_TIMESTAMP_COLUMN,
@@ -550,6 +552,36 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
 
     input_schema = pipeline.input_schema
+    keyed = pipeline.keyed
+    function = (
+        with_window_tagging(pipeline.function, keyed) if pipeline.with_window
+        else pipeline.function
+    )
+    operator = OperatorSpec(
+        assigner=pipeline.assigner,
+        function=function,
+        key_fields=(
+            pipeline.key_selector if pipeline.key_selector is not None
+            else pipeline.key_columns
+        ),
+        trigger=pipeline.trigger,
+        evictor=pipeline.evictor,
+        allowed_lateness_ms=pipeline.allowed_lateness_ms,
+        late_tag=pipeline.late_tag,
+        key_groups=pipeline.key_groups,
+        task_name=f"Window({pipeline.function_name})",
+        overflow=overflow_policy(df.sparkSession),
+        tuple_elements=pipeline.tuple_elements,
+        pickled_elements=is_pickled_type(pipeline.element_type),
+        atomic_elements=pipeline.atomic_elements,
+        element_converters=element_converters(input_schema, pipeline.element_type),
+        state_pickler=state_pickler(df.sparkSession) if streaming else StatePickler(),
+    )
+    template = operator.build()  # fail at build time on an invalid configuration
+    frame_state = streaming and not pipeline.with_window and all(
+        isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields
+    )
+    kind = state_kind(template, frame_state)
     staged = df
     # STREAMING mode: each row's arrival sequence, taken before any shuffle (see
     # flinkwin.spark.arrival); on a stream, the element stage counts it if there is one
@@ -568,10 +600,17 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
     # before the event-time columns replace the user's: the null checks show whole input rows
     staged = staged.withColumn(_KG, key_group_column(pipeline))
-    if arrival and ARRIVAL_COLUMN not in staged.columns:
+    # a built-in aggregation's elements combined per input partition (flinkwin.spark.combine),
+    # in a pass that also counts the arrival sequence
+    combining = (
+        streaming and arrival and ARRIVAL_COLUMN not in staged.columns
+        and combining_enabled(df.sparkSession)
+        and can_combine(template, kind, input_schema, pipeline.key_columns)
+    )
+    if arrival and ARRIVAL_COLUMN not in staged.columns and not combining:
         staged = with_arrival_sequence(staged)
     heartbeats = streaming and pipeline.keyed and pipeline.key_groups > 1
-    if heartbeats:
+    if heartbeats and not combining:
         staged = with_heartbeats(staged, pipeline.key_groups)
     event_time: EventTime | None = None
     if strategy is not None:
@@ -596,6 +635,14 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
     masks = null_plan(input_schema)
     staged = nulls_to_wire(staged, masks, input_schema)
+    partial = None
+    if combining:
+        assert event_time is not None and pipeline.key_columns is not None and strategy
+        partial = partial_spec(template, pipeline.key_columns, event_time, masks, ARRIVAL_COLUMN)
+        staged = with_partials(staged, partial)
+        if heartbeats:
+            staged = with_heartbeats(staged, pipeline.key_groups)
+        staged = watermark_mark(staged, strategy)  # the mark the Python pass dropped
 
     main = main_schema(pipeline)
     if pipeline.with_window:
@@ -628,32 +675,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
     output_schema = StructType(out_fields)
 
-    keyed = pipeline.keyed
-    function = (
-        with_window_tagging(pipeline.function, keyed) if pipeline.with_window
-        else pipeline.function
-    )
     runtime = KeyGroupRuntime(
-        operator=OperatorSpec(
-            assigner=pipeline.assigner,
-            function=function,
-            key_fields=(
-                pipeline.key_selector if pipeline.key_selector is not None
-                else pipeline.key_columns
-            ),
-            trigger=pipeline.trigger,
-            evictor=pipeline.evictor,
-            allowed_lateness_ms=pipeline.allowed_lateness_ms,
-            late_tag=pipeline.late_tag,
-            key_groups=pipeline.key_groups,
-            task_name=f"Window({pipeline.function_name})",
-            overflow=overflow_policy(df.sparkSession),
-            tuple_elements=pipeline.tuple_elements,
-            pickled_elements=is_pickled_type(pipeline.element_type),
-            atomic_elements=pipeline.atomic_elements,
-            element_converters=element_converters(input_schema, pipeline.element_type),
-            state_pickler=state_pickler(df.sparkSession) if streaming else StatePickler(),
-        ),
+        operator=operator,
         input_schema=input_schema,
         null_timestamp_tag=null_timestamp_tag(pipeline),
         event_time=event_time,
@@ -673,12 +696,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         heartbeats=heartbeats,
         idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
+        partial=partial,
     )
-    template = runtime.operator.build()  # fail at build time on an invalid configuration
-    frame_state = streaming and not pipeline.with_window and all(
-        isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields
-    )
-    runtime.state_kind = state_kind(template, frame_state)
+    runtime.state_kind = kind
 
     grouped = staged.groupBy(_KG)
     if streaming:
@@ -699,6 +719,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     else:
         summary["metrics"] = "result.metrics(), after an action"
     summary["window state"] += STATE_DESCRIPTIONS[runtime.state_kind]
+    summary["shuffle"] = (
+        f"elements combined per key and window of each input partition ({COMBINE_CONF})"
+        if partial is not None else "every element"
+    )
     if event_time is not None:
         summary["event time"] = _describe_event_time(event_time)
     summary["long overflow"] = (

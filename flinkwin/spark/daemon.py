@@ -13,6 +13,13 @@ It changes only a worker forked by PySpark's own daemon (the daemon runs as ``__
 and the loop reads its module's ``gc`` on each pass); a worker of any other daemon module
 (``spark.python.daemon.module``), or a daemon that already replaced ``gc``, is left as it is.
 
+While a key group's call runs, :func:`automatic_collection_paused` also holds off Python's
+automatic collections: a call allocates an object per input row (the rows Spark hands over, the
+elements of a user function), and each automatic collection triggered by those allocations
+walks the young objects, and now and then every object of the worker. The allocations counted
+meanwhile make the next allocation after the call collect as Python would have, so garbage left
+by a call is freed right after it.
+
 Why not a daemon module of flinkwin's for ``spark.python.daemon.module``: ``python -m
 flinkwin.spark.daemon`` would import the ``flinkwin`` package (pandas, pyarrow, numpy) in the
 daemon before it forks, which starts threads (pyarrow's jemalloc, numpy's BLAS), and PySpark's
@@ -21,8 +28,10 @@ daemon must not fork with threads running; it would also need the setting on eve
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
+from collections.abc import Iterator
 from types import SimpleNamespace
 
 #: what the patched daemon loop sees as ``gc``: ``collect()`` collects generations 0 and 1
@@ -56,4 +65,17 @@ def _patch_daemon_loop() -> bool:
     return True
 
 
-__all__ = ["YOUNG_GC", "young_collections_only"]
+@contextlib.contextmanager
+def automatic_collection_paused() -> Iterator[None]:
+    """No automatic garbage collection inside the block (see the module docstring); the
+    collector's previous state is restored after it, also when the block fails."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+__all__ = ["YOUNG_GC", "automatic_collection_paused", "young_collections_only"]

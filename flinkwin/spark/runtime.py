@@ -56,14 +56,16 @@ from pyspark.sql.types import StructType
 
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator import WindowOperator, states
+from flinkwin.operator import partials as partial_rows
 from flinkwin.operator.graph import GraphOperator
+from flinkwin.operator.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
-from .daemon import young_collections_only
+from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
 from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
@@ -232,9 +234,33 @@ class KeyGroupRuntime:
     idle_close_s: float = DEFAULT_IDLE_CLOSE_S
     #: the input columns whose nulls travel in a mask (see flinkwin.spark.nulls)
     null_masks: tuple[NullMask, ...] = ()
+    #: the input's rows are partial aggregates (flinkwin.operator.partials), combined so
+    partial: PartialSpec | None = None
+    #: the row order ``_rows`` applied to the last batch (None: as received)
+    _order: np.ndarray | None = field(default=None, init=False, repr=False)
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     # ------------------------------------------------------------------ input
+    def _input(
+        self, frames: Iterable[pd.DataFrame]
+    ) -> tuple[tuple[pd.DataFrame, np.ndarray] | None, pd.DataFrame | None, PartialRows | None]:
+        """``_rows``, and the rows' partial columns when the input is combined."""
+        if self.partial is None:
+            return (*self._rows(frames), None)
+        parts = [f for f in frames if len(f)]
+        rows, nulls = self._rows(parts)
+        if rows is None:
+            return rows, nulls, None
+        order = self._order
+        spec = self.partial
+
+        def read(name: str) -> np.ndarray:
+            column = _column(parts, name)
+            return column if order is None else column[order]
+
+        bounds = (read(HIGH), read(LOW)) if spec.bounds else (None, None)
+        return rows, nulls, PartialRows(read(COUNT), *bounds)
+
     def _rows(
         self, frames: Iterable[pd.DataFrame]
     ) -> tuple[tuple[pd.DataFrame, np.ndarray] | None, pd.DataFrame | None]:
@@ -291,6 +317,7 @@ class KeyGroupRuntime:
                 order = sort if order is None else order[sort]
             if not len(timestamps):
                 return None, nulls
+        self._order = order
         columns: dict[str, Any] = {}
         for field_ in self.input_schema.fields:
             name, dtype = field_.name, field_.dataType
@@ -441,9 +468,13 @@ class KeyGroupRuntime:
     def process_stream(
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
     ) -> Iterator[pd.DataFrame]:
-        """The ``applyInPandasWithState`` function (see module docstring)."""
+        """The ``applyInPandasWithState`` function (see module docstring); Python's automatic
+        garbage collection waits until the call's output is built (see
+        :mod:`flinkwin.spark.daemon`)."""
         with SUBTASKS.running(self.stage_id, self.idle_close_s):
-            yield from self._process_stream(key, frames, state)
+            with automatic_collection_paused():
+                outputs = list(self._process_stream(key, frames, state))
+            yield from outputs
 
     def _process_stream(
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
@@ -469,7 +500,7 @@ class KeyGroupRuntime:
         else:
             _CACHE.take(self.stage_id, group, None, factory.subtask)
 
-        rows, nulls = (None, None) if state.hasTimedOut else self._rows(frames)
+        rows, nulls, partials = (None, None, None) if state.hasTimedOut else self._input(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
         watermark = flink_watermark(spark_watermark)  # MIN_LONG: none yet
         batch_time = state.getCurrentProcessingTimeMs()
@@ -486,19 +517,30 @@ class KeyGroupRuntime:
             return
         if op is None:
             op = states.new_state(self.state_kind, factory)
-        if rows is not None:
+        if partials is not None:
+            assert rows is not None and self.partial is not None
+            op = partial_rows.prepare(
+                op, *rows, max(op.current_watermark, watermark), partials,
+                list(self.partial.key_columns), self.partial.field,
+            )
+        elif rows is not None:
             op = states.prepare(op, *rows, max(op.current_watermark, watermark))
         dropped, fired = op.num_late_records_dropped, op.num_windows_fired
         if watermark > op.current_watermark:
             op.advance_watermark(watermark)
         if batch_time > op.current_processing_time:
             op.advance_processing_time(batch_time)
-        if rows is not None:
+        if partials is not None:
+            assert rows is not None
+            partial_rows.process_batch(op, *rows, partials)
+        elif rows is not None:
             op.process_batch(*rows)
         self._check_timers(op)
         keys, windows = op.state_size()
         counts = {
-            "numRecordsIn": 0 if rows is None else len(rows[1]),
+            "numRecordsIn": (
+                0 if rows is None else len(rows[1]) if partials is None else partials.elements
+            ),
             "numLateRecordsDropped": op.num_late_records_dropped - dropped,
             "numWindowsFired": op.num_windows_fired - fired,
             "keysInState": keys,
@@ -657,7 +699,8 @@ def static_function(runtime: KeyGroupRuntime) -> Any:
 
     def process_key_group(frame: pd.DataFrame) -> pd.DataFrame:
         young_collections_only()
-        return runtime.process_static(frame)
+        with automatic_collection_paused():
+            return runtime.process_static(frame)
 
     return process_key_group
 

@@ -37,6 +37,7 @@ from flinkwin import (
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.element_lists import ColumnarLists, WindowElements, supports
 from flinkwin.operator.frames import read_frame
+from flinkwin.operator.vectorized import op_records
 
 LATE = OutputTag("late")
 SIDE = OutputTag("sizes")
@@ -265,3 +266,52 @@ def test_snapshot_keeps_nullable_and_timestamp_columns() -> None:
     with pytest.raises(ValueError, match="not a element-list"):
         restored.restore(factory().snapshot())
 
+
+
+class FirstOfWindow(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield (key, context.window().start, elements[0])
+
+
+@pytest.mark.parametrize("shape", ["fields", "tuples", "atomic", "converted", "pickled"])
+def test_each_window_gets_the_key_of_its_elements(shape: str) -> None:
+    """The window function's key is ``key_of`` of the window's elements, for every element
+    shape (the columnar path computes it from the key columns alone)."""
+    floats = [0.0, -0.0, float("nan"), 1.5, float("nan"), 0.0]
+    frame = pd.DataFrame({
+        "k": ["a", "b", "a", "c", "a", "b"], "g": floats, "v": np.arange(6, dtype=np.int64),
+    })
+    options: dict[str, Any] = {"key_selector": ["k", "g"]}
+    if shape == "tuples":
+        options["tuple_elements"] = True
+    elif shape == "atomic":
+        frame = frame[["k"]]
+        options = {"key_selector": "k", "atomic_elements": True}
+    elif shape == "converted":
+        options["element_converters"] = {"k": str.upper}
+    elif shape == "pickled":
+        frame = pd.DataFrame({"value": [pickle.dumps({"k": k}) for k in frame["k"]]})
+        options = {"key_selector": lambda value: value["k"], "pickled_elements": True}
+    ts = np.array([1, 2, 3, 4, 15, 16], dtype=np.int64)
+
+    def factory() -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)),
+                              FirstOfWindow(), **options)
+
+    reference = factory()  # element by element
+    for record, timestamp in zip(op_records(reference, frame), ts.tolist()):
+        reference.process_element(record, timestamp)
+    reference.advance_watermark(100)
+    expected = reference.drain_output()
+    template = factory()
+    if shape == "pickled":  # a callable key selector: the object operator's path
+        assert not supports(template)
+        return
+    state = ColumnarLists(template, factory)
+    state.process_batch(frame, ts)
+    state.advance_watermark(100)
+    got = state.drain_output()
+    assert len(got) == len(expected) == (5 if shape == "atomic" else 6)
+    for (key, _start, first), _ in got:
+        assert key == state.op.key_of(first) and type(key) is type(state.op.key_of(first))
+    assert repr(got) == repr(expected)

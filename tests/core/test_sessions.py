@@ -148,6 +148,41 @@ def test_a_bridging_element_keeps_flinks_state_window() -> None:
     assert len(expected) == 1 and expected[0][2] == 7
 
 
+def test_out_of_order_elements_touching_the_session_merge_without_replay(
+    monkeypatch: Any,
+) -> None:
+    """Elements arriving out of order that each touch the session grown so far (held or new)
+    are merged with array operations, with the operator's results: root, timers, outputs."""
+    def factory() -> WindowOperator:
+        return make_operator(10, "sum", 0, False)
+
+    def no_replay(*args: Any) -> Any:
+        raise AssertionError("replayed")
+
+    reference = factory()
+    state = SessionAggregation(factory(), factory)
+    monkeypatch.setattr(state, "_replay", no_replay)
+    scripts = (
+        [("a", 30, 1), ("b", 5, 2), ("a", 25, 3), ("a", 41, 4), ("b", 1, 5), ("a", 18, 6)],
+        [("a", 12, 7), ("b", 14, 8), ("a", 49, 9), ("a", 45, 10), ("b", 0, 11)],
+    )
+    for elements in scripts:
+        frame, ts = batch_frame(elements, tags=True)
+        frame["tag"] = [f"t{t}" for t in ts]
+        assert state.accepts(frame, ts, 0)
+        state.process_batch(frame, ts)
+        reference.process_batch(frame, ts)
+        operator = state.to_operator()
+        assert merging_view(operator) == merging_view(reference)
+        assert operator.window_contents == reference.window_contents
+        assert timer_view(operator) == timer_view(reference)
+    state.advance_watermark(100)
+    reference.advance_watermark(100)
+    expected = rows_of(reference.drain_output())
+    assert frame_rows(state.drain_main()) == expected
+    assert sorted(row[2] for row in expected) == [17, 23, 26]
+
+
 def test_supported_configurations() -> None:
     sessions = EventTimeSessionWindows.with_gap(Time.seconds(1))
     assert supports(make_operator(1000, "sum", 0, False))

@@ -1,8 +1,11 @@
 """A flinkwin streaming query run as its own driver process, as a user's script: every user piece
 (accumulator, aggregate and window functions, trigger, evictor, key selector, timestamp
 assigner, element class) is defined here, in ``__main__``, which the Python workers cannot
-import. Run by ``test_user_code_lifecycle.py`` twice on the same checkpoint: the second run
+import. Run by ``test_user_code_lifecycle.py`` twice on the same checkpoints: the second run
 restarts from the state the first one left (accumulators and elements of ``__main__`` classes).
+``--query`` names one query or several, comma-separated, run one after the other in the one
+driver (each driver run starts a JVM: the tests' main cost); query ``q`` writes its rows to
+``<--output>/q.txt`` and keeps its checkpoint in ``<--checkpoint>/q``.
 
 ``--query aggregate``: 10 s tumbling windows per user, a rich ``AggregateFunction`` (its
 accumulator a ``__main__`` class) with a ``ProcessWindowFunction``, a trigger and key selector
@@ -153,16 +156,20 @@ def main() -> None:
     )
     spark.sparkContext.setLogLevel("ERROR")
 
-    def collect(df: Any, batch_id: int) -> None:
-        with open(args.output, "a") as f:
-            for row in df.collect():
-                f.write(f"{row[0]}\n")
+    for name in args.query.split(","):
+        output = os.path.join(args.output, f"{name}.txt")
 
-    query = pipeline(spark, args.input, args.query, args.log).start(
-        main=collect, checkpoint_location=args.checkpoint, trigger={"availableNow": True},
-    )
-    query.awaitTermination()
-    print("BATCHES", len(query.recentProgress), flush=True)
+        def collect(df: Any, batch_id: int, output: str = output) -> None:
+            with open(output, "a") as f:
+                for row in df.collect():
+                    f.write(f"{row[0]}\n")
+
+        query = pipeline(spark, args.input, name, args.log).start(
+            main=collect, checkpoint_location=os.path.join(args.checkpoint, name),
+            trigger={"availableNow": True},
+        )
+        query.awaitTermination()
+        print("BATCHES", name, len(query.recentProgress), flush=True)
     if args.wait_for_close:
         _wait_for_close(args.log)
     spark.stop()

@@ -62,20 +62,56 @@ def run_stream(
 ) -> StreamRun:
     """Run ``build(DataStream(stream of source_dir, type_info=type_info))`` to completion
     under availableNow."""
+    return _finish(*_start(spark, source_dir, checkpoint, schema, build, side_tags, type_info,
+                           "scenario"))
+
+
+def run_streams(
+    spark: Any,
+    source_dir: Path,
+    checkpoints: Path,
+    schema: str,
+    builds: dict[str, Callable[[DataStream], WindowResultStream]],
+) -> dict[str, StreamRun]:
+    """Each of ``builds`` as :func:`run_stream` runs it, over the same input, as concurrent
+    queries of the one session (a checkpoint each under ``checkpoints``): independent queries,
+    their small micro-batches overlap instead of waiting for one another."""
+    started = {
+        name: _start(spark, source_dir, checkpoints / f"cp-{i}", schema, build, (), None,
+                     f"scenario{i}")
+        for i, (name, build) in enumerate(builds.items())
+    }
+    return {name: _finish(*parts) for name, parts in started.items()}
+
+
+def _start(
+    spark: Any,
+    source_dir: Path,
+    checkpoint: Path,
+    schema: str,
+    build: Callable[[DataStream], WindowResultStream],
+    side_tags: Sequence[OutputTag],
+    type_info: Any,
+    name: str,
+) -> tuple[Any, MemorySink, dict[OutputTag, MemorySink]]:
     df = (
         spark.readStream.schema(schema)
         .option("maxFilesPerTrigger", 1)
         .json(str(source_dir))
     )
     result = build(DataStream(df, type_info=type_info))
-    main = MemorySink("scenario_main")
-    sides = {tag: MemorySink(f"scenario_{tag.tag_id}") for tag in side_tags}
+    main = MemorySink(f"{name}_main")
+    sides = {tag: MemorySink(f"{name}_{tag.tag_id}") for tag in side_tags}
     query = result.start(
         main=main,
         side_outputs=sides,
         checkpoint_location=str(checkpoint),
         trigger={"availableNow": True},
     )
+    return query, main, sides
+
+
+def _finish(query: Any, main: MemorySink, sides: dict[OutputTag, MemorySink]) -> StreamRun:
     query.awaitTermination()
     progress = sorted(query.recentProgress, key=lambda p: p["batchId"])
     return StreamRun(

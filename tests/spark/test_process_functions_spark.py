@@ -338,10 +338,18 @@ def check_hot_items(outputs: list[str], rows: list[Any]) -> None:
         assert views == top_counts(rows, end, 3), lines[1]
 
 
-def test_hot_items_over_micro_batches_equals_the_static_run(spark: Any, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def hot_items_static(spark: Any) -> list[str]:
+    """HotItems over user_behavior() as a static DataFrame: what both tests compare with."""
+    static = hot_items(DataStream(spark.createDataFrame(user_behavior(), USER_BEHAVIOR)))
+    return [r for r in static.execute_and_collect()]
+
+
+def test_hot_items_over_micro_batches_equals_the_static_run(
+    spark: Any, tmp_path: Path, hot_items_static: list[str]
+) -> None:
     rows = user_behavior()
-    static = hot_items(DataStream(spark.createDataFrame(rows, USER_BEHAVIOR)))
-    expected = [r for r in static.execute_and_collect()]
+    expected = hot_items_static
     check_hot_items(expected, rows)
     hour_of_item_7 = f"时间: {java_timestamp(BASE_S * 1000 + 110 * MINUTE_MS)}"
     assert [text.split("\n")[1:3] for text in expected if hour_of_item_7 in text] == [
@@ -367,15 +375,16 @@ def test_hot_items_over_micro_batches_equals_the_static_run(spark: Any, tmp_path
 
 
 @pytest.mark.slow
-def test_hot_items_as_a_users_script_prints_the_top_items(spark: Any, tmp_path: Path) -> None:
+def test_hot_items_as_a_users_script_prints_the_top_items(
+    tmp_path: Path, hot_items_static: list[str]
+) -> None:
     """``python hot_items_driver.py UserBehavior.csv``: every class of the job is the script's
     (``__main__``), the workers cannot import it; ``print()`` prints each window's top 3 as
     the in-process run computes them."""
     rows = user_behavior()
     csv = tmp_path / "UserBehavior.csv"
     csv.write_text("".join(",".join(str(v) for v in r) + "\n" for r in rows))
-    expected = [r for r in hot_items(
-        DataStream(spark.createDataFrame(rows, USER_BEHAVIOR))).execute_and_collect()]
+    expected = hot_items_static
     script = Path(__file__).with_name("hot_items_driver.py")
     root = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from pyspark.sql import functions as F
-from spark_scenarios import run_stream, write_batches
+from spark_scenarios import run_streams, write_batches
 
 from flinkwin import (
     CountEvictor,
@@ -196,11 +196,9 @@ def test_window_function_sees_arrival_order_whatever_the_micro_batch_split(
     batches = [*_cut(_rows(ARRIVALS), SPLITS[split]), _rows([CLOSING])]
     batches[-1][0]["v"] = 0
     write_batches(tmp_path / "in", batches)
-    for name in FLINK_STREAMING:
-        run = run_stream(
-            spark, tmp_path / "in", tmp_path / f"cp-{name.replace(' ', '-')}", SPLIT_SCHEMA,
-            lambda s, name=name: _order_pipelines(s)[name],
-        )
+    builds = {name: (lambda s, name=name: _order_pipelines(s)[name]) for name in FLINK_STREAMING}
+    runs = run_streams(spark, tmp_path / "in", tmp_path, SPLIT_SCHEMA, builds)
+    for name, run in runs.items():
         rows = [r for batch in run.main.values() for r in batch]
         if name != "sum":
             rows = [(r["f0"], r["f1"]) for r in rows]

@@ -3,8 +3,9 @@ a restart, rich functions open once per subtask and close, and flinkwin unpickle
 not write itself (input columns, state under another key).
 
 The ``__main__`` scenarios run ``main_module_driver.py`` as its own driver process (a script:
-its classes are ``__main__``'s, which the Python workers cannot import), twice on one
-checkpoint; each run is several micro-batches (one JSON file each)."""
+its classes are ``__main__``'s, which the Python workers cannot import), twice on the same
+checkpoints, both queries in each driver run; each run is several micro-batches (one JSON file
+each)."""
 
 from __future__ import annotations
 
@@ -48,72 +49,83 @@ def _write_files(directory: Path, first: int, last: int) -> None:
         os.utime(path, (1_000_000 + i, 1_000_000 + i))
 
 
-def _run_driver(work: Path, query: str, *extra: str) -> int:
-    """One driver run to the end of its input; the number of micro-batches it ran."""
+def _run_driver(work: Path, *extra: str) -> dict[str, int]:
+    """One driver run of both queries to the end of their input; each one's micro-batches."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
                PYTHONPATH=str(ROOT))  # flinkwin only: the driver's classes stay __main__'s
     (work / "log").mkdir(exist_ok=True)
+    (work / "out").mkdir(exist_ok=True)
     proc = subprocess.run(
         [sys.executable, str(DRIVER), "--input", str(work / "in"), "--checkpoint",
-         str(work / "ck"), "--output", str(work / "out.txt"), "--log", str(work / "log"),
-         "--query", query, *extra],
+         str(work / "ck"), "--output", str(work / "out"), "--log", str(work / "log"),
+         "--query", "aggregate,evicting", *extra],
         env=env, capture_output=True, text=True, timeout=900, cwd=work,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-6000:]
-    found = re.search(r"BATCHES (\d+)", proc.stdout)
-    assert found, proc.stdout[-2000:]
-    return int(found.group(1))
+    found = dict(re.findall(r"BATCHES (\w+) (\d+)", proc.stdout))
+    assert set(found) == {"aggregate", "evicting"}, proc.stdout[-2000:]
+    return {name: int(n) for name, n in found.items()}
 
 
-def _outputs(work: Path) -> list[Any]:
-    return sorted(json.loads(line) for line in (work / "out.txt").read_text().splitlines())
+def _outputs(work: Path, query: str) -> list[Any]:
+    return sorted(json.loads(line)
+                  for line in (work / "out" / f"{query}.txt").read_text().splitlines())
 
 
-def _calls(work: Path, event: str) -> dict[str, int]:
+def _calls(log: Path, event: str) -> dict[str, int]:
     """{"<worker pid>-<subtask>": number of ``event`` calls}."""
     return {
         p.name[len(event) + 1:]: len(p.read_text().splitlines())
-        for p in (work / "log").iterdir() if p.name.startswith(f"{event}-")
+        for p in log.iterdir() if p.name.startswith(f"{event}-")
     }
+
+
+@pytest.fixture(scope="module")
+def main_module_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Both ``__main__`` queries, run by one driver over files 0-2, then restarted from their
+    checkpoints by a second driver (subtasks closed after 1 s idle) over files 0-4."""
+    work = tmp_path_factory.mktemp("main-module")
+    _write_files(work / "in", 0, 3)
+    batches = _run_driver(work)
+    first = {q: _outputs(work, q) for q in ("aggregate", "evicting")}
+    (work / "log").rename(work / "log-first")
+    _write_files(work / "in", 3, 5)
+    _run_driver(work, "--idle-close", "1", "--wait-for-close")
+    return {"work": work, "batches": batches, "first": first,
+            "second": {q: _outputs(work, q) for q in ("aggregate", "evicting")}}
 
 
 @pytest.mark.slow
 def test_main_module_accumulators_survive_snapshots_and_a_restart_and_open_once(
-    tmp_path: Path,
+    main_module_runs: dict[str, Any],
 ) -> None:
-    _write_files(tmp_path / "in", 0, 3)
-    batches = _run_driver(tmp_path, "aggregate")
-    assert batches >= 3
+    work = main_module_runs["work"]
+    assert main_module_runs["batches"]["aggregate"] >= 3
     # windows [0, 10 s) and [10 s, 20 s) fired; [20 s, 30 s) holds Acc objects in the state
-    assert _outputs(tmp_path) == [
+    assert main_module_runs["first"]["aggregate"] == [
         ["a", 0, 2, 2], ["a", 10_000, 22, 2], ["b", 0, 4, 2], ["b", 10_000, 24, 2],
     ]
-    opened = _calls(tmp_path, "open")
+    opened = _calls(work / "log-first", "open")
     # once per subtask (key group) in each worker process, over all the batches; no close
     # yet (the stage is closed after 60 s idle)
     assert opened and set(opened.values()) == {1}
     assert {key.split("-")[1] for key in opened} <= {"5", "11"}  # the key groups of a and b
 
-    _write_files(tmp_path / "in", 3, 5)
-    (tmp_path / "log").rename(tmp_path / "log-first")
-    _run_driver(tmp_path, "aggregate", "--idle-close", "1", "--wait-for-close")
     # [20 s, 30 s) was accumulated by the first run and fired by the restarted one
-    assert _outputs(tmp_path) == [
+    assert main_module_runs["second"]["aggregate"] == [
         ["a", 0, 2, 2], ["a", 10_000, 22, 2], ["a", 20_000, 42, 2], ["a", 30_000, 62, 2],
         ["b", 0, 4, 2], ["b", 10_000, 24, 2], ["b", 20_000, 44, 2], ["b", 30_000, 64, 2],
     ]
     # every open subtask was closed once the stage was idle
-    assert _calls(tmp_path, "open") == _calls(tmp_path, "close")
+    assert _calls(work / "log", "open") == _calls(work / "log", "close")
 
 
 @pytest.mark.slow
-def test_main_module_elements_and_evictor_survive_a_restart(tmp_path: Path) -> None:
-    _write_files(tmp_path / "in", 0, 3)
-    _run_driver(tmp_path, "evicting")
-    _write_files(tmp_path / "in", 3, 5)
-    _run_driver(tmp_path, "evicting")
+def test_main_module_elements_and_evictor_survive_a_restart(
+    main_module_runs: dict[str, Any],
+) -> None:
     # each window's Click elements (a __main__ dataclass) were in the state across the restart
-    assert _outputs(tmp_path) == [
+    assert main_module_runs["second"]["evicting"] == [
         [user, i * 10_000, [10 * i + first, 10 * i + first + 2]]
         for user, first in (("a", 0), ("b", 1)) for i in range(4)
     ]

@@ -6,10 +6,11 @@ from __future__ import annotations
 import gc
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_scenarios import watermark
+from spark_scenarios import run_stream, watermark, write_batches
 
 from flinkwin import ProcessWindowFunction, Time, TumblingEventTimeWindows
 from flinkwin.datastream import DataStream
@@ -81,3 +82,58 @@ def test_window_stage_workers_collect_young_generations_only(spark: Any) -> None
     rows = sorted(result.toDF().collect())
     assert [tuple(r) for r in rows] == [("a", "pyspark.daemon", True),
                                         ("b", "pyspark.daemon", True)]
+
+
+def test_automatic_collection_is_paused_inside_the_block_and_restored_after() -> None:
+    assert gc.isenabled()
+    with daemon.automatic_collection_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_automatic_collection_is_restored_when_the_block_fails() -> None:
+    with pytest.raises(ZeroDivisionError), daemon.automatic_collection_paused():
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+
+
+def test_a_disabled_collector_stays_disabled_after_the_block() -> None:
+    gc.disable()
+    try:
+        with daemon.automatic_collection_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+class CollectorState(ProcessWindowFunction):
+    """Reports, from the worker, whether Python's automatic collection is on."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield (key, gc.isenabled())
+
+
+def test_key_group_calls_run_without_automatic_collection(spark: Any) -> None:
+    df = spark.createDataFrame([("a", 1, 1), ("b", 2, 1)], "k string, ts long, v long")
+    result = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .process(CollectorState(), output_schema="k string, collecting boolean")
+    )
+    assert sorted(tuple(r) for r in result.toDF().collect()) == [("a", False), ("b", False)]
+
+
+def test_streaming_key_group_calls_run_without_automatic_collection(
+    spark: Any, tmp_path: Path
+) -> None:
+    write_batches(tmp_path / "in", [[{"k": "a", "ts": 1, "v": 1}, {"k": "b", "ts": 2, "v": 1}],
+                                    [{"k": "a", "ts": 5000, "v": 1}]])
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "cp", "k string, ts long, v long",
+        lambda ds: ds.assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .process(CollectorState(), output_schema="k string, collecting boolean"),
+    )
+    rows = sorted((r["k"], r["collecting"]) for batch in run.main.values() for r in batch)
+    assert rows == [("a", False), ("b", False)]

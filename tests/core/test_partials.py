@@ -1,0 +1,149 @@
+"""Partial aggregates (flinkwin.operator.partials): a batch's elements combined per input
+partition and then folded by the window state give exactly what the element-by-element
+WindowOperator gives: the same outputs in the same order, the same late-element counts, and
+under the "error" overflow policy the same overflow errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from batch_scripts import batches
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flinkwin import Time, TumblingEventTimeWindows
+from flinkwin.functions.builtin import max_of, min_of, sum_of
+from flinkwin.longs import ERROR, WRAP, LongOverflowError
+from flinkwin.operator import WindowOperator
+from flinkwin.operator import partials as p
+from flinkwin.operator.columnar import ColumnarAggregation
+from flinkwin.time import MIN_LONG
+
+AGGS = {"sum": sum_of, "min": min_of, "max": max_of}
+ASSIGNERS = [
+    TumblingEventTimeWindows.of(Time.milliseconds(10)),
+    TumblingEventTimeWindows.of(Time.milliseconds(10), Time.milliseconds(3)),
+]
+
+
+def _operator(assigner: Any, agg: str, overflow: str) -> WindowOperator:
+    return WindowOperator(assigner, AGGS[agg]("v"), key_selector="k", overflow=overflow)
+
+
+def _spec(assigner: Any, agg: str, overflow: str) -> p.PartialSpec:
+    return p.PartialSpec(("k",), (("", 0),), "v", agg, None, "ts", "ms", assigner, "_fw_seq",
+                         bounds=agg == "sum" and overflow == ERROR)
+
+
+def _partials(elements: list[Any], cuts: list[int], spec: p.PartialSpec) -> pd.DataFrame:
+    """The batch cut into input partitions at ``cuts``, each combined, in arrival order."""
+    frame = pd.DataFrame({
+        "k": [k for k, _, _ in elements], "ts": np.array([t for _, t, _ in elements], np.int64),
+        "v": np.array([v for _, _, v in elements], dtype=np.int64),
+    })
+    bounds = sorted({0, len(frame), *(c for c in cuts if 0 < c < len(frame))})
+    parts = []
+    for index, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+        table = pa.Table.from_pandas(frame.iloc[lo:hi], preserve_index=False)
+        sequence = (index << 33) + np.arange(hi - lo, dtype=np.int64)
+        parts.append(p.combine(table, spec, sequence).to_pandas())
+    if not parts:
+        empty = np.empty(0, np.int64)
+        return frame.assign(_fw_seq=empty, _fw_n=empty, _fw_hi=empty, _fw_lo=empty)
+    return pd.concat(parts, ignore_index=True).sort_values("_fw_seq", kind="stable")
+
+
+def _rows(state: Any) -> list[tuple[Any, ...]]:
+    if isinstance(state, ColumnarAggregation):
+        frame = state.drain_main()
+        return [] if frame is None else [tuple(r) for r in frame.itertuples(index=False)]
+    return [tuple(r) for r, _ in state.drain_output()]
+
+
+def _run_both(script: Any, cuts: list[int], assigner: Any, agg: str, overflow: str) -> None:
+    spec = _spec(assigner, agg, overflow)
+    plain = _operator(assigner, agg, overflow)
+    factory = lambda: _operator(assigner, agg, overflow)  # noqa: E731
+    combined: Any = ColumnarAggregation(factory(), factory)
+    watermark = MIN_LONG
+    for elements, step in script:
+        watermark = step if watermark == MIN_LONG else watermark + step
+        rows = _partials(elements, cuts, spec)
+        frame = rows[["k", "ts", "v"]].reset_index(drop=True)
+        stamps = frame["ts"].to_numpy(dtype=np.int64)
+        partial = p.PartialRows(
+            rows["_fw_n"].to_numpy(),
+            *((rows["_fw_hi"].to_numpy(), rows["_fw_lo"].to_numpy()) if spec.bounds
+              else (None, None)),
+        )
+        assert partial.elements == len(elements)
+        error = None
+        try:
+            combined = p.prepare(combined, frame, stamps, watermark, partial, ["k"], "v")
+            combined.advance_watermark(watermark)
+            p.process_batch(combined, frame, stamps, partial)
+        except LongOverflowError as exc:
+            error = exc
+        plain.advance_watermark(watermark)
+        raw = pd.DataFrame({
+            "k": [k for k, _, _ in elements], "ts": [t for _, t, _ in elements],
+            "v": np.array([v for _, _, v in elements], dtype=np.int64),
+        })
+        raw_stamps = raw["ts"].to_numpy(dtype=np.int64)
+        if error is not None:
+            with pytest.raises(LongOverflowError):
+                plain.process_batch(raw, raw_stamps)
+            return
+        plain.process_batch(raw, raw_stamps)
+        assert _rows(combined) == _rows(plain)
+        assert combined.num_late_records_dropped == plain.num_late_records_dropped
+    final = watermark + 100 if watermark != MIN_LONG else 100
+    combined.advance_watermark(final)
+    plain.advance_watermark(final)
+    assert _rows(combined) == _rows(plain)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    script=batches(),
+    cuts=st.lists(st.integers(0, 12), max_size=3),
+    assigner=st.sampled_from(ASSIGNERS),
+    agg=st.sampled_from(sorted(AGGS)),
+    overflow=st.sampled_from([WRAP, ERROR]),
+)
+def test_combined_partitions_fold_as_elements(
+    script: Any, cuts: list[int], assigner: Any, agg: str, overflow: str
+) -> None:
+    _run_both(script, cuts, assigner, agg, overflow)
+
+
+BIG = 2**62
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    script=st.lists(st.tuples(
+        st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 25),
+                           st.sampled_from([BIG, -BIG, BIG // 2, -(BIG // 2), 1, -1])),
+                 max_size=8),
+        st.integers(0, 12)), min_size=1, max_size=5),
+    cuts=st.lists(st.integers(0, 8), max_size=3),
+    overflow=st.sampled_from([WRAP, ERROR]),
+)
+def test_combined_sums_near_the_long_limits(script: Any, cuts: list[int], overflow: str) -> None:
+    """Running sums that leave the long range inside a partial: the same error under
+    "error" (raised exactly when an element's running sum overflows), the same wrapped
+    sums under "wrap"."""
+    _run_both(script, cuts, ASSIGNERS[0], "sum", overflow)
+
+
+def test_an_element_with_a_null_field_travels_alone() -> None:
+    spec = _spec(ASSIGNERS[0], "sum", WRAP)
+    table = pa.table({"k": ["a", "a", "a"], "ts": pa.array([1, 2, 3], pa.int64()),
+                      "v": pa.array([1, None, 4], pa.int64())})
+    out = p.combine(table, spec, np.arange(3, dtype=np.int64)).to_pydict()
+    assert out["v"] == [5, None] and out[p.COUNT] == [2, 1] and out["_fw_seq"] == [0, 1]
