@@ -369,7 +369,9 @@ def plots(runs: list[Run], rows: list[tuple[str, str, float, float]], tag: str) 
     return names
 
 
-def report(runs: list[Run], suite: list[Workload], info: dict[str, Any]) -> str:
+def report(
+    runs: list[Run], suite: list[Workload], info: dict[str, Any], images: bool = True
+) -> str:
     tag = info["tag"]
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -433,9 +435,11 @@ def report(runs: list[Run], suite: list[Workload], info: dict[str, Any]) -> str:
                 f"{peak_state(runs, name, 'flinkwin') / 2**20:,.1f} MiB |"
             )
     lines.append("")
-    for name in plots(runs, rows + [(n, n, median_rate(runs, n, "native"),
-                                     median_rate(runs, n, "flinkwin")) for n in scaling], tag):
-        lines += [f"![{name}](img/{name})", ""]
+    if images:  # the plots are files in docs/img: written only with --write
+        for name in plots(runs, rows + [(n, n, median_rate(runs, n, "native"),
+                                         median_rate(runs, n, "flinkwin")) for n in scaling],
+                          tag):
+            lines += [f"![{name}](img/{name})", ""]
     lines.append(END)
     return "\n".join(lines) + "\n"
 
@@ -529,7 +533,7 @@ def main(argv: list[str] | None = None) -> list[Run]:
         spark.stop()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    text = report(runs, suite, info)
+    text = report(runs, suite, info, images=args.write)
     print(text)
     if args.write:
         write_section(text, args.output)
