@@ -335,19 +335,9 @@ class ColumnarAggregation:
     def to_operator(self) -> WindowOperator:
         """The equivalent :class:`WindowOperator`: same clocks, contents and timers (registered
         in this state's order). Pending outputs must have been drained."""
-        assert not self._main and not self._late, "drain outputs before converting"
-        op = self._factory()
-        op.current_watermark = self.current_watermark
-        op.current_processing_time = self.current_processing_time
-        op.num_late_records_dropped = self.num_late_records_dropped
-        panes = self.panes
-        if panes is None or not len(panes):
+        op, panes, records = self._operator_records()
+        if panes is None:
             return op
-        panes = panes.sort_values(_SEQ, kind="stable")
-        columns = [c for c in panes.columns if c not in self.PANE_COLUMNS]
-        from flinkwin.operator.vectorized import column_values
-
-        records = op.elements(tuple(columns), [column_values(panes[c]) for c in columns])
         make = TimeWindow.of
         for record, start, end, fired in zip(
             records, panes[_START].tolist(), panes[_END].tolist(), panes[_FIRED].tolist()
@@ -361,6 +351,24 @@ class ColumnarAggregation:
             if cleanup != MAX_LONG:
                 op.event_timers.register(cleanup, key, window)
         return op
+
+    def _operator_records(self) -> tuple[WindowOperator, pd.DataFrame | None, list[Any]]:
+        """A new operator with this state's clocks, the panes in registration order (None
+        when there are none) and their rows as the operator's elements."""
+        assert not self._main and not self._late, "drain outputs before converting"
+        op = self._factory()
+        op.current_watermark = self.current_watermark
+        op.current_processing_time = self.current_processing_time
+        op.num_late_records_dropped = self.num_late_records_dropped
+        panes = self.panes
+        if panes is None or not len(panes):
+            return op, None, []
+        panes = panes.sort_values(_SEQ, kind="stable")
+        columns = [c for c in panes.columns if c not in self.PANE_COLUMNS]
+        from flinkwin.operator.vectorized import column_values
+
+        records = op.elements(tuple(columns), [column_values(panes[c]) for c in columns])
+        return op, panes, records
 
     @classmethod
     def from_operator(

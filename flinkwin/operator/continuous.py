@@ -180,19 +180,9 @@ class ContinuousAggregation(ColumnarAggregation):
     def to_operator(self) -> WindowOperator:
         """The equivalent :class:`WindowOperator`: same clocks, contents, trigger state and
         timers (registered in this state's order). Pending outputs must have been drained."""
-        assert not self._main and not self._late, "drain outputs before converting"
-        op = self._factory()
-        op.current_watermark = self.current_watermark
-        op.current_processing_time = self.current_processing_time
-        op.num_late_records_dropped = self.num_late_records_dropped
-        panes = self.panes
-        if panes is None or not len(panes):
+        op, panes, records = self._operator_records()
+        if panes is None:
             return op
-        panes = panes.sort_values(_SEQ, kind="stable")
-        columns = [c for c in panes.columns if c not in self.PANE_COLUMNS]
-        from flinkwin.operator.vectorized import column_values
-
-        records = op.elements(tuple(columns), [column_values(panes[c]) for c in columns])
         fire_times = op.partitioned_state.table(self.trigger.state_desc)
         timers: list[tuple[int, int, int, tuple[Any, Any]]] = []
         make = TimeWindow.of
