@@ -7,8 +7,10 @@ microseconds, the watermark helper, the null mask, the heartbeat flag, the key g
 heartbeat row per key group; a stand-in for Spark's ``GroupState`` carries each group's state
 and Spark's (shifted) watermark between batches. Data as ``bench_spark.generate``: 2M events
 (``--large``: 10M), 10 batches of 10 minutes, 10k keys, 16 key groups. Workloads: ``tumbling``
-(10 min tumbling built-in ``sum``, the columnar state) and ``aggregate`` (the same with a
-user-defined ``AggregateFunction``, the object operator's vectorized path).
+(10 min tumbling built-in ``sum``, the columnar state), ``aggregate`` (the same with a
+user-defined ``AggregateFunction``, the object operator's vectorized path) and ``session``
+(session windows with a 10 min gap, built-in ``sum``, the columnar sessions; 1M events as the
+bench suite's ``session``, ``--large``: 5M).
 
 Prints per workload the CPU seconds of the timed run (after a warm-up on two batches), a digest
 of every output frame (without the ``stateBytes`` metric) and of every snapshot written: equal
@@ -16,7 +18,7 @@ digests mean byte-identical outputs and state. ``--profile`` prints cProfile's t
 
 Usage::
 
-    .venv/bin/python bench/bench_key_group.py                 # both workloads
+    .venv/bin/python bench/bench_key_group.py                 # every workload
     .venv/bin/python bench/bench_key_group.py aggregate --profile
 """
 
@@ -122,10 +124,14 @@ class FakeState:
 
 
 def runtime(kind: str) -> KeyGroupRuntime:
-    """The stage function of the bench suite's ``tumbling`` or ``aggregate_function``."""
+    """The stage function of the bench suite's ``tumbling``, ``aggregate_function`` or
+    ``session``."""
     function: Any
-    if kind == "tumbling":
+    assigner: Any = fw.TumblingEventTimeWindows.of(fw.Time.minutes(10))
+    if kind in ("tumbling", "session"):
         function, main, name = sum_of("amount"), INPUT, "sum('amount')"
+        if kind == "session":
+            assigner = fw.EventTimeSessionWindows.withGap(fw.Time.minutes(10))
     else:
         function, name = UserSum(), "aggregate"
         main = StructType([StructField("amount", LongType())])
@@ -135,7 +141,7 @@ def runtime(kind: str) -> KeyGroupRuntime:
     fields += [StructField(c, LongType(), True) for c in METRIC_COLUMNS]
     stage = KeyGroupRuntime(
         operator=OperatorSpec(
-            assigner=fw.TumblingEventTimeWindows.of(fw.Time.minutes(10)), function=function,
+            assigner=assigner, function=function,
             key_fields=["user"], trigger=None, evictor=None, allowed_lateness_ms=0,
             late_tag=None, key_groups=GROUPS, task_name=f"Window({name})",
             state_pickler=StatePickler(dumps=cloudpickle.dumps),
@@ -214,15 +220,20 @@ def run(stage: KeyGroupRuntime, data: list[Batch]) -> tuple[str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("workloads", nargs="*", help="tumbling, aggregate (default: both)")
-    parser.add_argument("--large", action="store_true", help="10M events instead of 2M")
+    parser.add_argument("workloads", nargs="*",
+                        help="tumbling, aggregate, session (default: all)")
+    parser.add_argument("--large", action="store_true",
+                        help="10M events instead of 2M (session: 5M instead of 1M)")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
     args = parser.parse_args()
-    workloads = args.workloads or ["tumbling", "aggregate"]
-    if not set(workloads) <= {"tumbling", "aggregate"}:
-        parser.error(f"unknown workload in {workloads}: use tumbling, aggregate")
-    data = batches(10_000_000 if args.large else 2_000_000)
+    workloads = args.workloads or ["tumbling", "aggregate", "session"]
+    if not set(workloads) <= {"tumbling", "aggregate", "session"}:
+        parser.error(f"unknown workload in {workloads}: use tumbling, aggregate, session")
+    events = {"tumbling": 2_000_000, "aggregate": 2_000_000, "session": 1_000_000}
+    generated: dict[int, list[Batch]] = {}
     for kind in workloads:
+        size = events[kind] * (5 if args.large else 1)
+        data = generated[size] = generated.get(size) or batches(size)
         run(runtime(kind), data[:2])  # warm-up
         stage = runtime(kind)
         profile = cProfile.Profile() if args.profile else None

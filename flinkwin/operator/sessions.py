@@ -69,6 +69,9 @@ FORMAT = "sessions-1"
 _SW_START, _SW_END = "_fw_sw_start", "_fw_sw_end"
 _SESSION_COLUMNS = (_START, _END, _SW_START, _SW_END, _SEQ, _FIRED)
 _MASK64 = (1 << 64) - 1
+#: New session rows: each row's source (a position among the held sessions, then among the
+#: batch's elements), its aggregate, bounds, state window's bounds and timer registration.
+_Rows = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def supports(op: WindowOperator) -> bool:
@@ -92,6 +95,42 @@ def _wrap(value: int) -> int:
     """A Python int as a Java long (wrapping), as the int64 sums are."""
     value &= _MASK64
     return value - (1 << 64) if value >> 63 else value
+
+
+def _running(ufunc: np.ufunc, values: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Per run of consecutive positions (``first`` starts a run, ``first[0]`` is True), the
+    running ``np.maximum`` or ``np.minimum`` of the int64 ``values``: one accumulation over
+    the whole array, each run lifted above (max) or below (min) the runs before it."""
+    if not len(values):
+        return values.copy()
+    run = np.cumsum(first) - 1
+    runs, low = int(run[-1]) + 1, int(values.min())
+    span = int(values.max()) - low + 1
+    if runs * span >= 2**62:  # the lifted values would not fit an int64
+        grouped = pd.Series(values).groupby(run, sort=False)
+        return (grouped.cummax() if ufunc is np.maximum else grouped.cummin()).to_numpy()
+    lift = (run if ufunc is np.maximum else runs - 1 - run) * span
+    return ufunc.accumulate(values - low + lift) - lift + low
+
+
+def _gather(old: pd.Series, new: pd.Series, source: np.ndarray) -> Any:
+    """The values at ``source`` of ``old`` followed by ``new`` (positions), in the dtype a
+    ``pd.concat`` of the rows taken from each would have."""
+    n_old = len(old)
+    a, b = _plain(old), _plain(new)
+    if not len(source) or source.max() < n_old:
+        return old.array.take(source) if a is None else a[source]
+    if source.min() >= n_old:
+        return new.array.take(source - n_old) if b is None else b[source - n_old]
+    if a is not None and b is not None and a.dtype == b.dtype:
+        return np.concatenate([a, b])[source]
+    return pd.concat([old, new], ignore_index=True).array.take(source)
+
+
+def _plain(column: pd.Series) -> np.ndarray | None:
+    """``column``'s numpy array when it is backed by one (else None: an extension array)."""
+    values = column._values
+    return values if isinstance(values, np.ndarray) else None
 
 
 def _before(running: np.ndarray, first: np.ndarray, empty: int) -> np.ndarray:
@@ -263,17 +302,18 @@ class SessionAggregation(ColumnarAggregation):
         elem = np.flatnonzero(candidate)
         touched = np.unique(pair_sess[candidate[pair_elem]])
         values = frame[self.field].to_numpy()
-        rows: list[pd.DataFrame] = []
+        keep = np.ones(n_old, dtype=bool)
+        keep[touched] = False
+        kept = np.flatnonzero(keep)
+        rows = [(kept, *(old[c].to_numpy(dtype=np.int64)[kept]
+                         for c in (self.field, *_SESSION_COLUMNS[:-1])))]
+        fired = [old[_FIRED].to_numpy(dtype=bool)[kept]]
         if len(elem):
             late_idx += self._merge_components(
                 frame, old, elem, touched, ekey, okey, estart, values, late_alone, rows
             )
-        keep = np.ones(n_old, dtype=bool)
-        keep[touched] = False
-        parts = [old[keep]] if keep.any() else []
-        parts += [r for r in rows if len(r)]
         self.next_seq += n
-        self.panes = pd.concat(parts, ignore_index=True) if parts else None
+        self.panes = self._sessions(frame, old, rows, fired)
         if late_idx:
             late = np.sort(np.asarray(late_idx, dtype=np.int64))
             if self.late_tag is None:
@@ -281,13 +321,34 @@ class SessionAggregation(ColumnarAggregation):
             else:
                 self._late.append(frame.iloc[late])
 
+    def _sessions(
+        self, frame: pd.DataFrame, old: pd.DataFrame, rows: list[_Rows],
+        fired: list[np.ndarray],
+    ) -> pd.DataFrame | None:
+        """The sessions ``rows`` describe as one frame (None if there are none): each row's
+        input columns from its source (a position in ``old``, then in ``frame``), the
+        aggregate in the field, then the session columns (``fired``: the first rows' flags,
+        the others have not fired)."""
+        source, *numbers = (np.concatenate(c) for c in zip(*rows))
+        if not len(source):
+            return None
+        columns: dict[str, Any] = {}
+        for c in old.columns[: len(old.columns) - len(_SESSION_COLUMNS)]:
+            columns[c] = numbers[0] if c == self.field else _gather(old[c], frame[c], source)
+        columns.update(zip(_SESSION_COLUMNS[:-1], numbers[1:]))
+        flags = np.zeros(len(source), dtype=bool)
+        head = np.concatenate(fired)
+        flags[: len(head)] = head
+        columns[_FIRED] = flags
+        return pd.DataFrame(columns, copy=False)
+
     def _merge_components(
         self, frame: pd.DataFrame, old: pd.DataFrame, elem: np.ndarray, touched: np.ndarray,
         ekey: np.ndarray, okey: np.ndarray, estart: np.ndarray, values: np.ndarray,
-        late_alone: np.ndarray, rows: list[pd.DataFrame],
+        late_alone: np.ndarray, rows: list[_Rows],
     ) -> list[int]:
-        """Append the new session rows of every component to ``rows``; return the elements
-        the replay found late."""
+        """Append the new sessions of every component to ``rows``; return the elements the
+        replay found late."""
         gap = self.gap
         n_t = len(touched)
         # intervals: touched sessions (order -1), then candidate elements (order = position)
@@ -296,7 +357,9 @@ class SessionAggregation(ColumnarAggregation):
         end = np.concatenate([old[_END].to_numpy(dtype=np.int64)[touched], estart[elem] + gap])
         srt = np.lexsort((start, key))
         k_s, s_s, e_s = key[srt], start[srt], end[srt]
-        run_max = pd.Series(e_s).groupby(k_s).cummax().to_numpy()
+        new_key = np.ones(len(srt), dtype=bool)
+        new_key[1:] = k_s[1:] != k_s[:-1]
+        run_max = _running(np.maximum, e_s, new_key)
         new_comp = np.ones(len(srt), dtype=bool)
         new_comp[1:] = (k_s[1:] != k_s[:-1]) | (s_s[1:] > run_max[:-1])
         comp_sorted = np.cumsum(new_comp) - 1
@@ -325,9 +388,8 @@ class SessionAggregation(ColumnarAggregation):
         hi0[held] = old[_END].to_numpy(dtype=np.int64)[sess_of[held]]
         # the session each element meets: the held session and the component's earlier
         # elements' windows, [lo, hi) (one session as long as every element touched it)
-        grouped = pd.Series(t_o).groupby(ec_o, sort=False)
-        lo = _before(grouped.cummin().to_numpy(), first, MAX_LONG)
-        hi = _before(grouped.cummax().to_numpy(), first, MIN_LONG)
+        lo = _before(_running(np.minimum, t_o, first), first, MAX_LONG)
+        hi = _before(_running(np.maximum, t_o, first), first, MIN_LONG)
         hi[~first] += gap
         lo = np.minimum(lo, lo0[ec_o])
         hi = np.maximum(hi, hi0[ec_o])
@@ -341,24 +403,23 @@ class SessionAggregation(ColumnarAggregation):
         sel = simple[ec_o]
         if sel.any():
             rows.append(self._simple_rows(
-                frame, old, ec_o[sel], el_o[sel], t_o[sel], first[sel], changed[sel], values,
+                old, ec_o[sel], el_o[sel], t_o[sel], first[sel], changed[sel], values,
                 sess_of, win_start, win_end,
             ))
         late: list[int] = []
         if not simple.all():
             hard = np.flatnonzero(~simple)
-            late = self._replay(
-                frame, old, hard, ec_o, el_o, sess_comp, touched, estart, values, rows
-            )
+            late = self._replay(old, hard, ec_o, el_o, sess_comp, touched, estart, values, rows)
         return late
 
     def _simple_rows(
-        self, frame: pd.DataFrame, old: pd.DataFrame, comp: np.ndarray, elems: np.ndarray,
+        self, old: pd.DataFrame, comp: np.ndarray, elems: np.ndarray,
         t: np.ndarray, first: np.ndarray, changed: np.ndarray, values: np.ndarray,
         sess_of: np.ndarray, win_start: np.ndarray, win_end: np.ndarray,
-    ) -> pd.DataFrame:
+    ) -> _Rows:
         """The sessions of components that grew from one root (``changed``: the elements that
-        changed their session's bounds; the last one registered its timer)."""
+        changed their session's bounds; the last one registered its timer): held sessions
+        first, then new ones."""
         gap = self.gap
         bounds = np.flatnonzero(first)
         comps = comp[bounds]
@@ -369,11 +430,7 @@ class SessionAggregation(ColumnarAggregation):
         if has.any():
             held_agg = old[self.field].to_numpy()[held[has]].astype(np.int64)
             agg[has] = _UFUNCS[self.kind](held_agg, agg[has])
-        first_elem = elems[bounds]
-        base = pd.concat([
-            old.iloc[held[has]].drop(columns=list(_SESSION_COLUMNS)),
-            frame.iloc[first_elem[~has]],
-        ], ignore_index=True) if has.any() else frame.iloc[first_elem].reset_index(drop=True)
+        source = np.where(has, held, len(old) + elems[bounds])
         order = np.concatenate([np.flatnonzero(has), np.flatnonzero(~has)])
 
         def held_or(column: str, default: np.ndarray) -> np.ndarray:
@@ -386,29 +443,15 @@ class SessionAggregation(ColumnarAggregation):
         seq = np.where(
             last_change >= 0, self.next_seq + last_change, held_or(_SEQ, last_change)
         )
-        return self._with_session_columns(
-            base, agg[order], win_start[comps][order], win_end[comps][order],
+        return (
+            source[order], agg[order], win_start[comps][order], win_end[comps][order],
             sw_start[order], sw_end[order], seq[order],
         )
 
-    def _with_session_columns(
-        self, base: pd.DataFrame, agg: np.ndarray, start: np.ndarray, end: np.ndarray,
-        sw_start: np.ndarray, sw_end: np.ndarray, seq: np.ndarray,
-    ) -> pd.DataFrame:
-        """``base``'s rows (a default index) with ``agg`` in the field and the session columns
-        after theirs, built as one frame."""
-        columns: dict[str, Any] = {c: base[c] for c in base.columns}
-        columns[self.field] = agg
-        columns.update({
-            _START: start, _END: end, _SW_START: sw_start, _SW_END: sw_end, _SEQ: seq,
-            _FIRED: np.zeros(len(base), dtype=bool),
-        })
-        return pd.DataFrame(columns, copy=False)
-
     def _replay(
-        self, frame: pd.DataFrame, old: pd.DataFrame, hard: np.ndarray, ec_o: np.ndarray,
+        self, old: pd.DataFrame, hard: np.ndarray, ec_o: np.ndarray,
         el_o: np.ndarray, sess_comp: np.ndarray, touched: np.ndarray, estart: np.ndarray,
-        values: np.ndarray, rows: list[pd.DataFrame],
+        values: np.ndarray, rows: list[_Rows],
     ) -> list[int]:
         """Replay the elements of components ``hard`` through ``MergingWindowSet`` (Flink's
         choice of surviving state windows); append their sessions to ``rows``, return the
@@ -484,14 +527,13 @@ class SessionAggregation(ColumnarAggregation):
                 out_cols.append((_wrap(agg), window.start, window.end, sw.start, sw.end,
                                  seqs[window]))
         if out_src:
+            n_old = len(old)
             from_old = [i for i, (s, _) in enumerate(out_src) if s == "o"]
             from_new = [i for i, (s, _) in enumerate(out_src) if s == "e"]
-            base = pd.concat([
-                old.iloc[[out_src[i][1] for i in from_old]].drop(columns=list(_SESSION_COLUMNS)),
-                frame.iloc[[out_src[i][1] for i in from_new]],
-            ], ignore_index=True)
+            source = np.array([out_src[i][1] for i in from_old]
+                              + [n_old + out_src[i][1] for i in from_new], dtype=np.int64)
             cols = np.array([out_cols[i] for i in from_old + from_new], dtype=np.int64)
-            rows.append(self._with_session_columns(base, *cols.T))
+            rows.append((source, *cols.T))
         return late
 
     # ---------------------------------------------------------------- output

@@ -247,3 +247,26 @@ def test_touching_sessions_far_apart_use_joins() -> None:
         return sorted(zip(e.tolist(), s.tolist()))
 
     assert pairs(0) == pairs(2**61) == [(0, 0), (0, 1), (1, 2), (3, 3)]
+
+
+@given(
+    runs=st.lists(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=6),
+                  min_size=1, max_size=6),
+    narrow=st.booleans(),
+)
+def test_running_min_and_max_per_run_match_pandas_groupby(
+    runs: list[list[int]], narrow: bool
+) -> None:
+    """The one-pass running min/max per run (and its fallback for spans no lift fits) is
+    pandas' grouped ``cummin``/``cummax``."""
+    from flinkwin.operator.sessions import _running
+
+    if narrow:  # spans the lifted pass takes
+        runs = [[v % 1000 - 500 for v in run] for run in runs]
+    values = np.array([v for run in runs for v in run], dtype=np.int64)
+    first = np.zeros(len(values), dtype=bool)
+    first[np.cumsum([0, *map(len, runs[:-1])])] = True
+    group = np.repeat(np.arange(len(runs)), [len(run) for run in runs])
+    grouped = pd.Series(values).groupby(group)
+    assert _running(np.maximum, values, first).tolist() == grouped.cummax().tolist()
+    assert _running(np.minimum, values, first).tolist() == grouped.cummin().tolist()
