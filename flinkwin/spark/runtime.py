@@ -98,6 +98,7 @@ METRICS = (
 #: the others count what happened in the batch.
 STATE_METRICS = ("keysInState", "windowsInState", "stateBytes")
 METRIC_COLUMNS = tuple(f"_fw_x_{name}" for name in METRICS)
+_STATE_BYTES = METRIC_COLUMNS[METRICS.index("stateBytes")]
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
@@ -439,6 +440,11 @@ class KeyGroupRuntime:
         rows = total + (counts is not None)
         if rows == 0:
             return None
+        if counts is not None:
+            counts = dict(counts, numLateRecordsToSideOutput=late_sent,
+                          numSideOutputRecordsDiscarded=discarded)
+            if total == 0:
+                return self._metrics_row(counts)
         tag = np.repeat(np.arange(len(sizes), dtype=np.int8), sizes)
         if counts is not None:
             tag = np.append(tag, np.int8(METRICS_TAG))
@@ -451,8 +457,6 @@ class KeyGroupRuntime:
                 arrays.append(pa.concat_arrays([p for p in parts if len(p)] or [arr]))
             before += count
         if counts is not None:
-            counts = dict(counts, numLateRecordsToSideOutput=late_sent,
-                          numSideOutputRecordsDiscarded=discarded)
             for name in METRICS:
                 value = pa.array([counts[name]], pa.int64())
                 arrays.append(pa.concat_arrays([pa.nulls(total, pa.int64()), value]))
@@ -563,7 +567,7 @@ class KeyGroupRuntime:
             self._set_timeout(op, state, spark_watermark, batch_time)
             _CACHE.put(self.stage_id, group, version, op, factory.subtask)
         assert out is not None  # the metrics row at least
-        out.loc[len(out) - 1, METRIC_COLUMNS[METRICS.index("stateBytes")]] = snapshot_bytes
+        out.iat[len(out) - 1, out.columns.get_loc(_STATE_BYTES)] = snapshot_bytes
         yield out
 
     def _due(self, op: Any, watermark: int, now: int) -> bool:
@@ -586,11 +590,26 @@ class KeyGroupRuntime:
         counts = dict.fromkeys(METRICS, 0)
         counts.update(keysInState=keys, windowsInState=windows, stateBytes=state_bytes,
                       keyGroupCalls=1)
+        return self._metrics_row(counts)
+
+    def _metrics_row(self, counts: dict[str, int]) -> pd.DataFrame:
+        """The metrics row alone (``counts`` per metric), as ``_output_frame`` builds it."""
+        template = self._metrics_template
+        columns = {
+            name: pd.array([counts[name[len("_fw_x_"):]]], dtype=template[name].dtype)
+            if name in METRIC_COLUMNS else template[name].array.copy()
+            for name in template.columns
+        }
+        return pd.DataFrame(columns, copy=False)
+
+    @functools.cached_property
+    def _metrics_template(self) -> pd.DataFrame:
+        """A metrics row with every metric 0, converted once per stage."""
         schema = self._arrow_schema()
         arrays = [
             pa.array([METRICS_TAG], pa.int8()) if name == TAG_COLUMN
-            else pa.array([counts[name[len("_fw_x_"):]]], pa.int64())
-            if name in METRIC_COLUMNS else pa.nulls(1, schema.field(name).type)
+            else pa.array([0], pa.int64()) if name in METRIC_COLUMNS
+            else pa.nulls(1, schema.field(name).type)
             for name in schema.names
         ]
         return arrow_to_pandas(pa.Table.from_arrays(arrays, schema=schema))
