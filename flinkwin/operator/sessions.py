@@ -123,7 +123,11 @@ def _gather(old: pd.Series, new: pd.Series, source: np.ndarray) -> Any:
     if source.min() >= n_old:
         return new.array.take(source - n_old) if b is None else b[source - n_old]
     if a is not None and b is not None and a.dtype == b.dtype:
-        return np.concatenate([a, b])[source]
+        out = np.empty(len(source), dtype=a.dtype)
+        mine = source < n_old
+        out[mine] = a[source[mine]]
+        out[~mine] = b[source[~mine] - n_old]
+        return out
     return pd.concat([old, new], ignore_index=True).array.take(source)
 
 
@@ -268,7 +272,6 @@ class SessionAggregation(ColumnarAggregation):
         n = len(frame)
         if n == 0:
             return
-        frame = frame.reset_index(drop=True)
         wm, gap = self.current_watermark, self.gap
         old = self.panes if self.panes is not None else frame.iloc[:0].assign(
             **{c: np.empty(0, dtype=np.int64) for c in _SESSION_COLUMNS}

@@ -270,3 +270,27 @@ def test_running_min_and_max_per_run_match_pandas_groupby(
     grouped = pd.Series(values).groupby(group)
     assert _running(np.maximum, values, first).tolist() == grouped.cummax().tolist()
     assert _running(np.minimum, values, first).tolist() == grouped.cummin().tolist()
+
+
+def test_gathered_columns_have_the_values_and_dtype_pandas_concat_gives() -> None:
+    """A session column built from held rows and batch rows equals taking the rows from each
+    and concatenating them with pandas (values and dtype), for plain numpy, extension and
+    mismatched dtypes."""
+    from flinkwin.operator.sessions import _gather
+
+    stamps = pd.Series(pd.to_datetime([1, 2, 3], unit="s", utc=True))
+    pairs = [
+        (pd.Series(["a", None, "c"]), pd.Series(["d", "e"])),
+        (pd.Series([1, 2, 3]), pd.Series([4, 5])),
+        (pd.Series([1, 2, 3]), pd.Series([4.5, np.nan])),
+        (pd.Series(pd.array([1, None, 3], dtype="Int64")), pd.Series(pd.array([None, 5]))),
+        (stamps, stamps.iloc[:2].reset_index(drop=True)),
+        (pd.Series([1, 2, 3]), pd.Series(["x", "y"])),
+    ]
+    for old, new in pairs:
+        for source in ([4, 0, 3, 2], [2, 0], [3, 4], []):
+            at = np.array(source, dtype=np.int64)
+            pieces = [old.iloc[[i]] if i < 3 else new.iloc[[i - 3]] for i in source]
+            expected = pd.concat(pieces, ignore_index=True) if pieces else old.iloc[:0]
+            got = pd.Series(_gather(old, new, at))
+            pd.testing.assert_series_equal(got, expected.reset_index(drop=True))
