@@ -165,8 +165,15 @@ def _touching(
         keys = skey[order]
         by_start = keys * span + (sstart[order] - low)
         by_end = keys * span + (send[order] - low)
-        last = np.searchsorted(by_start, ekey * span + (eend - low), side="right") - 1
-        first = np.searchsorted(by_end, ekey * span + (estart - low), side="left")
+        # queries in (key, start) order: numpy's binary searches run much faster on sorted keys
+        query = ekey * span + (estart - low)
+        sort = np.argsort(query)
+        last = np.empty(len(ekey), dtype=np.int64)
+        first = np.empty(len(ekey), dtype=np.int64)
+        last[sort] = np.searchsorted(
+            by_start, ekey[sort] * span + (eend[sort] - low), side="right"
+        ) - 1
+        first[sort] = np.searchsorted(by_end, query[sort], side="left")
         first_ok = first < len(order)
         first_ok[first_ok] = keys[first[first_ok]] == ekey[first_ok]
         last_ok = last >= 0
