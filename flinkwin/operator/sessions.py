@@ -113,6 +113,18 @@ def _running(ufunc: np.ufunc, values: np.ndarray, first: np.ndarray) -> np.ndarr
     return ufunc.accumulate(values - low + lift) - lift + low
 
 
+def _by_key(key: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Positions in (``key``, ``value``) order, ties in position order (``np.lexsort``): one
+    int64 sort when every (key, value) fits one (keys are codes, >= 0)."""
+    if not len(key):
+        return np.empty(0, dtype=np.int64)
+    low = int(value.min())
+    span = int(value.max()) - low + 1
+    if (int(key.max()) + 1) * span >= 2**62:
+        return np.lexsort((value, key))
+    return np.argsort(key * span + (value - low), kind="stable")
+
+
 def _gather(old: pd.Series, new: pd.Series, source: np.ndarray) -> Any:
     """The values at ``source`` of ``old`` followed by ``new`` (positions), in the dtype a
     ``pd.concat`` of the rows taken from each would have."""
@@ -157,7 +169,7 @@ def _touching(
     empty = np.empty(0, dtype=np.int64)
     if not len(skey) or not len(ekey):
         return empty, empty
-    order = np.lexsort((sstart, skey))
+    order = _by_key(skey, sstart)
     low = min(int(sstart.min()), int(estart.min()))
     span = max(int(send.max()), int(eend.max())) - low + 1
     if (max(int(skey.max()), int(ekey.max())) + 1) * span < 2**62:
@@ -310,7 +322,9 @@ class SessionAggregation(ColumnarAggregation):
             late_idx = np.flatnonzero(~candidate).tolist()
 
         elem = np.flatnonzero(candidate)
-        touched = np.unique(pair_sess[candidate[pair_elem]])
+        marked = np.zeros(n_old, dtype=bool)
+        marked[pair_sess[candidate[pair_elem]]] = True
+        touched = np.flatnonzero(marked)
         values = frame[self.field].to_numpy()
         keep = np.ones(n_old, dtype=bool)
         keep[touched] = False
@@ -365,7 +379,7 @@ class SessionAggregation(ColumnarAggregation):
         key = np.concatenate([okey[touched], ekey[elem]])
         start = np.concatenate([old[_START].to_numpy(dtype=np.int64)[touched], estart[elem]])
         end = np.concatenate([old[_END].to_numpy(dtype=np.int64)[touched], estart[elem] + gap])
-        srt = np.lexsort((start, key))
+        srt = _by_key(key, start)
         k_s, s_s, e_s = key[srt], start[srt], end[srt]
         new_key = np.ones(len(srt), dtype=bool)
         new_key[1:] = k_s[1:] != k_s[:-1]
@@ -384,7 +398,7 @@ class SessionAggregation(ColumnarAggregation):
         ec = comp[n_t:]
         has_late = np.bincount(ec, weights=late_alone[elem], minlength=n_comp) > 0
         # elements per component in processing order
-        eo = np.lexsort((elem, ec))
+        eo = np.argsort(ec, kind="stable")  # (elem ascends)
         ec_o, el_o = ec[eo], elem[eo]
         t_o = estart[el_o]
         first = np.ones(len(eo), dtype=bool)

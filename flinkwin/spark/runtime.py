@@ -595,9 +595,11 @@ class KeyGroupRuntime:
     def _metrics_row(self, counts: dict[str, int]) -> pd.DataFrame:
         """The metrics row alone (``counts`` per metric), as ``_output_frame`` builds it."""
         template = self._metrics_template
+        unmasked = np.zeros(1, dtype=bool)
         columns = {
-            name: pd.array([counts[name[len("_fw_x_"):]]], dtype=template[name].dtype)
-            if name in METRIC_COLUMNS else template[name].array.copy()
+            name: pd.arrays.IntegerArray(
+                np.array([counts[name[len("_fw_x_"):]]], dtype=np.int64), unmasked
+            ) if name in METRIC_COLUMNS else template[name].array.copy()
             for name in template.columns
         }
         return pd.DataFrame(columns, copy=False)
@@ -615,6 +617,10 @@ class KeyGroupRuntime:
         return arrow_to_pandas(pa.Table.from_arrays(arrays, schema=schema))
 
     def _arrow_schema(self) -> pa.Schema:
+        return self._arrow_output_schema
+
+    @functools.cached_property
+    def _arrow_output_schema(self) -> pa.Schema:
         from pyspark.sql.pandas.types import to_arrow_schema
 
         return to_arrow_schema(self.output_schema, timezone="UTC")
@@ -793,7 +799,7 @@ def _column(parts: list[pd.DataFrame], name: str) -> np.ndarray:
 
 def _frame_group(encoder: RowEncoder, frame: pd.DataFrame | None) -> tuple[int, list[pa.Array]]:
     if frame is None:
-        return 0, encoder.arrays([])
+        return 0, encoder.empty_arrays
     return len(frame), encoder.frame_arrays(frame)
 
 

@@ -33,6 +33,7 @@ an aware one becomes its wall time in the session zone (Spark's cast).
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -342,6 +343,11 @@ class RowEncoder:
             list(zip(*rows)) if rows else [() for _ in self.names]
         )
         return [self._array(i, col, rows) for i, col in enumerate(columns)]
+
+    @functools.cached_property
+    def empty_arrays(self) -> list[pa.Array]:
+        """``arrays([])``, built once (Arrow arrays are immutable)."""
+        return self.arrays([])
 
     def frame_arrays(self, frame: pd.DataFrame) -> list[pa.Array]:
         """One Arrow array per schema field from the same-named columns of ``frame``, whose

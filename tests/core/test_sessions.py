@@ -294,3 +294,19 @@ def test_gathered_columns_have_the_values_and_dtype_pandas_concat_gives() -> Non
             expected = pd.concat(pieces, ignore_index=True) if pieces else old.iloc[:0]
             got = pd.Series(_gather(old, new, at))
             pd.testing.assert_series_equal(got, expected.reset_index(drop=True))
+
+
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 5), st.integers(-(2**63), 2**63 - 1)), max_size=12),
+    narrow=st.booleans(),
+)
+def test_key_order_is_lexsorts(pairs: list[tuple[int, int]], narrow: bool) -> None:
+    """(key, value) order with ties in position order, as ``np.lexsort``, also for values
+    too far apart for one int64 per pair."""
+    from flinkwin.operator.sessions import _by_key
+
+    if narrow:
+        pairs = [(k, v % 7) for k, v in pairs]
+    key = np.array([k for k, _ in pairs], dtype=np.int64)
+    value = np.array([v for _, v in pairs], dtype=np.int64)
+    assert _by_key(key, value).tolist() == np.lexsort((value, key)).tolist()
