@@ -595,10 +595,9 @@ class KeyGroupRuntime:
     def _metrics_row(self, counts: dict[str, int]) -> pd.DataFrame:
         """The metrics row alone (``counts`` per metric), as ``_output_frame`` builds it."""
         template = self._metrics_template
-        unmasked = np.zeros(1, dtype=bool)
         columns = {
             name: pd.arrays.IntegerArray(
-                np.array([counts[name[len("_fw_x_"):]]], dtype=np.int64), unmasked
+                np.array([counts[name[len("_fw_x_"):]]], dtype=np.int64), np.zeros(1, dtype=bool)
             ) if name in METRIC_COLUMNS else template[name].array.copy()
             for name in template.columns
         }
@@ -799,7 +798,7 @@ def _column(parts: list[pd.DataFrame], name: str) -> np.ndarray:
 
 def _frame_group(encoder: RowEncoder, frame: pd.DataFrame | None) -> tuple[int, list[pa.Array]]:
     if frame is None:
-        return 0, encoder.empty_arrays
+        return 0, list(encoder.empty_arrays)
     return len(frame), encoder.frame_arrays(frame)
 
 
