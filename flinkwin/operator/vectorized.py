@@ -19,8 +19,11 @@ the per-element path for the whole batch.
 
 from __future__ import annotations
 
+import datetime
+import operator
 import pickle
 from collections.abc import Callable, Mapping
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -36,7 +39,7 @@ from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
 from flinkwin.keys import flink_key
 from flinkwin.longs import ERROR, LongOverflowError, located, sums_may_overflow, to_long
-from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band
+from flinkwin.operator.columnar import _codes, assign_event_windows, group_order, in_safe_band
 from flinkwin.record import Row, element_class
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger, next_fire_time
@@ -79,8 +82,36 @@ def column_values(column: pd.Series) -> list[Any]:
     """A column as Python values; timestamps become ``datetime.datetime`` (what a
     ``pyspark.sql.Row`` holds) rather than ``pandas.Timestamp``."""
     if column.dtype.kind == "M":
-        return list(column.array.to_pydatetime())
+        return _datetimes(column.array)
     return column.tolist()
+
+
+_UTC_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+#: datetime's range (years 1 to 9999) in microseconds since the epoch
+_MICROS_RANGE = (-62_135_596_800_000_000, 253_402_300_799_999_999)
+_PER_MICRO = {"s": 1_000_000, "ms": 1_000, "us": 1}
+
+
+def _datetimes(array: Any) -> list[Any]:
+    """``list(array.to_pydatetime())`` for a pandas datetime array; without nulls, naive or in
+    UTC, the same objects (equal, ``fold`` 0, the array's own ``tzinfo``) are built by numpy
+    (naive) or as the UTC epoch plus numpy-built timedeltas, a C call per value."""
+    tz = array.tz
+    if tz is None or tz is datetime.timezone.utc:
+        ints = array.asi8
+        unit = array.unit
+        if unit == "ns" and len(ints) and not (ints % 1000).any():
+            ints, unit = ints // 1000, "us"
+        per = _PER_MICRO.get(unit)
+        if per is not None and len(ints):
+            low, high = _MICROS_RANGE
+            if low // per <= int(ints.min()) and int(ints.max()) <= high // per:
+                # (NaT is the smallest int64, below the range)
+                if tz is None:
+                    return cast(list[Any], ints.astype(f"datetime64[{unit}]").tolist())
+                deltas = ints.astype(f"timedelta64[{unit}]").tolist()
+                return list(map(operator.add, repeat(_UTC_EPOCH, len(deltas)), deltas))
+    return list(array.to_pydatetime())
 
 
 def _records(
@@ -100,8 +131,7 @@ def _records(
     columns = tuple(frame.columns)
     klass = element_class(columns, tuple_elements)
     data = [_shaped(column_values(frame[c]), c, converters) for c in columns]
-    new = tuple.__new__
-    return [new(klass, row) for row in zip(*data)]
+    return list(map(tuple.__new__, repeat(klass, len(frame)), zip(*data)))
 
 
 def _shaped(
@@ -163,7 +193,7 @@ class _Batch:
             return np.zeros(n, dtype=np.int64), [None]
         fields = cast(FieldKeySelector, op.key_selector).fields
         codes = _codes([self.frame[f].to_numpy() for f in fields])
-        _, first = np.unique(codes, return_index=True)
+        first = first_appearances(codes)
         rows = self.frame.iloc[first]
         converters = op.element_converters or {}
         if any(f in converters for f in fields):  # the key of the element as shaped
@@ -211,7 +241,7 @@ class _Batch:
             return
 
         pane_of_pair = _codes([codes[pair_elem], starts])  # numbered by first appearance
-        order = np.argsort(pane_of_pair, kind="stable")
+        order = group_order(pane_of_pair)
         counts = np.bincount(pane_of_pair)
         bounds = np.concatenate(([0], np.cumsum(counts)))
         first_pair = order[bounds[:-1]]
@@ -228,7 +258,7 @@ class _Batch:
         firing = self._firing_panes(pane_key, pane_window, max_ts[first_pair], counts)
 
         quiet = np.flatnonzero(~firing)
-        self._fold_quiet(quiet, order, bounds, pair_elem, pane_key, pane_window)
+        self._fold_quiet(quiet, order, bounds, pair_elem, pane_key, pane_window, firing.any())
 
         # Timers and trigger state, and the firing panes' elements, in per-element order
         # (pane ids are numbered in order of first appearance).
@@ -333,8 +363,10 @@ class _Batch:
     # ------------------------------------------------------------- folding
     def _fold_quiet(
         self, quiet: np.ndarray, order: np.ndarray, bounds: np.ndarray, pair_elem: np.ndarray,
-        pane_key: list[Any], pane_window: list[Any],
+        pane_key: list[Any], pane_window: list[Any], elements_needed: bool,
     ) -> None:
+        """Fold the quiet panes' elements into their window state; ``elements_needed``: the
+        batch's elements are needed in batch order afterwards (firing panes)."""
         if len(quiet) == 0:
             return
         spec = self.op.spec
@@ -345,8 +377,17 @@ class _Batch:
             builtin, quiet, bounds, elem_sorted, pane_key, pane_window
         ):
             return
-        records = self.records()
-        ordered = [records[i] for i in elem_sorted.tolist()]  # the panes' elements, pane by pane
+        # the panes' elements, pane by pane: built in that order when only the fold needs them
+        # and each element is in one pane (pairs are in element order)
+        if (
+            self._records is None
+            and not elements_needed
+            and bool((pair_elem[1:] > pair_elem[:-1]).all())
+        ):
+            ordered = op_records(self.op, self.frame.take(elem_sorted))
+        else:
+            records = self.records()
+            ordered = [records[i] for i in elem_sorted.tolist()]
         bounds_list = bounds.tolist()
         op, kind = self.op, spec.state_kind
         add = spec.agg_fn.add if kind == AGGREGATING else None
@@ -438,6 +479,18 @@ class _Batch:
         columns = tuple(self.frame.columns)
         sub = self.frame.iloc[elems]
         return self.op.elements(columns, [column_values(sub[c]) for c in columns])
+
+
+def first_appearances(codes: np.ndarray) -> np.ndarray:
+    """The index of each code's first row, for codes numbered in order of first appearance
+    (``np.unique(codes, return_index=True)[1]`` without sorting)."""
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    seen = np.maximum.accumulate(codes)
+    new = np.empty(len(codes), dtype=bool)
+    new[0] = True
+    new[1:] = seen[1:] > seen[:-1]
+    return np.flatnonzero(new)
 
 
 def _segment_reduce(
