@@ -258,7 +258,9 @@ class _Batch:
         firing = self._firing_panes(pane_key, pane_window, max_ts[first_pair], counts)
 
         quiet = np.flatnonzero(~firing)
-        self._fold_quiet(quiet, order, bounds, pair_elem, pane_key, pane_window, firing.any())
+        self._fold_quiet(
+            quiet, order, bounds, pair_elem, pane_key, pane_window, bool(firing.any())
+        )
 
         # Timers and trigger state, and the firing panes' elements, in per-element order
         # (pane ids are numbered in order of first appearance).
