@@ -33,7 +33,7 @@ from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.assigners.sliding import SlidingEventTimeWindows, SlidingProcessingTimeWindows
 from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows, TumblingProcessingTimeWindows
-from flinkwin.errors import user_function_error
+from flinkwin.errors import OPERATOR_ERRORS, user_function_error
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
@@ -538,6 +538,11 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
     spec = op.spec
     output = op._output
     simple = spec.window_fn is None and spec.state_kind == REDUCING
+    # an AggregateFunction's result is the output (what _emit_window_contents does, inline)
+    get_result = (
+        spec.agg_fn.get_result
+        if spec.window_fn is None and spec.state_kind == AGGREGATING else None
+    )
     has_clear = spec.window_kind in ("process", "process_all") and hasattr(spec.window_fn, "clear")
     timers = op.event_timers
     while (due := timers.pop_bucket_due(watermark)) is not None:
@@ -561,6 +566,21 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
                     if simple and type(value) is not tuple:
                         output.append((value, max_ts))
                         op.num_windows_fired += 1
+                    elif get_result is not None:
+                        op.current_key = key
+                        op.num_windows_fired += 1
+                        try:
+                            result = get_result(value)
+                            if type(result) is tuple:  # maybe (OutputTag, value)
+                                op.emit_window_values(key, window, [result])
+                            else:
+                                output.append((result, max_ts))
+                        except LongOverflowError as exc:
+                            raise located(exc, key, window) from None
+                        except OPERATOR_ERRORS:
+                            raise
+                        except Exception as exc:
+                            raise user_function_error(exc, key, window) from exc
                     else:
                         op._emit_window_contents(key, window, slot, value)
                 if purging:
