@@ -63,6 +63,8 @@ from flinkwin.types import TypeInformation
 from .timestamps import UTC_ZONES, has_timestamps, quoted
 
 _INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
+#: values ``RowEncoder.to_row`` takes as a one-field schema's value
+_PLAIN_SCALARS = frozenset({int, float, str, bool, type(None)})
 _NULLABLE_PANDAS = {
     pa.int8(): pd.Int8Dtype(),
     pa.int16(): pd.Int16Dtype(),
@@ -337,6 +339,10 @@ class RowEncoder:
     # --------------------------------------------------------------- arrays
     def arrays(self, values: Sequence[Any]) -> list[pa.Array]:
         """One Arrow array per schema field for ``values`` (one output row each)."""
+        if self._single_scalar and (
+            self._whole or all(type(v) in _PLAIN_SCALARS for v in values)
+        ):  # each value is its row's one field (what to_row does, without a call per value)
+            return [self._array(0, list(values), [(v,) for v in values])]
         rows = [self.to_row(v) for v in values]
         columns: list[Sequence[Any]] = (
             list(zip(*rows)) if rows else [() for _ in self.names]
