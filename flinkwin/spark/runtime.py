@@ -563,7 +563,8 @@ class KeyGroupRuntime:
             self._set_timeout(op, state, spark_watermark, batch_time)
             _CACHE.put(self.stage_id, group, version, op, factory.subtask)
         assert out is not None  # the metrics row at least
-        out.loc[len(out) - 1, METRIC_COLUMNS[METRICS.index("stateBytes")]] = snapshot_bytes
+        state_bytes = out.columns.get_loc(METRIC_COLUMNS[METRICS.index("stateBytes")])
+        out.iat[len(out) - 1, state_bytes] = snapshot_bytes
         yield out
 
     def _due(self, op: Any, watermark: int, now: int) -> bool:

@@ -536,7 +536,8 @@ def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
     """A pandas frame Spark converts back losslessly: nullable integer/boolean/float dtypes (no
     float round trip for big longs with nulls; a NaN stays NaN and a null null, as PySpark takes
     these columns' Arrow arrays as they are), nested values as Python dicts/lists."""
-    frame = table.to_pandas(types_mapper=_NULLABLE_PANDAS.get)
+    # (one thread: a stage's frames are small, a thread pool's hand-offs cost more than they save)
+    frame = table.to_pandas(types_mapper=_NULLABLE_PANDAS.get, use_threads=False)
     for name, column in zip(table.column_names, table.columns):
         if pa.types.is_nested(column.type):
             frame[name] = pd.Series(
