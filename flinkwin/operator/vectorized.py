@@ -78,12 +78,17 @@ def is_vectorizable(op: WindowOperator) -> bool:
     return op.key_selector is None or type(op.key_selector) is FieldKeySelector
 
 
-def column_values(column: pd.Series) -> list[Any]:
-    """A column as Python values; timestamps become ``datetime.datetime`` (what a
-    ``pyspark.sql.Row`` holds) rather than ``pandas.Timestamp``."""
+def column_values(column: pd.Series, rows: np.ndarray | None = None) -> list[Any]:
+    """A column as Python values (with ``rows``, the values at these positions); timestamps
+    become ``datetime.datetime`` (what a ``pyspark.sql.Row`` holds) rather than
+    ``pandas.Timestamp``."""
     if column.dtype.kind == "M":
-        return _datetimes(column.array)
-    return column.tolist()
+        return _datetimes(column.array if rows is None else column.array.take(rows))
+    if rows is None:
+        return column.tolist()
+    if isinstance(column.dtype, np.dtype):
+        return cast(list[Any], column.to_numpy()[rows].tolist())
+    return column.take(rows).tolist()
 
 
 _UTC_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -117,21 +122,25 @@ def _datetimes(array: Any) -> list[Any]:
 def _records(
     frame: pd.DataFrame, tuple_elements: bool = False, pickled: bool = False,
     atomic: bool = False, converters: Mapping[str, Callable[[Any], Any]] | None = None,
+    rows: np.ndarray | None = None,
 ) -> list[Any]:
-    """The frame's rows as elements (tuples for a ``Types.TUPLE`` stream, else Rows); with
+    """The frame's rows (with ``rows``, those at these positions, in this order) as elements
+    (tuples for a ``Types.TUPLE`` stream, else Rows); with
     ``pickled``, the frame's one column holds pickled values (a stream without a declared
     type) and the elements are those values; with ``atomic``, the frame's one column holds
     the values of an atomic type (``Types.STRING()``, ``Types.MAP(...)``...) and the elements
     are those values.
     ``converters`` shape the values of nested columns (see ``flinkwin.spark.nested``)."""
     if pickled:
-        return [None if v is None else pickle.loads(v) for v in frame.iloc[:, 0].tolist()]
+        pickles = column_values(frame.iloc[:, 0], rows)
+        return [None if v is None else pickle.loads(v) for v in pickles]
     if atomic:
-        return _shaped(column_values(frame.iloc[:, 0]), frame.columns[0], converters)
+        return _shaped(column_values(frame.iloc[:, 0], rows), frame.columns[0], converters)
     columns = tuple(frame.columns)
     klass = element_class(columns, tuple_elements)
-    data = [_shaped(column_values(frame[c]), c, converters) for c in columns]
-    return list(map(tuple.__new__, repeat(klass, len(frame)), zip(*data)))
+    data = [_shaped(column_values(frame[c], rows), c, converters) for c in columns]
+    count = len(frame) if rows is None else len(rows)
+    return list(map(tuple.__new__, repeat(klass, count), zip(*data)))
 
 
 def _shaped(
@@ -141,10 +150,14 @@ def _shaped(
     return values if convert is None else [convert(v) for v in values]
 
 
-def op_records(op: WindowOperator, frame: pd.DataFrame) -> list[Any]:
-    """The elements of ``frame`` in ``op``'s stream shape."""
+def op_records(
+    op: WindowOperator, frame: pd.DataFrame, rows: np.ndarray | None = None
+) -> list[Any]:
+    """The elements of ``frame`` (with ``rows``, those at these positions) in ``op``'s stream
+    shape."""
     return _records(
-        frame, op.tuple_elements, op.pickled_elements, op.atomic_elements, op.element_converters
+        frame, op.tuple_elements, op.pickled_elements, op.atomic_elements, op.element_converters,
+        rows,
     )
 
 
@@ -386,7 +399,7 @@ class _Batch:
             and not elements_needed
             and bool((pair_elem[1:] > pair_elem[:-1]).all())
         ):
-            ordered = op_records(self.op, self.frame.take(elem_sorted))
+            ordered = op_records(self.op, self.frame, elem_sorted)
         else:
             records = self.records()
             ordered = [records[i] for i in elem_sorted.tolist()]

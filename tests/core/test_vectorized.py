@@ -114,3 +114,41 @@ def test_first_appearances_are_each_codes_first_row() -> None:
         codes = _codes([rng.integers(0, k, n)])
         assert np.array_equal(first_appearances(codes), np.unique(codes, return_index=True)[1])
     assert len(first_appearances(np.zeros(0, dtype=np.int64))) == 0
+
+
+def test_elements_at_positions_are_the_elements_taken_from_the_whole_batch() -> None:
+    """``_records(frame, rows=...)`` (the batch path builds the panes' elements in pane order)
+    gives the elements ``_records(frame)`` gives at those positions: every column kind,
+    atomic, pickled and tuple streams, converted columns."""
+    import pickle
+
+    from flinkwin.operator.vectorized import _records
+
+    n = 7
+    stamps = pd.Series(np.arange(n, dtype=np.int64) * 86_400_000_123, dtype="datetime64[us]")
+    frame = pd.DataFrame({
+        "s": [f"k{i % 3}" for i in range(n)],
+        "i": np.arange(n, dtype=np.int64) - 3,
+        "f": [0.5, float("nan"), -0.0, 1e300, 2.0, 3.0, 4.0],
+        "b": [True, False] * 3 + [True],
+        "n": pd.array([1, None, 3, 4, None, 6, 7], dtype="Int64"),
+        "t": pd.array(["a", None, "c", "d", "e", "f", "g"], dtype="string"),
+        "naive": stamps,
+        "utc": stamps.dt.tz_localize("UTC"),
+        "berlin": stamps.dt.tz_localize("UTC").dt.tz_convert("Europe/Berlin"),
+        "nat": pd.Series([stamps[0], pd.NaT, *stamps[2:]]).dt.tz_localize("UTC"),
+    })
+    rows = np.array([6, 0, 3, 3, 1, 5], dtype=np.int64)
+
+    def same(got: list, whole: list) -> None:
+        expected = [whole[i] for i in rows.tolist()]
+        assert repr(got) == repr(expected)
+        assert [type(v) for v in got] == [type(v) for v in expected]
+
+    for kwargs in ({}, {"tuple_elements": True}, {"converters": {"s": str.upper}}):
+        same(_records(frame, rows=rows, **kwargs), _records(frame, **kwargs))
+    for column in frame.columns:
+        one = frame[[column]]
+        same(_records(one, atomic=True, rows=rows), _records(one, atomic=True))
+    pickled = pd.DataFrame({"p": [pickle.dumps({"v": i}) if i % 2 else None for i in range(n)]})
+    same(_records(pickled, pickled=True, rows=rows), _records(pickled, pickled=True))
