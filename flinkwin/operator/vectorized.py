@@ -207,11 +207,10 @@ class _Batch:
         fields = cast(FieldKeySelector, op.key_selector).fields
         codes = _codes([self.frame[f].to_numpy() for f in fields])
         first = first_appearances(codes)
-        rows = self.frame.iloc[first]
         converters = op.element_converters or {}
         if any(f in converters for f in fields):  # the key of the element as shaped
-            return codes, [op.key_of(record) for record in op_records(op, rows)]
-        values = [column_values(rows[f]) for f in fields]
+            return codes, [op.key_of(record) for record in op_records(op, self.frame, first)]
+        values = [column_values(self.frame[f], first) for f in fields]
         keys = values[0] if len(fields) == 1 else list(zip(*values))
         return codes, [flink_key(k) for k in keys]
 
