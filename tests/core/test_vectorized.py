@@ -122,7 +122,7 @@ def test_elements_at_positions_are_the_elements_taken_from_the_whole_batch() -> 
     atomic, pickled and tuple streams, converted columns."""
     import pickle
 
-    from flinkwin.operator.vectorized import _records
+    from flinkwin.operator.element_rows import _records
 
     n = 7
     stamps = pd.Series(np.arange(n, dtype=np.int64) * 86_400_000_123, dtype="datetime64[us]")
