@@ -244,11 +244,13 @@ def is_tuple_element(value: Any) -> bool:
 def _new_class(name: str, fields: tuple[str, ...], extra: dict[str, Any]) -> type[Row]:
     if len(set(fields)) != len(fields):
         raise ValueError(f"duplicate field names in {fields}")
+    index = {f: i for i, f in enumerate(fields)}
     namespace: dict[str, Any] = {
         "__slots__": (),
         "__fields__": fields,
         "_fields": list(fields),
-        "_index": {f: i for i, f in enumerate(fields)},
+        "_index": index,
+        "__getitem__": _item_getter(index),
         **extra,
     }
     # Field names win over tuple's and Row's methods (``row.count``, ``row.index``, as in
@@ -257,6 +259,27 @@ def _new_class(name: str, fields: tuple[str, ...], extra: dict[str, Any]) -> typ
         if field.isidentifier() and not field.startswith("_"):
             namespace[field] = property(_field_getter(i))
     return type(name, (Row,), namespace)
+
+
+def _item_getter(index: dict[str, int]) -> Any:
+    """``Row.__getitem__`` for one schema, its field positions at hand (the common lookups,
+    ``row["name"]`` and ``row[0]``, first)."""
+    get = tuple.__getitem__
+
+    def __getitem__(self: tuple[Any, ...], item: Any) -> Any:  # noqa: N807
+        if type(item) is str:
+            try:
+                return get(self, index[item])
+            except KeyError:
+                raise UnknownFieldError(item) from None
+        if type(item) is int or not isinstance(item, str):
+            return get(self, item)
+        position = index.get(item)  # a str subclass
+        if position is None:
+            raise UnknownFieldError(item)
+        return get(self, position)
+
+    return __getitem__
 
 
 def _field_getter(index: int) -> Any:

@@ -95,7 +95,8 @@ def write_frame(frame: pd.DataFrame | None, fmt: str, meta_key: str, meta: dict[
         {"flinkwin.format": fmt, meta_key: json.dumps(meta)}
     )
     sink = pa.BufferOutputStream()
-    options = pa.ipc.IpcWriteOptions(compression="lz4")
+    # (one thread, as in to_arrow: the buffers are small)
+    options = pa.ipc.IpcWriteOptions(compression="lz4", use_threads=False)
     with pa.ipc.new_stream(sink, table.schema, options=options) as stream:
         stream.write_table(table)
     return sink.getvalue().to_pybytes()

@@ -44,9 +44,9 @@ import pandas as pd
 import pyarrow as pa
 
 from flinkwin.functions.internal import iterate_outputs
+from flinkwin.operator.element_rows import _records
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.stream_operator import StreamOperator
-from flinkwin.operator.vectorized import _records
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 

@@ -75,7 +75,8 @@ def snapshot_process_operator(
     for name, value in zip(SCHEMA.names, (META, None, None, None, None, blob)):
         cols[name].insert(0, value)
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, SCHEMA, options=pa.ipc.IpcWriteOptions(compression="lz4")) as s:
+    options = pa.ipc.IpcWriteOptions(compression="lz4", use_threads=False)  # small buffers
+    with pa.ipc.new_stream(sink, SCHEMA, options=options) as s:
         s.write_table(pa.Table.from_pydict(cols, schema=SCHEMA))
     return sink.getvalue().to_pybytes()
 

@@ -243,7 +243,9 @@ def snapshot_operator(op: WindowOperator) -> bytes:
         w.cols[name].insert(0, value)
     table = pa.Table.from_pydict(w.cols, schema=SCHEMA)
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, SCHEMA, options=pa.ipc.IpcWriteOptions(compression="lz4")) as s:
+    # (one thread: the buffers are small, a thread pool's hand-offs cost more than they save)
+    options = pa.ipc.IpcWriteOptions(compression="lz4", use_threads=False)
+    with pa.ipc.new_stream(sink, SCHEMA, options=options) as s:
         s.write_table(table)
     return sink.getvalue().to_pybytes()
 

@@ -19,8 +19,6 @@ the per-element path for the whole batch.
 
 from __future__ import annotations
 
-import pickle
-from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -30,14 +28,15 @@ from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.assigners.sliding import SlidingEventTimeWindows, SlidingProcessingTimeWindows
 from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows, TumblingProcessingTimeWindows
-from flinkwin.errors import user_function_error
+from flinkwin.errors import OPERATOR_ERRORS, user_function_error
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
 from flinkwin.keys import flink_key
 from flinkwin.longs import ERROR, LongOverflowError, located, sums_may_overflow, to_long
-from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band
-from flinkwin.record import Row, element_class
+from flinkwin.operator.columnar import _codes, assign_event_windows, group_order, in_safe_band
+from flinkwin.operator.element_rows import column_values, op_records
+from flinkwin.record import Row
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger, next_fire_time
 from flinkwin.triggers.count import CountTrigger
@@ -73,49 +72,6 @@ def is_vectorizable(op: WindowOperator) -> bool:
     if type(base_trigger(op.trigger)) not in _TRIGGERS:
         return False
     return op.key_selector is None or type(op.key_selector) is FieldKeySelector
-
-
-def column_values(column: pd.Series) -> list[Any]:
-    """A column as Python values; timestamps become ``datetime.datetime`` (what a
-    ``pyspark.sql.Row`` holds) rather than ``pandas.Timestamp``."""
-    if column.dtype.kind == "M":
-        return list(column.array.to_pydatetime())
-    return column.tolist()
-
-
-def _records(
-    frame: pd.DataFrame, tuple_elements: bool = False, pickled: bool = False,
-    atomic: bool = False, converters: Mapping[str, Callable[[Any], Any]] | None = None,
-) -> list[Any]:
-    """The frame's rows as elements (tuples for a ``Types.TUPLE`` stream, else Rows); with
-    ``pickled``, the frame's one column holds pickled values (a stream without a declared
-    type) and the elements are those values; with ``atomic``, the frame's one column holds
-    the values of an atomic type (``Types.STRING()``, ``Types.MAP(...)``...) and the elements
-    are those values.
-    ``converters`` shape the values of nested columns (see ``flinkwin.spark.nested``)."""
-    if pickled:
-        return [None if v is None else pickle.loads(v) for v in frame.iloc[:, 0].tolist()]
-    if atomic:
-        return _shaped(column_values(frame.iloc[:, 0]), frame.columns[0], converters)
-    columns = tuple(frame.columns)
-    klass = element_class(columns, tuple_elements)
-    data = [_shaped(column_values(frame[c]), c, converters) for c in columns]
-    new = tuple.__new__
-    return [new(klass, row) for row in zip(*data)]
-
-
-def _shaped(
-    values: list[Any], column: str, converters: Mapping[str, Callable[[Any], Any]] | None
-) -> list[Any]:
-    convert = converters.get(column) if converters else None
-    return values if convert is None else [convert(v) for v in values]
-
-
-def op_records(op: WindowOperator, frame: pd.DataFrame) -> list[Any]:
-    """The elements of ``frame`` in ``op``'s stream shape."""
-    return _records(
-        frame, op.tuple_elements, op.pickled_elements, op.atomic_elements, op.element_converters
-    )
 
 
 def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
@@ -163,12 +119,11 @@ class _Batch:
             return np.zeros(n, dtype=np.int64), [None]
         fields = cast(FieldKeySelector, op.key_selector).fields
         codes = _codes([self.frame[f].to_numpy() for f in fields])
-        _, first = np.unique(codes, return_index=True)
-        rows = self.frame.iloc[first]
+        first = first_appearances(codes)
         converters = op.element_converters or {}
         if any(f in converters for f in fields):  # the key of the element as shaped
-            return codes, [op.key_of(record) for record in op_records(op, rows)]
-        values = [column_values(rows[f]) for f in fields]
+            return codes, [op.key_of(record) for record in op_records(op, self.frame, first)]
+        values = [column_values(self.frame[f], first) for f in fields]
         keys = values[0] if len(fields) == 1 else list(zip(*values))
         return codes, [flink_key(k) for k in keys]
 
@@ -211,7 +166,7 @@ class _Batch:
             return
 
         pane_of_pair = _codes([codes[pair_elem], starts])  # numbered by first appearance
-        order = np.argsort(pane_of_pair, kind="stable")
+        order = group_order(pane_of_pair)
         counts = np.bincount(pane_of_pair)
         bounds = np.concatenate(([0], np.cumsum(counts)))
         first_pair = order[bounds[:-1]]
@@ -228,7 +183,9 @@ class _Batch:
         firing = self._firing_panes(pane_key, pane_window, max_ts[first_pair], counts)
 
         quiet = np.flatnonzero(~firing)
-        self._fold_quiet(quiet, order, bounds, pair_elem, pane_key, pane_window)
+        self._fold_quiet(
+            quiet, order, bounds, pair_elem, pane_key, pane_window, bool(firing.any())
+        )
 
         # Timers and trigger state, and the firing panes' elements, in per-element order
         # (pane ids are numbered in order of first appearance).
@@ -333,8 +290,10 @@ class _Batch:
     # ------------------------------------------------------------- folding
     def _fold_quiet(
         self, quiet: np.ndarray, order: np.ndarray, bounds: np.ndarray, pair_elem: np.ndarray,
-        pane_key: list[Any], pane_window: list[Any],
+        pane_key: list[Any], pane_window: list[Any], elements_needed: bool,
     ) -> None:
+        """Fold the quiet panes' elements into their window state; ``elements_needed``: the
+        batch's elements are needed in batch order afterwards (firing panes)."""
         if len(quiet) == 0:
             return
         spec = self.op.spec
@@ -345,8 +304,17 @@ class _Batch:
             builtin, quiet, bounds, elem_sorted, pane_key, pane_window
         ):
             return
-        records = self.records()
-        ordered = [records[i] for i in elem_sorted.tolist()]  # the panes' elements, pane by pane
+        # the panes' elements, pane by pane: built in that order when only the fold needs them
+        # and each element is in one pane (pairs are in element order)
+        if (
+            self._records is None
+            and not elements_needed
+            and bool((pair_elem[1:] > pair_elem[:-1]).all())
+        ):
+            ordered = op_records(self.op, self.frame, elem_sorted)
+        else:
+            records = self.records()
+            ordered = [records[i] for i in elem_sorted.tolist()]
         bounds_list = bounds.tolist()
         op, kind = self.op, spec.state_kind
         add = spec.agg_fn.add if kind == AGGREGATING else None
@@ -440,6 +408,18 @@ class _Batch:
         return self.op.elements(columns, [column_values(sub[c]) for c in columns])
 
 
+def first_appearances(codes: np.ndarray) -> np.ndarray:
+    """The index of each code's first row, for codes numbered in order of first appearance
+    (``np.unique(codes, return_index=True)[1]`` without sorting)."""
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    seen = np.maximum.accumulate(codes)
+    new = np.empty(len(codes), dtype=bool)
+    new[0] = True
+    new[1:] = seen[1:] > seen[:-1]
+    return np.flatnonzero(new)
+
+
 def _segment_reduce(
     ufunc: Any, values: np.ndarray, starts: np.ndarray, ends: np.ndarray
 ) -> list[int]:
@@ -483,6 +463,11 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
     spec = op.spec
     output = op._output
     simple = spec.window_fn is None and spec.state_kind == REDUCING
+    # an AggregateFunction's result is the output (what _emit_window_contents does, inline)
+    get_result = (
+        spec.agg_fn.get_result
+        if spec.window_fn is None and spec.state_kind == AGGREGATING else None
+    )
     has_clear = spec.window_kind in ("process", "process_all") and hasattr(spec.window_fn, "clear")
     timers = op.event_timers
     while (due := timers.pop_bucket_due(watermark)) is not None:
@@ -506,6 +491,21 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
                     if simple and type(value) is not tuple:
                         output.append((value, max_ts))
                         op.num_windows_fired += 1
+                    elif get_result is not None:
+                        op.current_key = key
+                        op.num_windows_fired += 1
+                        try:
+                            result = get_result(value)
+                            if type(result) is tuple:  # maybe (OutputTag, value)
+                                op.emit_window_values(key, window, [result])
+                            else:
+                                output.append((result, max_ts))
+                        except LongOverflowError as exc:
+                            raise located(exc, key, window) from None
+                        except OPERATOR_ERRORS:
+                            raise
+                        except Exception as exc:
+                            raise user_function_error(exc, key, window) from exc
                     else:
                         op._emit_window_contents(key, window, slot, value)
                 if purging:

@@ -42,9 +42,9 @@ from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
 from flinkwin.keys import flink_key
+from flinkwin.operator.element_rows import _records
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
-from flinkwin.operator.vectorized import _records
 from flinkwin.operator.window_operator import make_key_selector, open_function
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner, as_timestamp

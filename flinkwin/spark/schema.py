@@ -64,6 +64,8 @@ from flinkwin.types import TypeInformation
 from .timestamps import UTC_ZONES, has_timestamps, quoted
 
 _INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
+#: values ``RowEncoder.to_row`` takes as a one-field schema's value
+_PLAIN_SCALARS = frozenset({int, float, str, bool, type(None)})
 _NULLABLE_PANDAS = {
     pa.int8(): pd.Int8Dtype(),
     pa.int16(): pd.Int16Dtype(),
@@ -338,6 +340,10 @@ class RowEncoder:
     # --------------------------------------------------------------- arrays
     def arrays(self, values: Sequence[Any]) -> list[pa.Array]:
         """One Arrow array per schema field for ``values`` (one output row each)."""
+        if self._single_scalar and (
+            self._whole or all(type(v) in _PLAIN_SCALARS for v in values)
+        ):  # each value is its row's one field (what to_row does, without a call per value)
+            return [self._array(0, list(values), [(v,) for v in values])]
         rows = [self.to_row(v) for v in values]
         columns: list[Sequence[Any]] = (
             list(zip(*rows)) if rows else [() for _ in self.names]
@@ -536,7 +542,8 @@ def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
     """A pandas frame Spark converts back losslessly: nullable integer/boolean/float dtypes (no
     float round trip for big longs with nulls; a NaN stays NaN and a null null, as PySpark takes
     these columns' Arrow arrays as they are), nested values as Python dicts/lists."""
-    frame = table.to_pandas(types_mapper=_NULLABLE_PANDAS.get)
+    # (one thread: a stage's frames are small, a thread pool's hand-offs cost more than they save)
+    frame = table.to_pandas(types_mapper=_NULLABLE_PANDAS.get, use_threads=False)
     for name, column in zip(table.column_names, table.columns):
         if pa.types.is_nested(column.type):
             frame[name] = pd.Series(

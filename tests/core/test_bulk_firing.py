@@ -38,6 +38,18 @@ class CountAgg(AggregateFunction):
         return a + b
 
 
+SIDE = OutputTag("odd counts")
+
+
+class SideAgg(CountAgg):
+    """Odd counts go to a side output as ``(OutputTag, value)`` results; a count of 5 fails."""
+
+    def get_result(self, acc: int) -> Any:
+        if acc == 5:
+            raise RuntimeError("seven")
+        return (SIDE, acc) if acc % 2 else acc
+
+
 class Listing(ProcessWindowFunction):
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         yield key, context.window().start, [e["v"] for e in elements]
@@ -49,6 +61,7 @@ class Listing(ProcessWindowFunction):
 CONFIGS = {
     "tumbling-sum": lambda: (TumblingEventTimeWindows.of(10), sum_of("v"), None),
     "sliding-aggregate": lambda: (SlidingEventTimeWindows.of(10, 4), CountAgg(), None),
+    "tumbling-aggregate-side-output": lambda: (TumblingEventTimeWindows.of(40), SideAgg(), None),
     "tumbling-process": lambda: (TumblingEventTimeWindows.of(10), Listing(), None),
     "purging-event-time": lambda: (
         TumblingEventTimeWindows.of(10),
@@ -79,15 +92,25 @@ def run(config: str, script: list[tuple[str, Any]], lateness: int, bulk: bool) -
     )
     assert h.operator._bulk_firing  # the configuration qualifies for bulk firing
     h.operator._bulk_firing = bulk
-    for kind, payload in script:
-        if kind == "element":
-            h.process_element(*payload)
-        else:
-            h.process_watermark(payload)
+    error = None
+    try:
+        for kind, payload in script:
+            if kind == "element":
+                h.process_element(*payload)
+            else:
+                h.process_watermark(payload)
+    except Exception as exc:  # the same error after the same outputs (the job then fails)
+        error = (type(exc), str(exc))
     op = h.operator
-    return (
+    outputs = (
         h.output_with_timestamps(), h.side_output_with_timestamps(LATE),
-        op.event_timers.buckets(), op.window_contents, op.partitioned_state.tables,
+        h.side_output_with_timestamps(SIDE), error,
+    )
+    if error is not None:
+        return outputs
+    return (
+        *outputs, op.num_windows_fired, op.event_timers.buckets(), op.window_contents,
+        op.partitioned_state.tables,
     )
 
 

@@ -152,3 +152,37 @@ def test_typed_values_take_pyflink_python_types() -> None:
     nested = value_converter(MapType(StringType(), ArrayType(DecimalType(38, 0))),
                              Types.MAP(Types.STRING(), Types.LIST(Types.BIG_INT())))
     assert nested([("a", [decimal.Decimal(1), None])]) == {"a": [1, None]}
+
+
+def test_one_field_outputs_encode_as_through_their_rows() -> None:
+    """The one-field schemas' shortcut (plain scalars, whole values) gives the arrays, and the
+    errors, that going through ``to_row`` for each value gives."""
+    from pyspark.sql.types import BooleanType, DoubleType, LongType
+
+    def through_rows(encoder: RowEncoder, values: list) -> object:
+        try:
+            rows = [encoder.to_row(v) for v in values]
+            return encoder._array(0, [r[0] for r in rows], rows).to_pylist()
+        except SchemaMismatchError as exc:
+            return str(exc)
+
+    def encoded(encoder: RowEncoder, values: list) -> object:
+        try:
+            (array,) = encoder.arrays(values)
+            return array.to_pylist()
+        except SchemaMismatchError as exc:
+            return str(exc)
+
+    cases = {
+        LongType(): [[1, -2, None, True], [3, 2**63], [1, 2.0], [1, 2.5], [1, "x"], [], [(4,)],
+                     [{"total": 5}], [float("nan")]],
+        DoubleType(): [[1.5, float("nan"), None, 2], [1.0, "y"]],
+        StringType(): [["a", None, "é"], ["a", 1]],
+        BooleanType(): [[True, False, None], [True, 2]],
+    }
+    for dtype, value_lists in cases.items():
+        for metadata in ({}, dict(VALUE_METADATA)):
+            schema = StructType([StructField("total", dtype, True, metadata)])
+            encoder = RowEncoder(schema, "UTC", "reduce output")
+            for values in value_lists:
+                assert repr(encoded(encoder, values)) == repr(through_rows(encoder, values))

@@ -59,6 +59,38 @@ def test_row_unknown_field_raises_key_value_and_attribute_errors():
         _ = row["nope"]
 
 
+def test_rows_index_by_field_name_position_and_slice():
+    """Every kind of index a named row takes, on rows built each way (the generated class's
+    lookup): names (also a ``str`` subclass), positions (negative, bool, numpy ints), slices;
+    other index types fail as they do on a tuple."""
+    import numpy as np
+
+    class Name(str):
+        pass
+
+    for row in (Row.of(("user", "clicks"), ("alice", 3)), Row(clicks=3, user="alice"),
+                pickle.loads(pickle.dumps(Row.of(("user", "clicks"), ("alice", 3))))):
+        named = row if row.__fields__ == ("user", "clicks") else Row.of(
+            ("user", "clicks"), (row["user"], row["clicks"])
+        )
+        assert (named["user"], named["clicks"], named[Name("clicks")]) == ("alice", 3, 3)
+        assert (named[0], named[1], named[-1], named[True], named[np.int64(1)]) == (
+            "alice", 3, 3, 3, 3
+        )
+        assert named[0:1] == ("alice",) and named[::-1] == (3, "alice")
+        for bad in ("nope", Name("nope")):
+            with pytest.raises(KeyError, match="nope"):
+                _ = named[bad]
+        with pytest.raises(IndexError):
+            _ = named[2]
+        with pytest.raises(TypeError):
+            _ = named[1.0]
+    unnamed = Row("alice", 3)
+    assert (unnamed[1], unnamed[-2], unnamed[:1]) == (3, "alice", ("alice",))
+    with pytest.raises(KeyError):
+        _ = unnamed["user"]
+
+
 def test_field_names_win_over_tuple_methods():
     row = Row.of(("word", "count", "index"), ("a", 3, 7))
     assert row.count == 3 and row.index == 7
