@@ -38,6 +38,7 @@ from flinkwin.functions.internal import REDUCING
 from flinkwin.keys import float_codes
 from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
 from flinkwin.operator.frames import drain_frames, from_arrow, read_frame, write_frame
+from flinkwin.operator.ordering import stable_order
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -265,7 +266,7 @@ class ColumnarAggregation:
             return
         keys = [frame[f].to_numpy()[elem] for f in self.key_fields]
         pane_ids = _codes([*keys, starts])
-        order = np.argsort(pane_ids, kind="stable")
+        order = stable_order(pane_ids)
         bounds = np.concatenate(([0], np.cumsum(np.bincount(pane_ids))))
         first_pair = order[bounds[:-1]]
         values = frame[self.field].to_numpy()[elem[order]]
