@@ -38,6 +38,7 @@ from flinkwin.functions.internal import REDUCING
 from flinkwin.keys import float_codes
 from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
 from flinkwin.operator.frames import drain_frames, from_arrow, read_frame, write_frame
+from flinkwin.operator.ordering import stable_order
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -265,7 +266,7 @@ class ColumnarAggregation:
             return
         keys = [frame[f].to_numpy()[elem] for f in self.key_fields]
         pane_ids = _codes([*keys, starts])
-        order = group_order(pane_ids)
+        order = stable_order(pane_ids)
         bounds = np.concatenate(([0], np.cumsum(np.bincount(pane_ids))))
         first_pair = order[bounds[:-1]]
         values = frame[self.field].to_numpy()[elem[order]]
@@ -499,18 +500,6 @@ def _codes(columns: list[np.ndarray]) -> np.ndarray:
         codes = column_codes if codes is None else pd.factorize(codes * count + column_codes)[0]
     assert codes is not None
     return codes.astype(np.int64, copy=False)
-
-
-def group_order(codes: np.ndarray) -> np.ndarray:
-    """``np.argsort(codes, kind="stable")`` for non-negative int codes, by numpy's radix sort
-    on 16-bit digits (one pass below 2**16, two below 2**32) rather than a comparison sort."""
-    top = int(codes.max()) if len(codes) else 0
-    if top < 1 << 16:
-        return np.argsort(codes.astype(np.uint16), kind="stable")
-    if top < 1 << 32:
-        low = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
-        return low[np.argsort((codes[low] >> 16).astype(np.uint16), kind="stable")]
-    return np.argsort(codes, kind="stable")
 
 
 def _column_codes(column: np.ndarray) -> tuple[np.ndarray, int]:

@@ -42,6 +42,7 @@ from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.columnar import _codes, assign_event_windows
 from flinkwin.operator.frames import drain_frames, read_frame, write_frame
+from flinkwin.operator.ordering import stable_order
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -295,7 +296,7 @@ class PaneAggregation:
         # running aggregate of each window over its pairs (few: late elements only)
         ufunc = _UFUNCS[self.kind]
         running = np.empty(len(group), dtype=np.int64)
-        order = np.argsort(group, kind="stable")
+        order = stable_order(group, n_groups)
         bounds = np.concatenate(([0], np.cumsum(np.bincount(group, minlength=n_groups))))
         for g in range(n_groups):
             members = order[bounds[g] : bounds[g + 1]]
@@ -318,7 +319,7 @@ class PaneAggregation:
         panes in state (existing panes keep their first element)."""
         keys = [frame[f].to_numpy() for f in self.key_fields]
         ids = _codes([*keys, ps])
-        order = np.argsort(ids, kind="stable")
+        order = stable_order(ids)
         bounds = np.concatenate(([0], np.cumsum(np.bincount(ids))))
         first = order[bounds[:-1]]
         values = frame[self.field].to_numpy().astype(np.int64, copy=False)

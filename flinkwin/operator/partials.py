@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 
 from flinkwin.longs import ERROR, LongOverflowError, located, to_long
 from flinkwin.operator.columnar import assign_event_windows
+from flinkwin.operator.ordering import stable_order
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
@@ -46,6 +47,8 @@ from flinkwin.windows import TimeWindow
 COUNT = "_fw_n"
 #: Highest and lowest running sum within a partial, relative to the value before it.
 HIGH, LOW = "_fw_hi", "_fw_lo"
+#: Ids below this are sorted by radix (flinkwin.operator.ordering).
+_RADIX_BOUND = 1 << 32
 #: Partition magnitudes up to which partial sums and their bounds are computed exactly.
 _EXACT_MAGNITUDE = float(2**62)
 _KINDS = ("sum", "min", "max")
@@ -97,14 +100,29 @@ def _codes(column: pa.ChunkedArray) -> np.ndarray:
     return np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
-def _group_ids(columns: Sequence[np.ndarray]) -> np.ndarray:
-    """One id per distinct combination of the code columns, numbered by first appearance."""
+def _group_ids(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, int]:
+    """One id per distinct combination of the code columns (non-negative codes), and a bound
+    above every id: mixed radix while the ids stay below ``2**32``, else renumbered densely."""
     ids = np.zeros(len(columns[0]), dtype=np.int64)
+    bound = 1
     for codes in columns:
         width = int(codes.max()) + 1 if len(codes) else 1
-        ids, _ = pd.factorize(ids * width + codes)
-        ids = ids.astype(np.int64, copy=False)
-    return ids
+        ids = ids * width + codes
+        bound *= width
+        if bound > _RADIX_BOUND:
+            ids, uniques = pd.factorize(ids)
+            ids, bound = ids.astype(np.int64, copy=False), len(uniques)
+    return ids, bound
+
+
+def _window_codes(starts: np.ndarray, size: int) -> np.ndarray:
+    """Non-negative codes of tumbling windows' starts (one per window)."""
+    if not len(starts):
+        return starts
+    codes = (starts - starts.min()) // size
+    if int(codes.max()) >= len(starts):  # sparse: number the windows densely instead
+        return pd.factorize(starts)[0].astype(np.int64)
+    return codes
 
 
 def combine(table: pa.Table, spec: PartialSpec, sequence: np.ndarray) -> pa.Table:
@@ -128,14 +146,14 @@ def combine(table: pa.Table, spec: PartialSpec, sequence: np.ndarray) -> pa.Tabl
     codes = [_codes(taken.column(c)) for c in spec.key_columns]
     codes += [_nulls(taken, c, mask).astype(np.int64)
               for c, mask in zip(spec.key_columns, spec.key_masks) if mask[0]]
-    ids = _group_ids([*codes, pd.factorize(starts)[0].astype(np.int64)])
-    order = np.argsort(ids, kind="stable")
+    ids, bound = _group_ids([*codes, _window_codes(starts, spec.assigner.size)])
+    order = stable_order(ids, bound)  # stable: a pane's elements stay in arrival order
     edges = np.flatnonzero(np.r_[True, ids[order][1:] != ids[order][:-1]])
     members = field[rows][order]
     ufunc = {"sum": np.add, "min": np.minimum, "max": np.maximum}[spec.kind]
     aggregate = ufunc.reduceat(members, edges)
     count = np.diff(np.r_[edges, len(order)])
-    first = rows[order[edges]]  # each pane's first element (ids number panes by first element)
+    first = rows[order[edges]]  # each pane's first element (the sort is stable)
     keep = np.sort(np.concatenate([first, np.flatnonzero(raw)]))
     counts = np.ones(n, dtype=np.int64)
     counts[first] = count

@@ -34,8 +34,9 @@ from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
 from flinkwin.keys import flink_key
 from flinkwin.longs import ERROR, LongOverflowError, located, sums_may_overflow, to_long
-from flinkwin.operator.columnar import _codes, assign_event_windows, group_order, in_safe_band
+from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.element_rows import column_values, op_records
+from flinkwin.operator.ordering import stable_order
 from flinkwin.record import Row
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger, next_fire_time
@@ -166,7 +167,7 @@ class _Batch:
             return
 
         pane_of_pair = _codes([codes[pair_elem], starts])  # numbered by first appearance
-        order = group_order(pane_of_pair)
+        order = stable_order(pane_of_pair)
         counts = np.bincount(pane_of_pair)
         bounds = np.concatenate(([0], np.cumsum(counts)))
         first_pair = order[bounds[:-1]]

@@ -634,15 +634,19 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         if on_wire(f.dataType) and (event_time is None or f.name != event_time.rebuilt):
             staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
     masks = null_plan(input_schema)
-    staged = nulls_to_wire(staged, masks, input_schema)
     partial = None
     if combining:
+        # Arrow carries nulls, so the combining pass reads the columns as they are (without
+        # the null watermark column); the few rows it leaves go on the wire after it
         assert event_time is not None and pipeline.key_columns is not None and strategy
-        partial = partial_spec(template, pipeline.key_columns, event_time, masks, ARRIVAL_COLUMN)
-        staged = with_partials(staged, partial)
+        partial = partial_spec(template, pipeline.key_columns, event_time, (), ARRIVAL_COLUMN)
+        staged = with_partials(staged.drop(_WM), partial)
+        staged = nulls_to_wire(staged, masks, input_schema)
         if heartbeats:
             staged = with_heartbeats(staged, pipeline.key_groups)
         staged = watermark_mark(staged, strategy)  # the mark the Python pass dropped
+    else:
+        staged = nulls_to_wire(staged, masks, input_schema)
 
     main = main_schema(pipeline)
     if pipeline.with_window:

@@ -94,17 +94,6 @@ def test_timestamp_columns_datetime_cannot_hold_fail_as_in_pandas() -> None:
             column_values(column)
 
 
-def test_group_order_is_numpy_stable_argsort() -> None:
-    from flinkwin.operator.columnar import group_order
-
-    rng = np.random.default_rng(7)
-    for top in (1, 300, 1 << 16, (1 << 16) + 5, 1 << 20, 1 << 32, 1 << 40):
-        codes = rng.integers(0, top, 50_000).astype(np.int64)
-        codes[:3] = top - 1
-        assert np.array_equal(group_order(codes), np.argsort(codes, kind="stable"))
-    assert len(group_order(np.zeros(0, dtype=np.int64))) == 0
-
-
 def test_first_appearances_are_each_codes_first_row() -> None:
     from flinkwin.operator.columnar import _codes
     from flinkwin.operator.vectorized import first_appearances

@@ -80,8 +80,8 @@ def _batches(seed: int, big: bool = False) -> list[list[list[dict[str, Any]]]]:
             for _ in range(rng.randint(0, 40)):
                 ts = clock + rng.randint(-30_000, 60_000)  # out of order: some elements late
                 amount = rng.choice([2**61, -(2**61), 2**62]) if big else rng.randint(-50, 50)
-                rows.append({"user": rng.choice("abcde"), "amount": amount,
-                             "n": rng.randint(0, 9), "ts": ts})
+                n = None if rng.random() < 0.3 else rng.randint(0, 9)  # nulls kept as nulls
+                rows.append({"user": rng.choice("abcde"), "amount": amount, "n": n, "ts": ts})
             files.append(rows)
         out.append(files)
         clock += 60_000
@@ -111,6 +111,7 @@ def test_combined_stream_equals_element_by_element(spark: Any, tmp_path: Path, a
     assert on[1] == off[1]
     assert sum(m["numLateRecordsDropped"] for m in on[1]) > 0  # the late path was exercised
     assert sum(len(v) for v in on[0].values()) > 10
+    assert any(r["n"] is None for v in on[0].values() for r in v)  # a first element's null
 
 
 def test_combined_sums_overflow_exactly_as_element_by_element(spark: Any, tmp_path: Path):
@@ -139,3 +140,25 @@ def test_combined_sums_overflow_exactly_as_element_by_element(spark: Any, tmp_pa
         assert all("long overflow" in e for e in errors)
     finally:
         spark.conf.set("spark.sql.ansi.enabled", ansi)
+
+
+def test_combined_stream_sends_a_null_field_element_alone(spark: Any, tmp_path: Path):
+    """An element whose summed field is null is not folded into a partial: alone in its
+    window it comes out with its null (as element by element); its partition's other
+    elements are still combined."""
+    directory = tmp_path / "in"
+    rows = [{"user": "a", "amount": 1, "n": 1, "ts": 1_000},
+            {"user": "b", "amount": None, "n": 2, "ts": 2_000},
+            {"user": "a", "amount": 2, "n": None, "ts": 3_000},
+            {"user": "c", "amount": 5, "n": 3, "ts": 30_000}]
+    _write(directory, [[rows]])
+
+    def build(ds: DataStream) -> Any:
+        return (ds.assign_timestamps_and_watermarks(_strategy()).key_by("user")
+                .window(TumblingEventTimeWindows.of(Time.seconds(20))).sum("amount"))
+
+    on = _run(spark, directory, tmp_path, build, 1, True)
+    off = _run(spark, directory, tmp_path, build, 1, False)
+    assert on[0] == off[0]
+    fired = sorted((r["user"], r["amount"], r["n"]) for v in on[0].values() for r in v)
+    assert fired == [("a", 3, 1), ("b", None, 2)]
