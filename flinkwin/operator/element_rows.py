@@ -27,7 +27,9 @@ def column_values(column: pd.Series, rows: np.ndarray | None = None) -> list[Any
         return _datetimes(column.array if rows is None else column.array.take(rows))
     if rows is None:
         return column.tolist()
-    if isinstance(column.dtype, np.dtype):
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "biufO":
+        # (numpy's tolist gives what pandas' gives for these; a timedelta64[ns] would become
+        # an int of nanoseconds)
         return cast(list[Any], column.to_numpy()[rows].tolist())
     return column.take(rows).tolist()
 

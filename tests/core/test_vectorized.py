@@ -141,3 +141,29 @@ def test_elements_at_positions_are_the_elements_taken_from_the_whole_batch() -> 
         same(_records(one, atomic=True, rows=rows), _records(one, atomic=True))
     pickled = pd.DataFrame({"p": [pickle.dumps({"v": i}) if i % 2 else None for i in range(n)]})
     same(_records(pickled, pickled=True, rows=rows), _records(pickled, pickled=True))
+
+
+def test_column_values_at_positions_equal_the_whole_columns_values_for_every_dtype() -> None:
+    """The positional read gives the values the whole-column read gives: a duration stays a
+    duration (numpy's ``tolist`` of ``timedelta64[ns]`` would give integers of nanoseconds)."""
+    import datetime
+
+    import pandas as pd
+
+    from flinkwin.operator.element_rows import column_values
+
+    rows = np.array([2, 0])
+    columns = [
+        pd.Series([datetime.timedelta(microseconds=-7), datetime.timedelta(days=1),
+                   datetime.timedelta(seconds=3)]),
+        pd.Series([1, 2, 3]),
+        pd.Series([0.5, float("nan"), -1.0]),
+        pd.Series([True, False, True]),
+        pd.Series(["a", None, "c"]),
+        pd.Series([1, None, 3], dtype="Int64"),
+    ]
+    for column in columns:
+        whole = column.tolist()
+        got = column_values(column, rows)
+        assert [type(v) for v in got] == [type(whole[i]) for i in rows]
+        assert [repr(v) for v in got] == [repr(whole[i]) for i in rows]
