@@ -94,6 +94,76 @@ class CheckpointStore:
         except OSError as exc:
             raise CheckpointMetadataError(f"cannot write flinkwin's {path}: {exc}") from exc
 
+    # ------------------------------------------------------ Spark's files in the checkpoint
+    def _spark_path(self, relative: str) -> str:
+        base = self._local if self._local is not None else self.location
+        return f"{base}/{relative}"
+
+    def spark_listing(self, relative: str) -> list[str]:
+        """The names in Spark's folder ``relative`` of the checkpoint (none when it is absent)."""
+        path = self._spark_path(relative)
+        try:
+            if self._local is not None:
+                return sorted(os.listdir(path)) if os.path.isdir(path) else []
+            fs, jpath = self._hadoop(path)
+            if not fs.exists(jpath):
+                return []
+            return sorted(str(status.getPath().getName()) for status in fs.listStatus(jpath))
+        except OSError as exc:
+            raise CheckpointMetadataError(f"cannot list Spark's {path}: {exc}") from exc
+
+    def read_spark_file(self, relative: str) -> str | None:
+        """The text of Spark's file ``relative``, or None when it does not exist."""
+        path = self._spark_path(relative)
+        try:
+            if self._local is not None:
+                if not os.path.exists(path):
+                    return None
+                with open(path, encoding="utf-8") as f:
+                    return f.read()
+            return self._hadoop_read(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CheckpointMetadataError(f"cannot read Spark's {path}: {exc}") from exc
+
+    def remove_spark_file(self, relative: str) -> None:
+        """Delete Spark's file ``relative`` and the checksum Hadoop keeps next to it."""
+        for path in (self._spark_path(relative), self._checksum(relative)):
+            try:
+                if self._local is not None:
+                    if os.path.exists(path):
+                        os.remove(path)
+                else:
+                    fs, jpath = self._hadoop(path)
+                    fs.delete(jpath, False)
+            except OSError as exc:
+                raise CheckpointMetadataError(f"cannot delete Spark's {path}: {exc}") from exc
+
+    def replace_spark_file(self, relative: str, text: str) -> None:
+        """Replace Spark's file ``relative`` by ``text`` atomically; its stale checksum goes
+        first (Hadoop reads a file without one unchecked, never against a wrong one)."""
+        path = self._spark_path(relative)
+        checksum = self._checksum(relative)
+        try:
+            if self._local is not None:
+                if os.path.exists(checksum):
+                    os.remove(checksum)
+                tmp = f"{os.path.dirname(path)}/.{uuid.uuid4().hex}.tmp"
+                with open(tmp, "w", encoding="utf-8") as f:
+                    f.write(text)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            else:
+                fs, jpath = self._hadoop(checksum)
+                fs.delete(jpath, False)
+                self._hadoop_write(path, text)
+        except OSError as exc:
+            raise CheckpointMetadataError(f"cannot rewrite Spark's {path}: {exc}") from exc
+
+    def _checksum(self, relative: str) -> str:
+        folder, _, name = relative.rpartition("/")
+        return self._spark_path(f"{folder}/.{name}.crc" if folder else f".{name}.crc")
+
     # ------------------------------------------------------------ remote file systems
     def _jvm(self) -> Any:
         jvm = getattr(self.session, "_jvm", None)

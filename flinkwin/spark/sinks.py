@@ -32,7 +32,9 @@ from flinkwin.sinks import (
     as_sink,
 )
 
+from .file_source_log import before_start
 from .parallelism import shuffle_partitions, stage_parallelism
+from .restart import checkpoint_location as resolved_checkpoint
 
 if TYPE_CHECKING:
     from .compiler import CompiledStage
@@ -107,6 +109,7 @@ def start_query(
         writer = writer.queryName(query_name)
     for key, value in options.items():
         writer = writer.option(key, value)
+    before_start(session, resolved_checkpoint(session, checkpoint_location, query_name))
     pipeline = stage.pipeline
     with shuffle_partitions(
         session, stage_parallelism(session, pipeline.key_groups, pipeline.parallelism)
