@@ -57,7 +57,6 @@ from flinkwin.operator.columnar import (
 )
 from flinkwin.operator.frames import drain_frames
 from flinkwin.operator.merging_window_set import MergingWindowSet
-from flinkwin.operator.ordering import stable_order
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -115,20 +114,13 @@ def _running(ufunc: np.ufunc, values: np.ndarray, first: np.ndarray) -> np.ndarr
 
 
 def _by_key(key: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """Positions in (``key``, ``value``) order, ties in position order (``np.lexsort``): radix
-    passes (:func:`~flinkwin.operator.ordering.stable_order`) when values span and keys count
-    below ``2**32``, else one int64 sort when every (key, value) fits one (keys are codes,
-    >= 0)."""
+    """Positions in (``key``, ``value``) order, ties in position order (``np.lexsort``): one
+    int64 sort when every (key, value) fits one (keys are codes, >= 0)."""
     if not len(key):
         return np.empty(0, dtype=np.int64)
     low = int(value.min())
     span = int(value.max()) - low + 1
-    keys = int(key.max()) + 1
-    if span <= 2**32 and keys <= 2**32:
-        # least-significant first: stable radix passes by value, then by key
-        order = stable_order(value - low, span)
-        return order[stable_order(key[order], keys)]
-    if keys * span >= 2**62:
+    if (int(key.max()) + 1) * span >= 2**62:
         return np.lexsort((value, key))
     return np.argsort(key * span + (value - low), kind="stable")
 
@@ -187,7 +179,7 @@ def _touching(
         by_end = keys * span + (send[order] - low)
         # queries in (key, start) order: numpy's binary searches run much faster on sorted keys
         query = ekey * span + (estart - low)
-        sort = _by_key(ekey, estart)
+        sort = np.argsort(query)
         last = np.empty(len(ekey), dtype=np.int64)
         first = np.empty(len(ekey), dtype=np.int64)
         last[sort] = np.searchsorted(
@@ -320,7 +312,7 @@ class SessionAggregation(ColumnarAggregation):
         if late_alone.any():
             near = np.zeros(n, dtype=bool)
             near[pair_elem] = True
-            by_key = _by_key(ekey, estart)
+            by_key = np.lexsort((estart, ekey))
             k_sorted, s_sorted = ekey[by_key], estart[by_key]
             close = (k_sorted[1:] == k_sorted[:-1]) & (s_sorted[1:] - s_sorted[:-1] <= gap)
             neighbour = np.zeros(n, dtype=bool)
@@ -406,7 +398,7 @@ class SessionAggregation(ColumnarAggregation):
         ec = comp[n_t:]
         has_late = np.bincount(ec, weights=late_alone[elem], minlength=n_comp) > 0
         # elements per component in processing order
-        eo = stable_order(ec, n_comp)  # (elem ascends)
+        eo = np.argsort(ec, kind="stable")  # (elem ascends)
         ec_o, el_o = ec[eo], elem[eo]
         t_o = estart[el_o]
         first = np.ones(len(eo), dtype=bool)
