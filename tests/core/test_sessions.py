@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 from batch_scripts import batch_frame, batches
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -309,4 +310,23 @@ def test_key_order_is_lexsorts(pairs: list[tuple[int, int]], narrow: bool) -> No
         pairs = [(k, v % 7) for k, v in pairs]
     key = np.array([k for k, _ in pairs], dtype=np.int64)
     value = np.array([v for _, v in pairs], dtype=np.int64)
+    assert _by_key(key, value).tolist() == np.lexsort((value, key)).tolist()
+
+
+@pytest.mark.parametrize("span", [1, 7, 2**20, 2**32, 2**32 + 1, 2**40, 2**63])
+@pytest.mark.parametrize("keys", [1, 600, 2**16 + 5])
+def test_key_order_is_lexsorts_for_many_pairs(span: int, keys: int) -> None:
+    """Batches large enough for the radix passes (values spanning up to ``2**32``), the one
+    int64 sort and ``np.lexsort`` itself: the same order, ties in position order."""
+    from flinkwin.operator.sessions import _by_key
+
+    rng = np.random.default_rng(span % 1009 + keys)
+    n = 3_000
+    key = rng.integers(0, keys, n).astype(np.int64)
+    if span > 2**62:  # the whole long range
+        value = rng.integers(-(2**63), 2**63 - 1, n, dtype=np.int64, endpoint=True)
+    else:
+        value = 1_700_000_000_000 + rng.integers(0, span, n, dtype=np.int64)
+    value[:50] = value[50:100]  # ties within and across keys
+    key[:25] = key[50:75]
     assert _by_key(key, value).tolist() == np.lexsort((value, key)).tolist()
