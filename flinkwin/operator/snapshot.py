@@ -316,11 +316,10 @@ def _namespaces(body: pa.Table, objects: list[Any]) -> list[Any]:
     starts = body.column("ns_start").fill_null(0).to_numpy()
     ends = body.column("ns_end").fill_null(0).to_numpy()
     timed = kinds == NS_TIME_WINDOW
-    pairs = np.stack([starts[timed], ends[timed]], axis=1)
-    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    unique_starts, unique_ends, inverse = _distinct_pairs(starts[timed], ends[timed])
     make = TimeWindow.of
-    built = [make(start, end) for start, end in unique.tolist()]
-    windows = [built[i] for i in inverse.reshape(-1).tolist()]
+    built = [make(start, end) for start, end in zip(unique_starts.tolist(), unique_ends.tolist())]
+    windows = [built[i] for i in inverse.tolist()]
     if timed.all():
         return windows
     global_window = GlobalWindow.get()
@@ -331,6 +330,21 @@ def _namespaces(body: pa.Table, objects: list[Any]) -> list[Any]:
     for i, window in zip(np.flatnonzero(timed).tolist(), windows):
         namespaces[i] = window
     return namespaces
+
+
+def _distinct_pairs(
+    starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (start, end) pairs in (start, end) order, and each row's index among them
+    (what ``np.unique`` of the stacked pairs with ``axis=0`` returns, without its slow sort of
+    structured rows)."""
+    order = np.lexsort((ends, starts))
+    sorted_starts, sorted_ends = starts[order], ends[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (sorted_starts[1:] != sorted_starts[:-1]) | (sorted_ends[1:] != sorted_ends[:-1])
+    inverse = np.empty(len(order), dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return sorted_starts[first], sorted_ends[first], inverse
 
 
 def _runs(values: np.ndarray) -> list[tuple[int, int, int]]:
