@@ -59,6 +59,9 @@ SCHEMA = pa.schema(
 META, CONTENTS, TRIGGER, FUNCTION, EVENT_TIMER, PROC_TIMER, MERGING = range(7)
 NS_TIME_WINDOW, NS_GLOBAL_WINDOW, NS_OTHER = 0, 1, 2
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1  # windows outside int64 (clock at MIN_LONG) pickle
+#: How snapshots are read: on one thread (their buffers are small; a thread pool's hand-offs to
+#: decompress them cost more than they save, and more still on a cold pool)
+READ_OPTIONS = pa.ipc.IpcReadOptions(use_threads=False)
 
 
 class SnapshotRestoreError(ValueError):
@@ -252,7 +255,7 @@ def snapshot_operator(op: WindowOperator) -> bytes:
 
 def restore_operator(op: WindowOperator, data: bytes) -> None:
     try:
-        reader = pa.ipc.open_stream(pa.py_buffer(data))
+        reader = pa.ipc.open_stream(pa.py_buffer(data), options=READ_OPTIONS)
     except (pa.ArrowInvalid, OSError) as exc:
         raise ValueError(f"not a flinkwin operator snapshot: {exc}") from exc
     version = (reader.schema.metadata or {}).get(b"flinkwin.format", b"?").decode()
