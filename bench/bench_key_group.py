@@ -15,11 +15,15 @@ bench suite's ``session``, ``--large``: 5M).
 Prints per workload the CPU seconds of the timed run (after a warm-up on two batches), a digest
 of every output frame (without the ``stateBytes`` metric) and of every snapshot written: equal
 digests mean byte-identical outputs and state. ``--profile`` prints cProfile's top functions.
+``--restore``: every call restores its key group's operator from the snapshot, as a call does
+in a Python worker that did not run the key group's previous call (Spark hands a stage's tasks
+to whichever idle worker comes first, so in a live run many calls restore).
 
 Usage::
 
     .venv/bin/python bench/bench_key_group.py                 # every workload
     .venv/bin/python bench/bench_key_group.py aggregate --profile
+    .venv/bin/python bench/bench_key_group.py aggregate --restore
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ import flinkwin as fw
 from flinkwin.functions.builtin import sum_of
 from flinkwin.operator import states
 from flinkwin.operator.snapshot import StatePickler
+from flinkwin.spark import runtime as stage_runtime
 from flinkwin.spark.compiler import _nullable
 from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN
 from flinkwin.spark.key_groups import key_group_labels
@@ -191,15 +196,17 @@ def batches(events: int, seed: int = 42) -> list[Batch]:
     return out
 
 
-def run(stage: KeyGroupRuntime, data: list[Batch]) -> tuple[str, str]:
+def run(stage: KeyGroupRuntime, data: list[Batch], restore: bool = False) -> tuple[str, str]:
     """Every batch through every key group, then a wake-up past the last window; digests of
-    the outputs and of the snapshots."""
+    the outputs and of the snapshots. ``restore``: no operator is kept between calls."""
     states_ = {g: FakeState() for g in key_group_labels(GROUPS)}
     outputs, snapshots = hashlib.sha256(), hashlib.sha256()
     watermark = 0
 
     def call(group: int, chunks: Iterator[pd.DataFrame]) -> None:
         state = states_[group]
+        if restore:
+            stage_runtime._CACHE = stage_runtime._OperatorCache()
         for out in stage.process_stream((group,), chunks, state):
             hashed = pd.util.hash_pandas_object(out.drop(columns=[STATE_BYTES]), index=False)
             outputs.update(hashed.to_numpy().tobytes())
@@ -225,6 +232,8 @@ def main() -> None:
     parser.add_argument("--large", action="store_true",
                         help="10M events instead of 2M (session: 5M instead of 1M)")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
+    parser.add_argument("--restore", action="store_true",
+                        help="every call restores its operator from the snapshot")
     args = parser.parse_args()
     workloads = args.workloads or ["tumbling", "aggregate", "session"]
     if not set(workloads) <= {"tumbling", "aggregate", "session"}:
@@ -234,13 +243,13 @@ def main() -> None:
     for kind in workloads:
         size = events[kind] * (5 if args.large else 1)
         data = generated[size] = generated.get(size) or batches(size)
-        run(runtime(kind), data[:2])  # warm-up
+        run(runtime(kind), data[:2], args.restore)  # warm-up
         stage = runtime(kind)
         profile = cProfile.Profile() if args.profile else None
         begin = time.process_time()
         if profile is not None:
             profile.enable()
-        digests = run(stage, data)
+        digests = run(stage, data, args.restore)
         if profile is not None:
             profile.disable()
         seconds = time.process_time() - begin

@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from flinkwin.operator.snapshot import READ_OPTIONS
+
 
 def to_arrow(frame: pd.DataFrame) -> pa.Table:
     """``frame`` as an Arrow table, exactly: a NaN stays NaN (Arrow's pandas conversion would
@@ -107,7 +109,7 @@ def read_frame(
 ) -> tuple[pd.DataFrame | None, dict[str, Any]]:
     """The frame (None if it had no columns) and numbers of a :func:`write_frame` snapshot;
     a snapshot of another format fails with ``ValueError`` naming ``what`` was expected."""
-    reader = pa.ipc.open_stream(pa.py_buffer(data))
+    reader = pa.ipc.open_stream(pa.py_buffer(data), options=READ_OPTIONS)
     metadata = reader.schema.metadata or {}
     if metadata.get(b"flinkwin.format") != fmt.encode():
         raise ValueError(f"not a {what} flinkwin snapshot")

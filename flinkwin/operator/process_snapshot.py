@@ -9,7 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshot import READ_OPTIONS, StatePickler
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import VOID_NAMESPACE
 
@@ -90,7 +90,7 @@ def restore_process_operator(pickler: StatePickler, kind: str, data: bytes) -> t
     """(meta, [(state name, (key, namespace), value)], event timers, processing timers) of a
     snapshot, timers as (timestamp, (key, namespace)) in firing order."""
     try:
-        reader = pa.ipc.open_stream(pa.py_buffer(data))
+        reader = pa.ipc.open_stream(pa.py_buffer(data), options=READ_OPTIONS)
     except (pa.ArrowInvalid, OSError) as exc:
         raise ValueError(f"not a flinkwin operator snapshot: {exc}") from exc
     version = (reader.schema.metadata or {}).get(b"flinkwin.format", b"?").decode()
