@@ -136,62 +136,70 @@ def combine(table: pa.Table, spec: PartialSpec, sequence: np.ndarray) -> pa.Tabl
     bounds = spec.bounds
     if bounds and np.abs(field[~raw].astype(np.float64)).sum() >= _EXACT_MAGNITUDE:
         raw[:] = True
-    rows = np.flatnonzero(~raw)
-    if len(rows) == 0:
-        return _with_columns(table, spec, sequence, np.ones(n, dtype=np.int64), field, field)
+    alone = np.flatnonzero(raw)
+    if len(alone) == n:
+        return _partial_rows(table, spec, np.arange(n), sequence, field, np.ones(n, np.int64),
+                             field, field, raw)
+    # the rows combined (None: every row)
+    rows = None if len(alone) == 0 else np.flatnonzero(~raw)
     stamps = np.asarray(table.column(spec.time_column).fill_null(0).to_numpy(), dtype=np.int64)
-    millis = stamps[rows] if spec.time_unit == "ms" else stamps[rows] // 1000
+    stamps = stamps if rows is None else stamps[rows]
+    millis = stamps if spec.time_unit == "ms" else stamps // 1000
     _, starts, _ = assign_event_windows(spec.assigner, millis)
-    taken = table if len(rows) == n else table.take(pa.array(rows))
+    taken = table if rows is None else table.take(pa.array(rows))
     codes = [_codes(taken.column(c)) for c in spec.key_columns]
     codes += [_nulls(taken, c, mask).astype(np.int64)
               for c, mask in zip(spec.key_columns, spec.key_masks) if mask[0]]
     ids, bound = _group_ids([*codes, _window_codes(starts, spec.assigner.size)])
     order = stable_order(ids, bound)  # stable: a pane's elements stay in arrival order
-    edges = np.flatnonzero(np.r_[True, ids[order][1:] != ids[order][:-1]])
-    members = field[rows][order]
+    sorted_ids = ids[order]
+    edges = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])
+    members = (field if rows is None else field[rows])[order]
     ufunc = {"sum": np.add, "min": np.minimum, "max": np.maximum}[spec.kind]
     aggregate = ufunc.reduceat(members, edges)
     count = np.diff(np.r_[edges, len(order)])
-    first = rows[order[edges]]  # each pane's first element (the sort is stable)
-    keep = np.sort(np.concatenate([first, np.flatnonzero(raw)]))
-    counts = np.ones(n, dtype=np.int64)
-    counts[first] = count
-    combined = field.copy()
-    combined[first] = aggregate
+    first = order[edges] if rows is None else rows[order[edges]]  # each pane's first element
+    keep = np.sort(np.concatenate([first, alone]))
+    panes = np.searchsorted(keep, first)  # the panes' rows among the kept ones
+    counts = np.ones(len(keep), dtype=np.int64)
+    counts[panes] = count
+    combined = field[keep]
+    combined[panes] = aggregate
     high = low = combined
     if bounds:
         running = np.cumsum(members)  # exact: magnitudes below 2**62
         before = np.repeat(running[edges] - members[edges], count)
         relative = running - before
         high, low = combined.copy(), combined.copy()
-        high[first] = np.maximum.reduceat(relative, edges)
-        low[first] = np.minimum.reduceat(relative, edges)
-    out = table.set_column(
-        table.schema.get_field_index(spec.field), table.schema.field(spec.field),
-        _keep_nulls(pa.array(combined, type=values.type), values, raw),
-    )
-    return _with_columns(out, spec, sequence, counts, high, low).take(pa.array(keep))
+        high[panes] = np.maximum.reduceat(relative, edges)
+        low[panes] = np.minimum.reduceat(relative, edges)
+    return _partial_rows(table, spec, keep, sequence, combined, counts, high, low, raw)
 
 
-def _keep_nulls(replaced: pa.Array, original: pa.ChunkedArray, raw: np.ndarray) -> pa.Array:
-    """``replaced`` with ``original``'s nulls kept on the rows that travel alone."""
-    nulls = np.asarray(original.is_null().to_numpy(zero_copy_only=False), dtype=bool) & raw
-    if not nulls.any():
-        return replaced
-    return pc.if_else(pa.array(nulls), pa.nulls(len(nulls), replaced.type), replaced)
-
-
-def _with_columns(
-    table: pa.Table, spec: PartialSpec, sequence: np.ndarray, counts: np.ndarray,
-    high: np.ndarray, low: np.ndarray,
+def _partial_rows(
+    table: pa.Table, spec: PartialSpec, keep: np.ndarray, sequence: np.ndarray,
+    combined: np.ndarray, counts: np.ndarray, high: np.ndarray, low: np.ndarray,
+    raw: np.ndarray,
 ) -> pa.Table:
-    table = table.append_column(spec.sequence_column, pa.array(sequence, pa.int64()))
-    table = table.append_column(COUNT, pa.array(counts, pa.int64()))
+    """``table``'s rows at ``keep`` with their field's values ``combined`` (the field's
+    nulls kept on the rows that travel alone, ``raw``) and the added columns."""
+    out = table.take(pa.array(keep))
+    index = table.schema.get_field_index(spec.field)
+    original = out.column(index)
+    replaced = pa.array(combined, type=original.type)
+    if original.null_count:
+        nulls = np.asarray(original.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        nulls &= raw[keep]
+        if nulls.any():
+            replaced = pc.if_else(pa.array(nulls), pa.nulls(len(nulls), replaced.type),
+                                  replaced)
+    out = out.set_column(index, table.schema.field(spec.field), replaced)
+    out = out.append_column(spec.sequence_column, pa.array(sequence[keep], pa.int64()))
+    out = out.append_column(COUNT, pa.array(counts, pa.int64()))
     if spec.bounds:
-        table = table.append_column(HIGH, pa.array(high, pa.int64()))
-        table = table.append_column(LOW, pa.array(low, pa.int64()))
-    return table
+        out = out.append_column(HIGH, pa.array(high, pa.int64()))
+        out = out.append_column(LOW, pa.array(low, pa.int64()))
+    return out
 
 
 def late_elements(

@@ -304,10 +304,11 @@ def timer_domain(pipeline: WindowPipeline) -> str:
     return domains.pop() if domains else NO_TIMERS
 
 
-def key_group_column(pipeline: WindowPipeline) -> Column:
+def key_group_column(pipeline: WindowPipeline, check_nulls: bool = True) -> Column:
     """The key group's label (see :mod:`flinkwin.spark.key_groups`): group
     ``pmod(hash(keys), key_groups)`` (for a key selector: the hash of the pickled key), or
-    group 0 for a non-keyed stream."""
+    group 0 for a non-keyed stream. A row with a null key column fails
+    (:func:`failing_on_null_key`) unless ``check_nulls`` is False (rows checked before)."""
     if not pipeline.keyed:
         return F.lit(key_group_labels(1)[0])
     labels = F.array(*[F.lit(label) for label in key_group_labels(pipeline.key_groups)])
@@ -318,7 +319,14 @@ def key_group_column(pipeline: WindowPipeline) -> Column:
     assert pipeline.key_columns is not None
     group = F.pmod(F.hash(*[F.col(c) for c in pipeline.key_columns]), F.lit(pipeline.key_groups))
     label = F.element_at(labels, group + 1)
-    # Flink rejects a null key ("Assigned key must not be null!"); Spark would group it
+    return failing_on_null_key(pipeline, label) if check_nulls else label
+
+
+def failing_on_null_key(pipeline: WindowPipeline, column: Column) -> Column:
+    """``column``, failing on a row whose key column (one of them) is null, with the row in
+    the message: Flink rejects a null key ("Assigned key must not be null!"), Spark would
+    group it."""
+    assert pipeline.key_columns is not None
     null_key = functools.reduce(
         lambda a, b: a | b, [F.col(c).isNull() for c in pipeline.key_columns]
     )
@@ -332,7 +340,7 @@ def key_group_column(pipeline: WindowPipeline) -> Column:
             "out or replace the null (e.g. with coalesce) before keyBy"
         ),
     )
-    return F.when(null_key, F.raise_error(message)).otherwise(label)
+    return F.when(null_key, F.raise_error(message)).otherwise(column)
 
 
 def overflow_policy(spark: Any) -> str:
@@ -598,8 +606,6 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             atomic_elements=pipeline.atomic_elements, element_type=pipeline.element_type,
             arrival_sequence=arrival and streaming,
         )
-    # before the event-time columns replace the user's: the null checks show whole input rows
-    staged = staged.withColumn(_KG, key_group_column(pipeline))
     # a built-in aggregation's elements combined per input partition (flinkwin.spark.combine),
     # in a pass that also counts the arrival sequence
     combining = (
@@ -607,6 +613,15 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         and combining_enabled(df.sparkSession)
         and can_combine(template, kind, input_schema, pipeline.key_columns)
     )
+    # the key-group label of combined rows is computed after the pass from the key columns
+    # (they cross it unchanged unless they travel changed): one column less through Arrow,
+    # and the null-key check moves into the event-time column, still on every input row
+    late_label = combining and not any(
+        on_wire(input_schema[c].dataType) for c in pipeline.key_columns or ()
+    )
+    if not late_label:
+        # before the event-time columns replace the user's: the null checks show whole rows
+        staged = staged.withColumn(_KG, key_group_column(pipeline))
     if arrival and ARRIVAL_COLUMN not in staged.columns and not combining:
         staged = with_arrival_sequence(staged)
     heartbeats = streaming and pipeline.keyed and pipeline.key_groups > 1
@@ -623,6 +638,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             checked = _in_event_time_range(
                 pipeline, strategy, event_time, quoted(event_time.column)
             )
+            if late_label:  # a null key fails first, as in the label's own check
+                checked = failing_on_null_key(pipeline, checked)
             staged = staged.withColumn(event_time.column, checked)
         if streaming and strategy.watermarked_upstream:
             staged = watermark_mark(staged, strategy)
@@ -641,6 +658,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         assert event_time is not None and pipeline.key_columns is not None and strategy
         partial = partial_spec(template, pipeline.key_columns, event_time, (), ARRIVAL_COLUMN)
         staged = with_partials(staged.drop(_WM), partial)
+        if late_label:
+            staged = staged.withColumn(_KG, key_group_column(pipeline, check_nulls=False))
         staged = nulls_to_wire(staged, masks, input_schema)
         if heartbeats:
             staged = with_heartbeats(staged, pipeline.key_groups)

@@ -147,3 +147,52 @@ def test_an_element_with_a_null_field_travels_alone() -> None:
                       "v": pa.array([1, None, 4], pa.int64())})
     out = p.combine(table, spec, np.arange(3, dtype=np.int64)).to_pydict()
     assert out["v"] == [5, None] and out[p.COUNT] == [2, 1] and out["_fw_seq"] == [0, 1]
+
+
+def _reference(rows: list[tuple[Any, ...]], kind: str, size: int) -> list[tuple[Any, ...]]:
+    """``combine`` row by row: an element with a null field (its value or its mask bit 0)
+    or a null timestamp alone, else one row per (key, key null or its mask bit 1, window) at its
+    first element, with the aggregate, the count and the running sums' highest and lowest."""
+    fold = {"sum": lambda a, b: a + b, "min": min, "max": max}[kind]
+    panes: dict[Any, list[Any]] = {}
+    out: dict[int, list[Any]] = {}
+    for i, (k, ts, v, mask) in enumerate(rows):
+        if v is None or mask & 1 or ts is None:
+            value = 0 if v is None else v
+            out[i] = [k, ts, v, mask, i, 1, value, value]
+            continue
+        pane = (k, k is None or (mask >> 1) & 1, ts - ts % size)
+        if pane not in panes:
+            panes[pane] = out[i] = [k, ts, v, mask, i, 1, v, v]
+            panes[pane].append(v)  # the running sum
+            continue
+        row = panes[pane]
+        row[2], row[5] = fold(row[2], v), row[5] + 1
+        row[8] += v
+        row[6], row[7] = max(row[6], row[8]), min(row[7], row[8])
+    return [tuple(out[i][:8]) for i in sorted(out)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(st.tuples(
+        st.sampled_from(["a", "b", "c", None]), st.one_of(st.none(), st.integers(0, 40)),
+        st.one_of(st.none(), st.integers(-9, 9)), st.integers(0, 3)), max_size=40),
+    kind=st.sampled_from(sorted(AGGS)),
+)
+def test_combine_equals_a_row_by_row_fold_with_nulls(rows: list[Any], kind: str) -> None:
+    """Null fields, null timestamps, null keys and masked nulls (bit 0 of ``m``: the
+    field's, bit 1: the key's) in any order: the partials are exactly those of a row-by-row
+    fold, in arrival order (nulls kept on the rows that travel alone)."""
+    spec = p.PartialSpec(("k",), (("m", 1),), "v", kind, ("m", 0), "ts", "ms", ASSIGNERS[0],
+                         "_fw_seq", bounds=kind == "sum")
+    table = pa.table({"k": pa.array([r[0] for r in rows], pa.string()),
+                      "ts": pa.array([r[1] for r in rows], pa.int64()),
+                      "v": pa.array([r[2] for r in rows], pa.int64()),
+                      "m": pa.array([r[3] for r in rows], pa.int64())})
+    if not rows:
+        return
+    out = p.combine(table, spec, np.arange(len(rows), dtype=np.int64)).to_pydict()
+    columns = ["k", "ts", "v", "m", "_fw_seq", p.COUNT, *((p.HIGH, p.LOW) if spec.bounds else ())]
+    got = list(zip(*(out[c] for c in columns)))
+    assert got == [r[:len(columns)] for r in _reference(rows, kind, 10)]
