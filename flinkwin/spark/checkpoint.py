@@ -83,12 +83,7 @@ class CheckpointStore:
         try:
             if self._local is not None:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
-                tmp = f"{path}.{uuid.uuid4().hex}.tmp"
-                with open(tmp, "w", encoding="utf-8") as f:
-                    f.write(text)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
+                _replace_local(path, text, f"{path}.{uuid.uuid4().hex}.tmp")
             else:
                 self._hadoop_write(path, text)
         except OSError as exc:
@@ -147,12 +142,7 @@ class CheckpointStore:
             if self._local is not None:
                 if os.path.exists(checksum):
                     os.remove(checksum)
-                tmp = f"{os.path.dirname(path)}/.{uuid.uuid4().hex}.tmp"
-                with open(tmp, "w", encoding="utf-8") as f:
-                    f.write(text)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
+                _replace_local(path, text, f"{os.path.dirname(path)}/.{uuid.uuid4().hex}.tmp")
             else:
                 fs, jpath = self._hadoop(checksum)
                 fs.delete(jpath, False)
@@ -204,6 +194,15 @@ class CheckpointStore:
             fs.delete(jpath, False)
         if not fs.rename(tmp, jpath):
             raise OSError(f"rename of {tmp} to {path} failed")
+
+
+def _replace_local(path: str, text: str, tmp: str) -> None:
+    """Write ``text`` to the local file ``path`` atomically: to ``tmp`` first, then renamed."""
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 __all__ = ["FOLDER", "CheckpointMetadataError", "CheckpointStore", "local_path"]

@@ -76,18 +76,13 @@ def forget_unplanned_batches(store: CheckpointStore) -> list[Repair]:
     if not sources:
         return []
     offsets = _latest_offsets(store)
+    if offsets is not None and sources != list(range(len(offsets))):
+        return []  # the n-th offset cannot be attributed to sources/<n>
     repairs: list[Repair] = []
     for n in sources:
-        if offsets is None:
-            planned = -1
-        elif len(offsets) != len(sources) or set(sources) != set(range(len(sources))):
-            return []
-        else:
-            found = _log_offset(offsets[n])
-            if found is None:
-                continue
-            planned = found
-        repairs += _forget_above(store, f"sources/{n}", planned)
+        planned = -1 if offsets is None else _log_offset(offsets[n])
+        if planned is not None:
+            repairs += _forget_above(store, f"sources/{n}", planned)
     for repair in repairs:
         what = "deleted" if repair.deleted else f"rewritten without {repair.dropped} file(s)"
         _log.warning(
