@@ -58,7 +58,6 @@ from .nulls import plan as null_plan
 from .nulls import to_wire as nulls_to_wire
 from .runtime import (
     EVENT_TIME,
-    HEARTBEAT_COLUMN,
     KEY_GROUP_COLUMN,
     METRIC_COLUMNS,
     NO_TIMERS,
@@ -109,7 +108,7 @@ def compile_graph(
     heartbeats = streaming and key_groups > 1
     if heartbeats:
         staged = with_heartbeats(staged, key_groups)
-    hidden = {KEY_GROUP_COLUMN, ARRIVAL_COLUMN, _WM, EVENT_COLUMN, HEARTBEAT_COLUMN}
+    hidden = {KEY_GROUP_COLUMN, ARRIVAL_COLUMN, _WM, EVENT_COLUMN}
     input_schema = StructType([f for f in staged.schema.fields if f.name not in hidden])
     for f in input_schema.fields:
         if on_wire(f.dataType):

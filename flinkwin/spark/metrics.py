@@ -9,10 +9,10 @@ import re
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from .arrival import first_in_partition
+from .arrival import ARRIVAL_COLUMN, first_in_partition
 from .key_groups import key_group_labels
 from .runtime import (
-    HEARTBEAT_COLUMN,
+    HEARTBEAT_SEQUENCE,
     KEY_GROUP_COLUMN,
     METRIC_COLUMNS,
     METRICS,
@@ -21,20 +21,31 @@ from .runtime import (
 from .timestamps import quoted
 
 _KG = KEY_GROUP_COLUMN
+#: The position of a row among its copies (0: the row itself), dropped before the shuffle.
+_COPY = "_fw_copy"
 
 
 def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
     """``df`` plus, after the first row of each input partition, one heartbeat row (a copy of
-    it with ``_fw_hb`` > 0) for every key group: Spark then calls every key group in every
-    micro-batch with input, and each reports the totals it holds (see ``docs/metrics.md``).
-    ``df`` carries the rows' arrival sequence (:mod:`flinkwin.spark.arrival`), which tells the
-    first rows in the JVM."""
+    it with arrival sequence ``HEARTBEAT_SEQUENCE``) for every key group: Spark then calls every
+    key group in every micro-batch with input, and each reports the totals it holds (see
+    ``docs/metrics.md``). ``df`` carries the rows' arrival sequence
+    (:mod:`flinkwin.spark.arrival`), which tells the first rows in the JVM; marking the copies
+    there sends no extra column through the shuffle."""
     labels = [F.lit(label) for label in key_group_labels(key_groups)]
     groups = F.when(first_in_partition(), F.array(F.col(_KG), *labels)).otherwise(
         F.array(F.col(_KG))
     )
     columns = [quoted(c) for c in df.columns if c != _KG]
-    return df.select(*columns, F.posexplode(groups).alias(HEARTBEAT_COLUMN, _KG))
+    copy = F.col(_COPY)
+    return (
+        df.select(*columns, F.posexplode(groups).alias(_COPY, _KG))
+        .withColumn(
+            ARRIVAL_COLUMN,
+            F.when(copy == 0, F.col(ARRIVAL_COLUMN)).otherwise(F.lit(HEARTBEAT_SEQUENCE)),
+        )
+        .drop(_COPY)
+    )
 
 
 def metric_aggregates() -> list[Column]:

@@ -74,9 +74,10 @@ from .timestamps import from_wire, on_wire
 from .watermarks import flink_watermark
 
 TAG_COLUMN = "_fw_tag"
-#: Non-zero on a heartbeat row: a copy of an input row sent to every key group so that Spark
-#: calls each group in every micro-batch with input (see ``docs/metrics.md``); never an element.
-HEARTBEAT_COLUMN = "_fw_hb"
+#: The arrival sequence of a heartbeat row: a copy of an input row sent to every key group so
+#: that Spark calls each group in every micro-batch with input (see ``docs/metrics.md``); never
+#: an element. Real rows' sequences are never negative (:mod:`flinkwin.spark.arrival`).
+HEARTBEAT_SEQUENCE = -1
 #: The grouping column holding each key group's label (see :mod:`flinkwin.spark.key_groups`).
 KEY_GROUP_COLUMN = "_fw_kg"
 #: The tag of a key-group call's metrics row (never part of any output).
@@ -229,7 +230,8 @@ class KeyGroupRuntime:
     sequence_column: str | None = None
     #: The key groups' state kind (see flinkwin.operator.states).
     state_kind: str = states.OBJECT
-    #: the input carries heartbeat rows (streaming, keyed; see ``HEARTBEAT_COLUMN``)
+    #: the input carries heartbeat rows (streaming, keyed: always with a sequence column, where
+    #: ``HEARTBEAT_SEQUENCE`` marks them)
     heartbeats: bool = False
     #: a worker process closes the stage's subtasks after this long without a call
     idle_close_s: float = DEFAULT_IDLE_CLOSE_S
@@ -279,13 +281,13 @@ class KeyGroupRuntime:
         shipped: dict[str, np.ndarray] = {}
         nulls: pd.DataFrame | None = None
         beats: np.ndarray | None = None
-        if self.heartbeats:
-            beats = _column(parts, HEARTBEAT_COLUMN) != 0
-            if beats.all():
-                return None, None
-            order = np.flatnonzero(~beats) if beats.any() else None
         if self.sequence_column is not None:
             sequence = _column(parts, self.sequence_column)
+            if self.heartbeats:
+                beats = sequence < 0
+                if beats.all():
+                    return None, None
+                order = np.flatnonzero(~beats) if beats.any() else None
             if order is not None:
                 sequence = sequence[order]
             if (sequence[1:] < sequence[:-1]).any():

@@ -178,3 +178,27 @@ def test_static_pipeline_publishes_metrics_after_an_action(spark: Any) -> None:
     assert (metrics["keysInState"], metrics["windowsInState"]) == (0, 0)  # end of input
     assert metrics["keyGroupCalls"] in (1, 2)  # the key groups of a and b
 
+
+
+def test_heartbeat_copies_are_marked_in_the_arrival_sequence_not_an_extra_column(
+    spark: Any,
+) -> None:
+    """The first row of each input partition is copied once per key group; the copies carry
+    ``HEARTBEAT_SEQUENCE`` as arrival sequence (the runtime skips them by it), the rows
+    themselves keep theirs, and no marker column goes through the shuffle."""
+    from flinkwin.spark.arrival import ARRIVAL_COLUMN, POSITION_BITS
+    from flinkwin.spark.key_groups import key_group_labels
+    from flinkwin.spark.metrics import with_heartbeats
+    from flinkwin.spark.runtime import HEARTBEAT_SEQUENCE, KEY_GROUP_COLUMN
+
+    labels = key_group_labels(4)
+    second = 1 << POSITION_BITS  # partition 1, position 0: a first row too
+    rows = [("a", 0, labels[0]), ("b", 1, labels[2]), ("c", second, labels[3])]
+    df = spark.createDataFrame(rows, f"v string, {ARRIVAL_COLUMN} long, {KEY_GROUP_COLUMN} int")
+    out = with_heartbeats(df, 4)
+    assert out.columns == ["v", ARRIVAL_COLUMN, KEY_GROUP_COLUMN]
+    got = sorted(tuple(r) for r in out.collect())
+    beats = sorted(
+        (v, HEARTBEAT_SEQUENCE, label) for v in ("a", "c") for label in labels
+    )
+    assert got == sorted([*rows, *beats])
