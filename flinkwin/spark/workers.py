@@ -42,10 +42,12 @@ def ensure_worker_python(spark: Any) -> None:
     (once per SparkContext) that the workers import :data:`REQUIRED_MODULES`."""
     try:
         sc = spark.sparkContext
-        conf = sc.getConf()
     except Exception:  # noqa: BLE001 (Spark Connect: no JVM-side context)
         return
-    chosen = os.environ.get("PYSPARK_PYTHON") or conf.get("spark.pyspark.python", None)
+    # (getConf copies the whole configuration over py4j, a few hundred calls: only if needed)
+    chosen = os.environ.get("PYSPARK_PYTHON") or (
+        str(sc.master).startswith("local") and sc.getConf().get("spark.pyspark.python", None)
+    )
     if str(sc.master).startswith("local") and not chosen:
         # UDFs built from now on carry this interpreter (pyspark reads sc.pythonExec per UDF)
         sc.pythonExec = sys.executable
