@@ -22,10 +22,10 @@ $(DEMO_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[spark]"
 	touch $(DEMO_STAMP)
 
-# About 18 minutes on a 2-core machine (pytest 17 min 13 s measured on 2026-11-26, lint before it; longer on a busy one): lint, the core tests
+# About 19 minutes on a 2-core machine (pytest 19 min 4 s measured on 2026-11-26, lint before it; longer on a busy one): lint, the core tests
 # (seconds), then the Spark tests in one shared local session, the notebooks and the docs site.
 test: $(STAMP)
-	@echo "make test: lint, then about 1360 tests; about 18 minutes on a 2-core machine"
+	@echo "make test: lint, then about 1400 tests; about 19 minutes on a 2-core machine"
 	@command -v java >/dev/null || { echo "Java 17 is required for the Spark tests (apt-get install openjdk-17-jre-headless)"; exit 1; }
 	$(PY) -m ruff check flinkwin tests bench
 	$(PY) -m mypy flinkwin
