@@ -179,7 +179,6 @@ def test_static_pipeline_publishes_metrics_after_an_action(spark: Any) -> None:
     assert metrics["keyGroupCalls"] in (1, 2)  # the key groups of a and b
 
 
-
 def test_heartbeat_copies_are_marked_in_the_arrival_sequence_not_an_extra_column(
     spark: Any,
 ) -> None:
