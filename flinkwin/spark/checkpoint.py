@@ -59,16 +59,9 @@ class CheckpointStore:
         """The document ``name``, or None when it does not exist yet."""
         path = self._path(name)
         try:
-            if self._local is not None:
-                if not os.path.exists(path):
-                    return None
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
-            else:
-                remote = self._hadoop_read(path)
-                if remote is None:
-                    return None
-                text = remote
+            text = self._read_text(path)
+            if text is None:
+                return None
             data = json.loads(text)
         except (OSError, ValueError) as exc:
             raise CheckpointMetadataError(f"cannot read flinkwin's {path}: {exc}") from exc
@@ -111,12 +104,7 @@ class CheckpointStore:
         """The text of Spark's file ``relative``, or None when it does not exist."""
         path = self._spark_path(relative)
         try:
-            if self._local is not None:
-                if not os.path.exists(path):
-                    return None
-                with open(path, encoding="utf-8") as f:
-                    return f.read()
-            return self._hadoop_read(path)
+            return self._read_text(path)
         except (OSError, UnicodeDecodeError) as exc:
             raise CheckpointMetadataError(f"cannot read Spark's {path}: {exc}") from exc
 
@@ -149,6 +137,15 @@ class CheckpointStore:
                 self._hadoop_write(path, text)
         except OSError as exc:
             raise CheckpointMetadataError(f"cannot rewrite Spark's {path}: {exc}") from exc
+
+    def _read_text(self, path: str) -> str | None:
+        """The text of the file ``path`` (local or remote), or None when it does not exist."""
+        if self._local is not None:
+            if not os.path.exists(path):
+                return None
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+        return self._hadoop_read(path)
 
     def _checksum(self, relative: str) -> str:
         folder, _, name = relative.rpartition("/")
