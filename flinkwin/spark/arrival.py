@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType
 
@@ -62,15 +62,14 @@ def with_arrival_sequence(df: DataFrame) -> DataFrame:
     return df.withColumn(ARRIVAL_COLUMN, udf.asNondeterministic()(F.spark_partition_id()))
 
 
-def first_in_partition() -> Column:
-    """True on the first row of each input partition (by its arrival sequence)."""
-    return (F.col(ARRIVAL_COLUMN) % F.lit(1 << POSITION_BITS)) == 0
+#: True on the first row of each input partition (by its arrival sequence), as SQL text.
+FIRST_IN_PARTITION = f"`{ARRIVAL_COLUMN}` % {1 << POSITION_BITS} = 0"
 
 
 __all__ = [
     "ARRIVAL_COLUMN",
+    "FIRST_IN_PARTITION",
     "POSITION_BITS",
-    "first_in_partition",
     "sequence",
     "with_arrival_sequence",
 ]

@@ -90,7 +90,7 @@ from .elements import (
     TIMESTAMP_COLUMN,
     apply_element_stage,
 )
-from .key_groups import key_group_labels
+from .key_groups import key_group_labels, label_array
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
 from .nulls import plan as null_plan
@@ -225,37 +225,55 @@ class CompiledStage:
     #: the declared type of each output field that leaves the stage as text (text_floats)
     casts: dict[str, DataType] = field(default_factory=dict)
 
+    #: each output's row filter and columns, built once (see ``_project``)
+    _projections: dict[tuple[int, bool], tuple[Column, list[Column]]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
     def main(self, combined: DataFrame | None = None) -> DataFrame:
         """The main output rows of ``combined`` (default: the whole stage)."""
-        df = self.combined if combined is None else combined
-        return _project(df, 0, self.main_columns, self.casts)
+        return self._project(self.combined if combined is None else combined, 0)
 
     def main_timed(self) -> DataFrame:
         """The main output plus the hidden ``_fw_rts`` column: the timestamp each result
         carries downstream (its window's ``max_timestamp()``, as in Flink)."""
-        columns = [*self.main_columns, (RECORD_TIMESTAMP_COLUMN, RECORD_TIMESTAMP_COLUMN)]
-        return _project(self.combined, 0, columns, self.casts)
+        return self._project(self.combined, 0, timed=True)
 
     def side(self, tag: OutputTag, combined: DataFrame | None = None) -> DataFrame:
         """The rows of side output ``tag``."""
         tags = list(self.side_columns)
         if tag not in self.side_columns:
             raise KeyError(f"{tag!r} is not an output of this stage (outputs: {tags})")
-        df = self.combined if combined is None else combined
-        return _project(df, tags.index(tag) + 1, self.side_columns[tag], self.casts)
+        return self._project(
+            self.combined if combined is None else combined, tags.index(tag) + 1
+        )
 
-
-def _project(
-    df: DataFrame, tag: int, columns: list[tuple[str, str]], casts: dict[str, DataType]
-) -> DataFrame:
-    schema = df.schema
-    return df.where(F.col(TAG_COLUMN) == tag).select(
-        *[
-            (F.col(internal).cast(casts[internal]) if internal in casts else F.col(internal))
-            .alias(public, metadata=schema[internal].metadata)
-            for internal, public in columns
-        ]
-    )
+    def _project(self, df: DataFrame, tag: int, timed: bool = False) -> DataFrame:
+        """The rows of output ``tag`` (0: main) of ``df`` (the stage's rows, or one
+        micro-batch of them), under the output's own column names. The filter and columns are
+        built once per output and reused for every micro-batch: building them anew costs
+        py4j calls by the hundred each time."""
+        built = self._projections.get((tag, timed))
+        if built is None:
+            if tag == 0:
+                columns = list(self.main_columns)
+                if timed:
+                    columns.append((RECORD_TIMESTAMP_COLUMN, RECORD_TIMESTAMP_COLUMN))
+            else:
+                columns = list(self.side_columns.values())[tag - 1]
+            schema = self.combined.schema  # every micro-batch's schema
+            built = self._projections[tag, timed] = (
+                F.col(TAG_COLUMN) == tag,
+                [
+                    (
+                        F.col(internal).cast(self.casts[internal]) if internal in self.casts
+                        else F.col(internal)
+                    ).alias(public, metadata=schema[internal].metadata)
+                    for internal, public in columns
+                ],
+            )
+        condition, selected = built
+        return df.where(condition).select(*selected)
 
 
 # ------------------------------------------------------------------------ time domain
@@ -311,7 +329,7 @@ def key_group_column(pipeline: WindowPipeline, check_nulls: bool = True) -> Colu
     (:func:`failing_on_null_key`) unless ``check_nulls`` is False (rows checked before)."""
     if not pipeline.keyed:
         return F.lit(key_group_labels(1)[0])
-    labels = F.array(*[F.lit(label) for label in key_group_labels(pipeline.key_groups)])
+    labels = label_array(pipeline.key_groups)
     if pipeline.key_selector is not None:
         # the selector's keys travel pickled; a null key fails in the element stage
         group = F.pmod(F.hash(F.col(KEY_COLUMN)), F.lit(pipeline.key_groups))

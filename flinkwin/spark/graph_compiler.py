@@ -51,7 +51,7 @@ from .compiler import (
 )
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .graph import GraphPipeline, GraphSpec, StreamPlan
-from .key_groups import key_group_labels
+from .key_groups import key_group_labels, label_array
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
 from .nulls import plan as null_plan
@@ -260,7 +260,7 @@ def _partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
 def _key_group(columns: list[str], key_groups: int, names: list[str]) -> Any:
     """The key group label of a source row keyed by ``columns``; a null key fails, as in
     Flink ("Assigned key must not be null!")."""
-    labels = F.array(*[F.lit(label) for label in key_group_labels(key_groups)])
+    labels = label_array(key_groups)
     group = F.pmod(F.hash(*[quoted(c) for c in columns]), F.lit(key_groups))
     null_key = functools.reduce(lambda a, b: a | b, [quoted(c).isNull() for c in columns])
     message = F.concat(

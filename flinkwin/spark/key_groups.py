@@ -20,6 +20,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from pyspark.sql import Column
+from pyspark.sql import functions as F
 
 #: Labels hash to ``g`` modulo this: 2^6 * 3^2 * 5^2 * 7.
 BALANCING_MODULUS = 100_800
@@ -71,4 +73,15 @@ def key_group_labels(n: int) -> tuple[int, ...]:
     return tuple(found[g % BALANCING_MODULUS][g // BALANCING_MODULUS] for g in range(n))
 
 
-__all__ = ["BALANCING_MODULUS", "key_group_labels", "murmur3_int"]
+def label_list(n: int) -> str:
+    """The labels of ``n`` key groups as SQL literals, comma-separated."""
+    return ", ".join(str(label) for label in key_group_labels(n))
+
+
+def label_array(n: int) -> Column:
+    """The labels of ``n`` key groups as an array literal (one SQL text: building it from one
+    literal Column per label costs several py4j calls per label)."""
+    return F.expr(f"array({label_list(n)})")
+
+
+__all__ = ["BALANCING_MODULUS", "key_group_labels", "label_array", "label_list", "murmur3_int"]

@@ -9,8 +9,8 @@ import re
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from .arrival import ARRIVAL_COLUMN, first_in_partition
-from .key_groups import key_group_labels
+from .arrival import ARRIVAL_COLUMN, FIRST_IN_PARTITION
+from .key_groups import label_list
 from .runtime import (
     HEARTBEAT_SEQUENCE,
     KEY_GROUP_COLUMN,
@@ -32,9 +32,9 @@ def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
     ``docs/metrics.md``). ``df`` carries the rows' arrival sequence
     (:mod:`flinkwin.spark.arrival`), which tells the first rows in the JVM; marking the copies
     there sends no extra column through the shuffle."""
-    labels = [F.lit(label) for label in key_group_labels(key_groups)]
-    groups = F.when(first_in_partition(), F.array(F.col(_KG), *labels)).otherwise(
-        F.array(F.col(_KG))
+    groups = F.expr(
+        f"CASE WHEN {FIRST_IN_PARTITION} THEN array(`{_KG}`, {label_list(key_groups)}) "
+        f"ELSE array(`{_KG}`) END"
     )
     columns = [quoted(c) for c in df.columns if c != _KG]
     copy = F.col(_COPY)
@@ -52,7 +52,8 @@ def metric_aggregates() -> list[Column]:
     """The observed metrics: sums of the calls' metrics rows. The state totals stay null in
     a batch in which Spark called no key group (the stage's state did not change then)."""
     return [
-        (F.sum(c) if n in STATE_METRICS else F.coalesce(F.sum(c), F.lit(0))).alias(n)
+        F.expr(f"sum(`{c}`) AS `{n}`" if n in STATE_METRICS
+               else f"coalesce(sum(`{c}`), 0) AS `{n}`")
         for n, c in zip(METRICS, METRIC_COLUMNS)
     ]
 
