@@ -22,14 +22,22 @@ $(DEMO_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[spark]"
 	touch $(DEMO_STAMP)
 
-# About 19 minutes on a 2-core machine (pytest 19 min 4 s measured on 2026-11-26, lint before it; longer on a busy one): lint, the core tests
-# (seconds), then the Spark tests in one shared local session, the notebooks and the docs site.
+# Lint, then two pytest processes side by side: the tests marked `beside` (each runs its own
+# long-lived processes: crash-test drivers, the job and user scripts, deployment drivers, notebook
+# kernels, the docs site's browser) and all the others (the core tests, then the Spark tests in one
+# shared local session). Mostly waiting on JVM start-ups, the two overlap well on 2 cores. The
+# `beside` log is printed when both are done; either failing fails the target.
+BESIDE_LOG := .test-beside.log
 test: $(STAMP)
-	@echo "make test: lint, then about 1400 tests; about 19 minutes on a 2-core machine"
+	@echo "make test: lint, then about 1400 tests in two pytest processes; about 13 minutes on a 2-core machine"
 	@command -v java >/dev/null || { echo "Java 17 is required for the Spark tests (apt-get install openjdk-17-jre-headless)"; exit 1; }
 	$(PY) -m ruff check flinkwin tests bench
 	$(PY) -m mypy flinkwin
-	$(PY) -m pytest -q -rs -m "not cluster"
+	@$(PY) -m pytest -q -rs -p no:cacheprovider -m "beside and not cluster" > $(BESIDE_LOG) 2>&1 & beside=$$!; \
+	$(PY) -m pytest -q -rs -m "not cluster and not beside"; rest=$$?; \
+	wait $$beside; status=$$?; \
+	echo "== the tests run beside them (pytest -m 'beside and not cluster'):"; cat $(BESIDE_LOG); \
+	test $$rest -eq 0 && test $$status -eq 0
 
 # The standalone-cluster deployment test (a master and two workers on localhost, see
 # docs/deployment.md); minutes on a quiet 2-core machine, so not part of `make test`.
@@ -69,4 +77,4 @@ bench-operator: $(STAMP)
 	$(PY) bench/bench_spark.py
 
 clean:
-	rm -rf $(VENV) build site *.egg-info .pytest_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache $(BESIDE_LOG)

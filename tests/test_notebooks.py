@@ -81,6 +81,7 @@ async def _execute_all(
 
 @pytest.mark.spark
 @pytest.mark.slow
+@pytest.mark.beside  # its own kernels and Spark sessions: `make test` runs it beside the rest
 def test_notebooks_run_top_to_bottom(tmp_path: Path) -> None:
     if shutil.which("java") is None:
         pytest.skip("Java 17 is needed for the Spark cells")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.spark
+# runs its own Spark processes: `make test` runs it beside the rest
+pytestmark = [pytest.mark.spark, pytest.mark.beside]
 
 GETTING_STARTED = Path(__file__).resolve().parent.parent / "docs" / "getting-started.md"
 

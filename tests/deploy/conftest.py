@@ -21,6 +21,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if str(item.fspath).startswith(here):
             item.add_marker(pytest.mark.spark)
+            item.add_marker(pytest.mark.beside)  # separate driver processes
 
 
 def _need_java() -> None:

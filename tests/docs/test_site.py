@@ -20,6 +20,9 @@ import pytest
 from doc_examples import DOCS
 from headless_chromium import HeadlessChromium, find_chromium
 
+# builds the site and runs a browser for a while: `make test` runs it beside the rest
+pytestmark = pytest.mark.beside
+
 ROOT = DOCS.parent
 
 

@@ -30,6 +30,9 @@ from deltalake import DeltaTable
 
 from flinkwin.sinks import DeltaSink
 
+# runs its own Spark processes for a long while: `make test` runs it beside the rest
+pytestmark = pytest.mark.beside
+
 DRIVER = Path(__file__).with_name("crash_driver.py")
 BATCHES = 21
 KILLS = 10

@@ -24,6 +24,9 @@ deltalake = pytest.importorskip("deltalake")
 
 OUTPUTS = ("tumbling_revenue.main", "tumbling_revenue.late")
 
+# runs its own Spark processes for a long while: `make test` runs it beside the rest
+pytestmark = pytest.mark.beside
+
 
 def _args(work: Path, batches: int) -> list[str]:
     return [

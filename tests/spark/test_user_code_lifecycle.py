@@ -35,6 +35,9 @@ from flinkwin.watermark import WatermarkStrategy
 DRIVER = Path(__file__).with_name("main_module_driver.py")
 ROOT = Path(__file__).resolve().parents[2]
 
+# runs its own Spark processes for a long while: `make test` runs it beside the rest
+pytestmark = pytest.mark.beside
+
 
 def _write_files(directory: Path, first: int, last: int) -> None:
     """Files ``first..last-1``, read in that order: file i holds users a and b at
