@@ -29,7 +29,6 @@ side output), the main columns ``_fw_m<i>`` and each side output's columns ``_fw
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,7 +89,7 @@ from .elements import (
     TIMESTAMP_COLUMN,
     apply_element_stage,
 )
-from .key_groups import key_group_labels, label_array
+from .key_groups import key_group_labels, label_list
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
 from .nulls import plan as null_plan
@@ -118,7 +117,7 @@ from .schema import (
 )
 from .state_key import state_pickler
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
-from .timestamps import on_wire, quoted, text_floats, to_wire
+from .timestamps import on_wire, quoted, sql_name, text_floats, to_wire
 from .watermarks import (
     MAX_EVENT_TIME_MS,
     WATERMARK_SHIFT_MS,
@@ -263,11 +262,11 @@ class CompiledStage:
                 columns = list(self.side_columns.values())[tag - 1]
             schema = self.combined.schema  # every micro-batch's schema
             built = self._projections[tag, timed] = (
-                F.col(TAG_COLUMN) == tag,
+                F.expr(f"{sql_name(TAG_COLUMN)} = {tag}"),
                 [
                     (
-                        F.col(internal).cast(self.casts[internal]) if internal in self.casts
-                        else F.col(internal)
+                        quoted(internal).cast(self.casts[internal]) if internal in self.casts
+                        else quoted(internal)
                     ).alias(public, metadata=schema[internal].metadata)
                     for internal, public in columns
                 ],
@@ -329,15 +328,17 @@ def key_group_column(pipeline: WindowPipeline, check_nulls: bool = True) -> Colu
     (:func:`failing_on_null_key`) unless ``check_nulls`` is False (rows checked before)."""
     if not pipeline.keyed:
         return F.lit(key_group_labels(1)[0])
-    labels = label_array(pipeline.key_groups)
+    n = pipeline.key_groups
     if pipeline.key_selector is not None:
         # the selector's keys travel pickled; a null key fails in the element stage
-        group = F.pmod(F.hash(F.col(KEY_COLUMN)), F.lit(pipeline.key_groups))
-        return F.element_at(labels, group + 1)
-    assert pipeline.key_columns is not None
-    group = F.pmod(F.hash(*[F.col(c) for c in pipeline.key_columns]), F.lit(pipeline.key_groups))
-    label = F.element_at(labels, group + 1)
-    return failing_on_null_key(pipeline, label) if check_nulls else label
+        keys = sql_name(KEY_COLUMN)
+    else:
+        assert pipeline.key_columns is not None
+        keys = ", ".join(sql_name(c) for c in pipeline.key_columns)
+    label = F.expr(f"element_at(array({label_list(n)}), pmod(hash({keys}), {n}) + 1)")
+    if pipeline.key_selector is not None or not check_nulls:
+        return label
+    return failing_on_null_key(pipeline, label)
 
 
 def failing_on_null_key(pipeline: WindowPipeline, column: Column) -> Column:
@@ -345,14 +346,11 @@ def failing_on_null_key(pipeline: WindowPipeline, column: Column) -> Column:
     the message: Flink rejects a null key ("Assigned key must not be null!"), Spark would
     group it."""
     assert pipeline.key_columns is not None
-    null_key = functools.reduce(
-        lambda a, b: a | b, [F.col(c).isNull() for c in pipeline.key_columns]
-    )
+    null_key = F.expr(" OR ".join(f"{sql_name(c)} IS NULL" for c in pipeline.key_columns))
+    row = ", ".join(sql_name(c) for c in pipeline.df.columns)
     message = F.concat(
         F.lit(f"keyBy column(s) {pipeline.key_columns}: null key in row "),
-        F.to_json(
-            F.struct(*[F.col(c) for c in pipeline.df.columns]), {"ignoreNullFields": "false"}
-        ),
+        F.expr(f"to_json(struct({row}), map('ignoreNullFields', 'false'))"),
         F.lit(
             "; Flink rejects null keys (Assigned key must not be null!): filter such rows "
             "out or replace the null (e.g. with coalesce) before keyBy"

@@ -114,9 +114,17 @@ def _texts(dtype: DataType) -> DataType:
     return dtype
 
 
+def sql_name(name: str) -> str:
+    """The top-level column ``name`` as a SQL identifier (dots and backticks taken
+    literally)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def quoted(name: str) -> Column:
-    """The top-level column ``name`` (dots and backticks taken literally)."""
-    return F.col("`" + name.replace("`", "``") + "`")
+    """The top-level column ``name`` (dots and backticks taken literally). Made from SQL text:
+    ``F.col`` records the Python call site for Spark's error context, about 19 py4j calls a
+    column against 3."""
+    return F.expr(sql_name(name))
 
 
 # ------------------------------------------------------------------------ Spark side
@@ -218,6 +226,7 @@ __all__ = [
     "instant",
     "on_wire",
     "quoted",
+    "sql_name",
     "text_floats",
     "to_wire",
 ]
