@@ -89,7 +89,7 @@ from .elements import (
     TIMESTAMP_COLUMN,
     apply_element_stage,
 )
-from .key_groups import key_group_labels, label_list
+from .key_groups import failing_on_null, key_group_labels, label_of
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
 from .nulls import plan as null_plan
@@ -328,35 +328,21 @@ def key_group_column(pipeline: WindowPipeline, check_nulls: bool = True) -> Colu
     (:func:`failing_on_null_key`) unless ``check_nulls`` is False (rows checked before)."""
     if not pipeline.keyed:
         return F.lit(key_group_labels(1)[0])
-    n = pipeline.key_groups
     if pipeline.key_selector is not None:
         # the selector's keys travel pickled; a null key fails in the element stage
-        keys = sql_name(KEY_COLUMN)
-    else:
-        assert pipeline.key_columns is not None
-        keys = ", ".join(sql_name(c) for c in pipeline.key_columns)
-    label = F.expr(f"element_at(array({label_list(n)}), pmod(hash({keys}), {n}) + 1)")
-    if pipeline.key_selector is not None or not check_nulls:
-        return label
-    return failing_on_null_key(pipeline, label)
+        return label_of([KEY_COLUMN], pipeline.key_groups)
+    assert pipeline.key_columns is not None
+    label = label_of(pipeline.key_columns, pipeline.key_groups)
+    return failing_on_null_key(pipeline, label) if check_nulls else label
 
 
 def failing_on_null_key(pipeline: WindowPipeline, column: Column) -> Column:
     """``column``, failing on a row whose key column (one of them) is null, with the row in
-    the message: Flink rejects a null key ("Assigned key must not be null!"), Spark would
-    group it."""
+    the message (:func:`~flinkwin.spark.key_groups.failing_on_null`)."""
     assert pipeline.key_columns is not None
-    null_key = F.expr(" OR ".join(f"{sql_name(c)} IS NULL" for c in pipeline.key_columns))
-    row = ", ".join(sql_name(c) for c in pipeline.df.columns)
-    message = F.concat(
-        F.lit(f"keyBy column(s) {pipeline.key_columns}: null key in row "),
-        F.expr(f"to_json(struct({row}), map('ignoreNullFields', 'false'))"),
-        F.lit(
-            "; Flink rejects null keys (Assigned key must not be null!): filter such rows "
-            "out or replace the null (e.g. with coalesce) before keyBy"
-        ),
+    return failing_on_null(
+        pipeline.key_columns, pipeline.df.columns, "keyBy column(s)", "before keyBy", column
     )
-    return F.when(null_key, F.raise_error(message)).otherwise(column)
 
 
 def overflow_policy(spark: Any) -> str:

@@ -51,7 +51,7 @@ from .compiler import (
 )
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .graph import GraphPipeline, GraphSpec, StreamPlan
-from .key_groups import key_group_labels, label_array
+from .key_groups import failing_on_null, key_group_labels, label_of
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
 from .nulls import plan as null_plan
@@ -260,17 +260,8 @@ def _partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
 def _key_group(columns: list[str], key_groups: int, names: list[str]) -> Any:
     """The key group label of a source row keyed by ``columns``; a null key fails, as in
     Flink ("Assigned key must not be null!")."""
-    labels = label_array(key_groups)
-    group = F.pmod(F.hash(*[quoted(c) for c in columns]), F.lit(key_groups))
-    null_key = functools.reduce(lambda a, b: a | b, [quoted(c).isNull() for c in columns])
-    message = F.concat(
-        F.lit(f"key column(s) {columns}: null key in row "),
-        F.to_json(F.struct(*[quoted(c) for c in names]), {"ignoreNullFields": "false"}),
-        F.lit("; Flink rejects null keys (Assigned key must not be null!): filter such rows "
-              "out or replace the null (e.g. with coalesce) first"),
-    )
-    return F.when(null_key, F.raise_error(message)).otherwise(
-        F.element_at(labels, group + 1)
+    return failing_on_null(
+        columns, names, "key column(s)", "first", label_of(columns, key_groups)
     )
 
 

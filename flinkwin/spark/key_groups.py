@@ -18,10 +18,13 @@ another ``spark.sql.shuffle.partitions`` still finds every group's state.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+
+from .timestamps import sql_name
 
 #: Labels hash to ``g`` modulo this: 2^6 * 3^2 * 5^2 * 7.
 BALANCING_MODULUS = 100_800
@@ -78,10 +81,37 @@ def label_list(n: int) -> str:
     return ", ".join(str(label) for label in key_group_labels(n))
 
 
-def label_array(n: int) -> Column:
-    """The labels of ``n`` key groups as an array literal (one SQL text: building it from one
-    literal Column per label costs several py4j calls per label)."""
-    return F.expr(f"array({label_list(n)})")
+def label_of(columns: Sequence[str], n: int) -> Column:
+    """The label of the key group of a row keyed by the top-level ``columns``: group
+    ``pmod(hash(columns), n)``, as one SQL text."""
+    keys = ", ".join(sql_name(c) for c in columns)
+    return F.expr(f"element_at(array({label_list(n)}), pmod(hash({keys}), {n}) + 1)")
 
 
-__all__ = ["BALANCING_MODULUS", "key_group_labels", "label_array", "label_list", "murmur3_int"]
+def failing_on_null(
+    columns: Sequence[str], row: Sequence[str], what: str, advice: str, column: Column
+) -> Column:
+    """``column``, failing on a row with a null in one of the key ``columns``, the row's
+    ``row`` columns in the message: Flink rejects a null key ("Assigned key must not be
+    null!"), Spark would group it."""
+    null_key = F.expr(" OR ".join(f"{sql_name(c)} IS NULL" for c in columns))
+    fields = ", ".join(sql_name(c) for c in row)
+    message = F.concat(
+        F.lit(f"{what} {list(columns)}: null key in row "),
+        F.expr(f"to_json(struct({fields}), map('ignoreNullFields', 'false'))"),
+        F.lit(
+            "; Flink rejects null keys (Assigned key must not be null!): filter such rows "
+            f"out or replace the null (e.g. with coalesce) {advice}"
+        ),
+    )
+    return F.when(null_key, F.raise_error(message)).otherwise(column)
+
+
+__all__ = [
+    "BALANCING_MODULUS",
+    "failing_on_null",
+    "key_group_labels",
+    "label_list",
+    "label_of",
+    "murmur3_int",
+]
