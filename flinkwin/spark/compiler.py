@@ -463,6 +463,20 @@ def main_schema(pipeline: WindowPipeline) -> StructType:
     return schema
 
 
+def check_passable_names(names: Sequence[str]) -> None:
+    """Raise on an input column whose name has a dot or a backtick: pyspark's
+    ``applyInPandas``/``applyInPandasWithState`` pass columns to Python as ``df[name]``, which
+    reads ``a.b`` as field ``b`` of a column ``a`` and fails with an unresolved column."""
+    bad = [n for n in names if "." in n or "`" in n]
+    if bad:
+        example = bad[0].replace(".", "_").replace("`", "")
+        raise PipelineError(
+            f"input column name(s) {bad} contain '.' or '`': pyspark's stateful Python stage "
+            "cannot pass such a column to Python (it reads 'a.b' as field 'b' of a column "
+            f"'a'); rename it first, e.g. df.withColumnRenamed({bad[0]!r}, {example!r})"
+        )
+
+
 def check_unique_names(names: Sequence[str], what: str, case_sensitive: bool) -> None:
     """Raise if two columns of ``what`` share a name (ignoring case unless Spark's
     ``spark.sql.caseSensitive`` is set): outputs are built from names, so one of them would
@@ -534,6 +548,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         df.sparkSession.conf.get("spark.sql.caseSensitive") or "false"
     ).lower() == "true"
     check_unique_names(df.columns, "the input", case_sensitive)
+    check_passable_names(df.columns)
     check_carried(pipeline.input_schema, "the input")
     if pipeline.key_columns is not None:
         missing = [c for c in pipeline.key_columns if c not in df.columns]
