@@ -181,7 +181,6 @@ def test_duplicate_column_names_fail_at_build(spark: Any, events: DataStream) ->
         _windowed(events).sum("v").getSideOutput(tagged)
 
 
-
 def test_input_column_names_with_a_dot_or_a_backtick_fail_at_build(events: DataStream) -> None:
     # pyspark's applyInPandas(WithState) would read 'v.x' as field 'x' of a column 'v'
     dotted = events.toDF().withColumnRenamed("v", "v.x")
