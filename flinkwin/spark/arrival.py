@@ -31,6 +31,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType
 
+from .timestamps import sql_name
+
 #: The column holding each row's arrival sequence.
 ARRIVAL_COLUMN = "_fw_seq"
 #: Bits of the position within a partition (as in ``monotonically_increasing_id``).
@@ -63,7 +65,7 @@ def with_arrival_sequence(df: DataFrame) -> DataFrame:
 
 
 #: True on the first row of each input partition (by its arrival sequence), as SQL text.
-FIRST_IN_PARTITION = f"`{ARRIVAL_COLUMN}` % {1 << POSITION_BITS} = 0"
+FIRST_IN_PARTITION = f"{sql_name(ARRIVAL_COLUMN)} % {1 << POSITION_BITS} = 0"
 
 
 __all__ = [

@@ -18,7 +18,7 @@ from .runtime import (
     METRICS,
     STATE_METRICS,
 )
-from .timestamps import quoted
+from .timestamps import quoted, sql_name
 
 _KG = KEY_GROUP_COLUMN
 #: The position of a row among its copies (0: the row itself), dropped before the shuffle.
@@ -33,8 +33,8 @@ def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
     (:mod:`flinkwin.spark.arrival`), which tells the first rows in the JVM; marking the copies
     there sends no extra column through the shuffle."""
     groups = F.expr(
-        f"CASE WHEN {FIRST_IN_PARTITION} THEN array(`{_KG}`, {label_list(key_groups)}) "
-        f"ELSE array(`{_KG}`) END"
+        f"CASE WHEN {FIRST_IN_PARTITION} THEN array({sql_name(_KG)}, {label_list(key_groups)}) "
+        f"ELSE array({sql_name(_KG)}) END"
     )
     columns = [quoted(c) for c in df.columns if c != _KG]
     copy = F.col(_COPY)
@@ -52,8 +52,8 @@ def metric_aggregates() -> list[Column]:
     """The observed metrics: sums of the calls' metrics rows. The state totals stay null in
     a batch in which Spark called no key group (the stage's state did not change then)."""
     return [
-        F.expr(f"sum(`{c}`) AS `{n}`" if n in STATE_METRICS
-               else f"coalesce(sum(`{c}`), 0) AS `{n}`")
+        F.expr(f"sum({sql_name(c)}) AS {sql_name(n)}" if n in STATE_METRICS
+               else f"coalesce(sum({sql_name(c)}), 0) AS {sql_name(n)}")
         for n, c in zip(METRICS, METRIC_COLUMNS)
     ]
 
