@@ -25,6 +25,11 @@ class UnsupportedTimeCharacteristicError(RuntimeError):
     characteristic asked for (an interval join in processing time)."""
 
 
+class NullKeyError(ValueError):
+    """Flink's ``NullPointerException`` "Assigned key must not be null!"
+    (``KeyGroupRangeAssignment.assignToKeyGroup``): an element's key is null."""
+
+
 class UserFunctionError(RuntimeError):
     """User code (window function, reduce/aggregate function, trigger, evictor, gap extractor)
     raised while the operator worked on ``key`` and ``window``. The user's exception, with its
@@ -48,7 +53,7 @@ MERGING_TRIGGER_MESSAGE = (
 )
 
 #: flinkwin's own errors raised inside the operator: passed on as they are, never wrapped.
-OPERATOR_ERRORS = (UserFunctionError, IllegalStateError, UnsupportedOperationError)
+OPERATOR_ERRORS = (UserFunctionError, IllegalStateError, UnsupportedOperationError, NullKeyError)
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

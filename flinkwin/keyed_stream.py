@@ -81,7 +81,7 @@ class KeyedStream:
             raise TypeError("KeyedProcessFunction is required for KeyedStream.")
         plan = plan_of(self._stream)
         return GraphResultStream(plan.with_node(process_node(func, self._key(), output_type,
-                                                             plan)))
+                                                             plan, self._key_type)))
 
     def map(self, func: Any, output_type: Any = None) -> Any:
         """PyFlink's keyed ``map``: one output per element, from a function whose
@@ -181,7 +181,8 @@ class KeyedStream:
 
         right = spec.right
         plan, heads = combine([plan_of(self._stream), plan_of(right._stream)])
-        node = interval_join_node(spec, self._key(), right._key(), plan, heads)
+        key_type = self._key_type if self._key_type is not None else right._key_type
+        node = interval_join_node(spec, self._key(), right._key(), plan, heads, key_type)
         return GraphResultStream(plan.with_node(node))
 
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:

@@ -1,5 +1,23 @@
 """Keys compare as Flink compares them: with Java's ``equals``.
 
+Which ``equals`` depends on how the key is typed, as in PyFlink:
+
+- a key of **declared type** (``key_by(selector, Types.INT())``, or column keys, typed by their
+  Spark column) compares by value, as the type's Java class does (:func:`flink_key`);
+- a key from a key selector **without** a declared type is pickled by PyFlink and compared as
+  those bytes, so its type is part of its identity: ``1``, ``1.0``, ``True`` and
+  ``Decimal("1")`` are four keys, ``Decimal("1.0")`` and ``Decimal("1.00")`` two. Such a key is
+  held as a :class:`PickledKey` (its value's type and value, as the pickled bytes would tell
+  them apart; numpy scalars count as the Python values they stand for, so a key never splits
+  because one path produced ``numpy.int64`` and another ``int``), unless no value of another
+  type can equal it (strings, bytes, dates... and tuples of those stay as they are; see
+  :func:`pickled_key`). User code always sees the value itself (:func:`user_key`).
+
+A key that is None (a key selector returning None, a null key column) fails, as Flink's
+``KeyGroupRangeAssignment.assignToKeyGroup`` does ("Assigned key must not be null!"); a tuple
+key holding a None is a key (only the key object itself is checked), except for column keys,
+where a null in any key column fails (:func:`state_key`).
+
 For ``double``/``float`` keys ``Double.equals`` differs from Python's ``==``: NaN equals NaN (so
 every NaN element is one key, whatever batch or worker it arrives in) and ``0.0`` does not
 equal ``-0.0`` (two keys). :func:`flink_key` gives such keys (also inside tuple keys) a float
@@ -9,10 +27,16 @@ still NaN, ``-0.0`` still ``-0.0``), so user functions and outputs see the key's
 
 from __future__ import annotations
 
+import decimal
 import math
 from typing import Any
 
 import numpy as np
+
+from flinkwin.errors import NullKeyError
+
+#: Flink's message for a null key (``KeyGroupRangeAssignment.assignToKeyGroup``), word for word.
+NULL_KEY_MESSAGE = "Assigned key must not be null!"
 
 
 class JavaDouble(float):
@@ -91,6 +115,125 @@ def flink_key(key: Any) -> Any:
     return key
 
 
+class PickledKey:
+    """A key without a declared type, compared as PyFlink compares its pickled bytes: by its
+    type and value (see module docstring). ``value`` is the key as the key selector returned
+    it; ``repr`` shows it. Pickles as itself, so a restored snapshot holds the same keys."""
+
+    __slots__ = ("_hash", "_identity", "value")
+
+    def __init__(self, value: Any, identity: Any = None) -> None:
+        self.value = value
+        self._identity = _identity(value) if identity is None else identity
+        self._hash = hash(self._identity)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is PickledKey
+            and self._hash == other._hash
+            and self._identity == other._identity
+        )
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any]]:
+        return (PickledKey, (self.value,))
+
+
+class _Tag(tuple):  # type: ignore[type-arg]
+    """``(kind, value)``: a value whose type is part of its identity; equal only to another
+    tag (never to a user's tuple of the same items)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Tag and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)
+
+
+def _identity(value: Any) -> Any:
+    """What tells ``value`` apart as its pickled bytes would: numbers tagged with their kind
+    (``bool``, ``int``, ``float``, ``decimal``; floats with ``Double.equals``: NaN one key,
+    ``-0.0`` another), containers item by item; a value no other type's value equals is its
+    own identity (``value`` itself, numpy strings as ``str``)."""
+    if isinstance(value, np.generic):  # numpy scalars as the Python values they stand for
+        value = str(value) if isinstance(value, str) else value.item()
+    kind = type(value)
+    if kind is str or value is None:
+        return value
+    if kind is bool:
+        return _Tag(("bool", value))
+    if isinstance(value, float):
+        return _Tag(("float", flink_key(float(value))))
+    if isinstance(value, int):
+        return _Tag(("int", int(value)))
+    if isinstance(value, decimal.Decimal):
+        return _Tag(("decimal", str(value)))  # Decimal pickles as its string: 1.0 is not 1.00
+    if isinstance(value, tuple):
+        items = tuple(_identity(v) for v in value)
+        if any(type(i) is _Tag for i in items):
+            return _Tag(("tuple", items))
+        # no item needs its type: the tuple itself (a Row equals the tuple of its values)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if isinstance(value, list):
+        return _Tag(("list", tuple(_identity(v) for v in value)))
+    if isinstance(value, dict):
+        return _Tag(("map", frozenset((_identity(k), _identity(v)) for k, v in value.items())))
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def user_key(key: Any) -> Any:
+    """The key as user code sees it: a :class:`PickledKey`'s value, any other key itself."""
+    return key.value if type(key) is PickledKey else key
+
+
+def compares_by_value(selector: Any, key_type: Any) -> bool:
+    """True when an operator's keys compare by value (a declared key type, or column keys:
+    ``selector.column_keys``), False when by their type too (:class:`PickledKey`)."""
+    return key_type is not None or bool(getattr(selector, "column_keys", False))
+
+
+def state_key(key: Any, by_value: bool, element: Any, where: str) -> Any:
+    """The key ``element``'s state is held under, from what its key selector returned:
+    :func:`flink_key` (``by_value``) or a :class:`PickledKey`; a None key fails with Flink's
+    message, naming ``where`` (the operator and input) and the element."""
+    if key is None:
+        raise null_key_error(where, element)
+    return flink_key(key) if by_value else pickled_key(key)
+
+
+def pickled_key(value: Any) -> Any:
+    """``value`` as a key without a declared type: a :class:`PickledKey` when its type tells
+    it apart from equal values of other types (numbers, containers holding them), else the
+    value itself (a ``str``, ``bytes``, a date... and tuples of those, which no value of
+    another type equals)."""
+    identity = _identity(value)
+    return PickledKey(value, identity) if type(identity) is _Tag else identity
+
+
+def null_key_error(where: str, element: Any) -> NullKeyError:
+    """The error for a null key of ``element`` in ``where``."""
+    return NullKeyError(
+        f"{where}: null key for element {element!r}; Flink rejects null keys "
+        f"({NULL_KEY_MESSAGE}): filter such elements out, or make the key selector return "
+        "a value for them"
+    )
+
+
 def float_codes(values: np.ndarray) -> np.ndarray:
     """A float column as int64 codes with ``Double.equals``'s identity: every NaN the same
     code, ``0.0`` and ``-0.0`` different (the bits of each value, NaN made canonical)."""
@@ -98,4 +241,17 @@ def float_codes(values: np.ndarray) -> np.ndarray:
     return canonical.view(np.int64)
 
 
-__all__ = ["JavaDouble", "JavaList", "JavaMap", "flink_key", "float_codes"]
+__all__ = [
+    "NULL_KEY_MESSAGE",
+    "JavaDouble",
+    "JavaList",
+    "JavaMap",
+    "PickledKey",
+    "compares_by_value",
+    "flink_key",
+    "float_codes",
+    "null_key_error",
+    "pickled_key",
+    "state_key",
+    "user_key",
+]

@@ -155,7 +155,13 @@ class KeySelector(Function, Generic[IN, KEY]):
 
 
 class FieldKeySelector(KeySelector):
-    """Keys by one field (the key is the field's value) or several (the key is a tuple)."""
+    """Keys by one field (the key is the field's value) or several (the key is a tuple).
+
+    Column keys are typed by their columns (they compare by value, see :mod:`flinkwin.keys`),
+    and a null in any key field makes the key null, as the window stage's column keys are."""
+
+    #: keys compare by value (flinkwin.keys.compares_by_value)
+    column_keys = True
 
     def __init__(self, fields: str | Iterable[str]) -> None:
         self.fields = [fields] if isinstance(fields, str) else list(fields)
@@ -166,7 +172,8 @@ class FieldKeySelector(KeySelector):
     def get_key(self, value: Any) -> Any:
         if self.single:
             return value[self.fields[0]]
-        return tuple(value[f] for f in self.fields)
+        key = tuple(value[f] for f in self.fields)
+        return None if any(v is None for v in key) else key
 
     def __repr__(self) -> str:
         return f"FieldKeySelector({self.fields})"

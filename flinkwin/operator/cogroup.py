@@ -130,6 +130,10 @@ class UnionKeySelector(KeySelector):
         self.key2: KeySelector = selector2
         self.atomic1 = bool(atomic1) and type(selector1) is FieldKeySelector
         self.atomic2 = bool(atomic2) and type(selector2) is FieldKeySelector
+        #: both inputs keyed by columns: keys compare by value (flinkwin.keys)
+        self.column_keys = type(selector1) is FieldKeySelector and (
+            type(selector2) is FieldKeySelector
+        )
 
     def get_key(self, value: Any) -> Any:
         if not isinstance(value, TaggedUnion):
@@ -370,6 +374,7 @@ def build_operator(spec: WindowJoinSpec, **operator_kwargs: Any) -> WindowOperat
         evictor=spec.evictor,
         allowed_lateness=spec.allowed_lateness_ms,
         late_output_tag=spec.late_tag,
+        key_type=spec.key_type,
         **operator_kwargs,
     )
 

@@ -48,7 +48,7 @@ from flinkwin.errors import OPERATOR_ERRORS, FlinkError, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process_join import ProcessJoinContext
-from flinkwin.keys import flink_key
+from flinkwin.keys import compares_by_value, state_key
 from flinkwin.longs import WRAP, check_policy, to_long
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
@@ -195,6 +195,7 @@ class IntervalJoinOperator(UserFunctionLifecycle):
         overflow: str = WRAP,
         state_pickler: StatePickler | None = None,
         subtask: Subtask | None = None,
+        key_type: Any = None,
     ) -> None:
         lower = bound_millis(lower_bound, "lower bound")
         upper = bound_millis(upper_bound, "upper bound")
@@ -221,6 +222,11 @@ class IntervalJoinOperator(UserFunctionLifecycle):
         if left_selector is None or right_selector is None:
             raise TypeError("an interval join joins keyed streams: give both key selectors")
         self.key_selectors: tuple[KeySelector, KeySelector] = (left_selector, right_selector)
+        #: keys compare by value (a declared ``key_type``, column keys on both inputs) or by
+        #: their type too (see flinkwin.keys.compares_by_value)
+        self.keys_by_value = key_type is not None or all(
+            compares_by_value(s, None) for s in self.key_selectors
+        )
         #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshot).
         self.state_pickler = state_pickler or StatePickler()
 
@@ -270,7 +276,10 @@ class IntervalJoinOperator(UserFunctionLifecycle):
             self.open()
         is_left = input_index == 0
         record = to_record(value)
-        key = flink_key(self.key_selectors[input_index].get_key(record))
+        key = state_key(
+            self.key_selectors[input_index].get_key(record), self.keys_by_value, record,
+            f"{self.runtime_context.get_task_name()} ({'left' if is_left else 'right'} input)",
+        )
         if timestamp is None or timestamp == MIN_LONG:
             raise FlinkError(NO_TIMESTAMP_MESSAGE)
         ts = int(timestamp)

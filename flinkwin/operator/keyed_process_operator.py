@@ -35,7 +35,7 @@ from flinkwin.errors import OPERATOR_ERRORS, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process import KeyedProcessFunction, TimeDomain
-from flinkwin.keys import flink_key
+from flinkwin.keys import compares_by_value, state_key
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.process_contexts import (
     KeyedContext,
@@ -169,12 +169,15 @@ class KeyedProcessOperator(UserFunctionLifecycle, _Base):
         atomic_elements: bool = False,
         state_pickler: StatePickler | None = None,
         subtask: Subtask | None = None,
+        key_type: Any = None,
     ) -> None:
         super().__init__(function, state_pickler)
         selector = make_key_selector(key_selector)
         if selector is None:
             raise TypeError("a KeyedProcessOperator needs a key selector (key_by(...) first)")
         self.key_selector = selector
+        #: keys compare by value, or by their type too (see flinkwin.keys.compares_by_value)
+        self.keys_by_value = compares_by_value(selector, key_type)
         self.atomic_elements = bool(atomic_elements)
         #: The key being processed: keyed state and timers refer to it.
         self.current_key: Any = None
@@ -201,9 +204,12 @@ class KeyedProcessOperator(UserFunctionLifecycle, _Base):
     # ------------------------------------------------------------------ inputs
 
     def key_of(self, value: Any) -> Any:
+        """The key ``value``'s state is held under (a null key fails as in Flink)."""
         if self.atomic_elements and type(self.key_selector) is FieldKeySelector:
-            return flink_key(value)
-        return flink_key(self.key_selector.get_key(value))
+            key = value
+        else:
+            key = self.key_selector.get_key(value)
+        return state_key(key, self.keys_by_value, value, self.runtime_context.get_task_name())
 
     def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
         """Process one element with event ``timestamp`` (None: the element has none)."""

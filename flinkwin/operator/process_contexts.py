@@ -13,6 +13,7 @@ from flinkwin.functions.process import (
     TimeDomain,
     TimerService,
 )
+from flinkwin.keys import user_key
 from flinkwin.output_tag import OutputTag
 from flinkwin.state.backend import VOID_NAMESPACE
 from flinkwin.time import MAX_LONG, MIN_LONG
@@ -92,7 +93,7 @@ class KeyedContext(KeyedProcessFunction.Context, ProcessFunction.Context):
         return self.element_timestamp
 
     def get_current_key(self) -> Any:
-        return self._op.current_key
+        return user_key(self._op.current_key)
 
     def output(self, output_tag: Any, value: Any) -> None:
         ts = self.element_timestamp
@@ -125,7 +126,7 @@ class KeyedOnTimerContext(KeyedProcessFunction.OnTimerContext, ProcessFunction.O
         return self.domain
 
     def get_current_key(self) -> Any:
-        return self._op.current_key
+        return user_key(self._op.current_key)
 
     def output(self, output_tag: Any, value: Any) -> None:
         self._op.emit_side(_check_tag(output_tag), value, self.timer_timestamp)

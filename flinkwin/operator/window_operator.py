@@ -52,7 +52,7 @@ from flinkwin.functions.internal import (
     iterate_outputs,
     resolve_window_function,
 )
-from flinkwin.keys import flink_key
+from flinkwin.keys import compares_by_value, state_key, user_key
 from flinkwin.longs import WRAP, LongOverflowError, check_policy, located, to_long
 from flinkwin.operator.contexts import (
     OperatorAssignerContext,
@@ -106,6 +106,7 @@ class WindowOperator(UserFunctionLifecycle):
         element_converters: Mapping[str, Callable[[Any], Any]] | None = None,
         state_pickler: StatePickler | None = None,
         subtask: Subtask | None = None,
+        key_type: Any = None,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
@@ -131,6 +132,9 @@ class WindowOperator(UserFunctionLifecycle):
         self.allowed_lateness = lateness
         self.late_output_tag = late_output_tag
         self.key_selector = make_key_selector(key_selector)
+        #: Keys compare by value (a declared ``key_type``, column keys) or, from a key selector
+        #: without a declared type, by their type too, as PyFlink's pickled keys (flinkwin.keys).
+        self.keys_by_value = compares_by_value(self.key_selector, key_type)
         self.overflow = check_policy(overflow)
         #: Elements built from frames are tuples (a ``Types.TUPLE`` stream), else Rows.
         self.tuple_elements = bool(tuple_elements)
@@ -169,6 +173,8 @@ class WindowOperator(UserFunctionLifecycle):
             OperatorRuntimeContext(self, task_info or TaskInfo()) if subtask is None
             else subtask.runtime_context(self)
         )
+        #: names the operator in a null key's error
+        self._key_owner = self.runtime_context.get_task_name()
         self._opened = False
         self.num_late_records_dropped = 0
         #: Window firings that emitted contents (not snapshotted: a per-run counter).
@@ -225,13 +231,17 @@ class WindowOperator(UserFunctionLifecycle):
         return [new(klass, row) for row in zip(*columns)]
 
     def key_of(self, record: Any) -> Any:
+        """The key ``record``'s state is held under (:func:`flinkwin.keys.state_key`: a null
+        key fails as in Flink)."""
         selector = self.key_selector
         if selector is None:
             return None
         if self.atomic_elements and type(selector) is FieldKeySelector:
             # the one column's name keys a stream of bare values by the value
-            return flink_key(record)
-        return flink_key(selector.get_key(record))
+            key = record
+        else:
+            key = selector.get_key(record)
+        return state_key(key, self.keys_by_value, record, self._key_owner)
 
     def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
         """Process one element with event ``timestamp`` (see module docstring); ``None`` means
@@ -643,11 +653,11 @@ class WindowOperator(UserFunctionLifecycle):
         else:
             kind = spec.window_kind
             if kind == "process":
-                result = fn.process(key, ProcessContext(self, key, window), values)
+                result = fn.process(user_key(key), ProcessContext(self, key, window), values)
             elif kind == "process_all":
                 result = fn.process(ProcessContext(self, key, window), values)
             elif kind == "apply":
-                result = fn.apply(key, window, values)
+                result = fn.apply(user_key(key), window, values)
             else:
                 result = fn.apply(window, values)
             method = "process" if kind in ("process", "process_all") else "apply"

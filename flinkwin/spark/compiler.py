@@ -601,6 +601,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         atomic_elements=pipeline.atomic_elements,
         element_converters=element_converters(input_schema, pipeline.element_type),
         state_pickler=state_pickler(df.sparkSession) if streaming else StatePickler(),
+        key_type=pipeline.key_type,
     )
     template = operator.build()  # fail at build time on an invalid configuration
     frame_state = streaming and not pipeline.with_window and all(

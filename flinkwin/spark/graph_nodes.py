@@ -74,6 +74,7 @@ def window_node(pipeline: Any, plan: StreamPlan, type_info: Any = None) -> PlanN
         tuple_elements=source.tuples,
         atomic_elements=source.atomic or source.pickled,
         state_pickler=stage_pickler(plan),
+        key_type=pipeline.key_type,
     )
     operator.build()  # fail at build time on an invalid configuration
     sides = {} if pipeline.late_tag is None else {
@@ -137,6 +138,7 @@ def window_join_node(spec: Any, plan: StreamPlan, heads: Sequence[StreamRef]) ->
         overflow=overflow_policy(plan.sources[0].toDF().sparkSession),
         atomic_elements=True,  # TaggedUnions, keyed by the union key selector
         state_pickler=stage_pickler(plan),
+        key_type=spec.key_type,
     )
     operator.build()
     sides = {}
@@ -171,6 +173,8 @@ class IntervalJoinBuilder:
     right_key: Any
     overflow: str
     state_pickler: StatePickler
+    #: the declared key type of either input (None: none declared)
+    key_type: Any = None
 
     def __call__(self, task_info: TaskInfo) -> Any:
         from flinkwin.operator.interval_join_operator import IntervalJoinOperator
@@ -180,21 +184,23 @@ class IntervalJoinBuilder:
             s.lower_bound, s.upper_bound, s.lower_bound_inclusive, s.upper_bound_inclusive,
             s.left_late_data_output_tag, s.right_late_data_output_tag, copy.deepcopy(s.function),
             self.left_key, self.right_key, task_info=task_info, overflow=self.overflow,
-            state_pickler=self.state_pickler,
+            state_pickler=self.state_pickler, key_type=self.key_type,
         )
 
 
 def interval_join_node(
-    spec: Any, left_key: Any, right_key: Any, plan: StreamPlan, heads: Sequence[StreamRef]
+    spec: Any, left_key: Any, right_key: Any, plan: StreamPlan, heads: Sequence[StreamRef],
+    key_type: Any = None,
 ) -> PlanNode:
-    """The interval join of ``spec`` reading ``heads`` (left, right) of ``plan``."""
+    """The interval join of ``spec`` reading ``heads`` (left, right) of ``plan``;
+    ``key_type``: the inputs' declared key type (None: none declared)."""
     declared = spec.output_schema if spec.output_schema is not None else spec.output_type
     output = declared_type(declared, "interval join output")
     left, right = (plan.type_of(h) for h in heads)
     runtime_spec = replace(spec, right=None)
     builder = IntervalJoinBuilder(
         runtime_spec, left_key, right_key,
-        overflow_policy(plan.sources[0].toDF().sparkSession), stage_pickler(plan),
+        overflow_policy(plan.sources[0].toDF().sparkSession), stage_pickler(plan), key_type,
     )
     builder(TaskInfo("IntervalJoin", 0, 1, 1))  # fail at build time on an invalid setup
     sides = {}
@@ -219,6 +225,8 @@ class ProcessBuilder:
     key: Any
     atomic: bool
     state_pickler: StatePickler
+    #: the declared key type (None: none declared)
+    key_type: Any = None
 
     def __call__(self, task_info: TaskInfo) -> Any:
         from flinkwin.operator.keyed_process_operator import (
@@ -232,14 +240,18 @@ class ProcessBuilder:
                                    state_pickler=self.state_pickler)
         return KeyedProcessOperator(function, self.key, task_info=task_info,
                                     atomic_elements=self.atomic,
-                                    state_pickler=self.state_pickler)
+                                    state_pickler=self.state_pickler, key_type=self.key_type)
 
 
-def process_node(function: Any, key: Any, output_type: Any, plan: StreamPlan) -> PlanNode:
-    """``process(function)`` on ``plan``'s head, keyed by ``key`` (None: not keyed)."""
+def process_node(
+    function: Any, key: Any, output_type: Any, plan: StreamPlan, key_type: Any = None
+) -> PlanNode:
+    """``process(function)`` on ``plan``'s head, keyed by ``key`` (None: not keyed) of the
+    declared ``key_type`` (None: none declared)."""
     source = plan.head_type
     output = declared_type(output_type, "process output_type")
-    builder = ProcessBuilder(function, key, source.atomic or source.pickled, stage_pickler(plan))
+    builder = ProcessBuilder(function, key, source.atomic or source.pickled, stage_pickler(plan),
+                             key_type)
     builder(TaskInfo("KeyedProcess" if key is not None else "Process", 0, 1, 1))
     name = f"{'KeyedProcess' if key is not None else 'Process'}({type(function).__name__})"
     node = NodeSpec(name=name, kind="operator", inputs=((plan.head, 0),), build=builder,

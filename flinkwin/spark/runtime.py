@@ -156,6 +156,8 @@ class OperatorSpec:
     element_converters: dict[str, Any] = field(default_factory=dict)
     #: pickles and signs the user objects of snapshots (see flinkwin.spark.state_key)
     state_pickler: StatePickler = field(default_factory=StatePickler)
+    #: the declared key type (None: keys of a key selector compare by type and value)
+    key_type: Any = None
 
     def task_info(self, key_group: int) -> TaskInfo:
         return TaskInfo(
@@ -196,6 +198,7 @@ class OperatorSpec:
             element_converters=self.element_converters,
             state_pickler=self.state_pickler,
             subtask=subtask,
+            key_type=self.key_type,
         )
 
 
