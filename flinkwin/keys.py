@@ -202,18 +202,58 @@ def user_key(key: Any) -> Any:
 
 
 def compares_by_value(selector: Any, key_type: Any) -> bool:
-    """True when an operator's keys compare by value (a declared key type, or column keys:
-    ``selector.column_keys``), False when by their type too (:class:`PickledKey`)."""
-    return key_type is not None or bool(getattr(selector, "column_keys", False))
+    """True when an operator's keys compare by value (a declared key type other than
+    ``PICKLED_BYTE_ARRAY``, or column keys: ``selector.column_keys``), False when by their type
+    too (:class:`PickledKey`)."""
+    if key_type is not None:
+        return getattr(key_type, "name", None) != "PICKLED_BYTE_ARRAY"
+    return bool(getattr(selector, "column_keys", False))
 
 
-def state_key(key: Any, by_value: bool, element: Any, where: str) -> Any:
+def state_key(
+    key: Any, by_value: bool, element: Any, where: str, key_type: Any = None
+) -> Any:
     """The key ``element``'s state is held under, from what its key selector returned:
-    :func:`flink_key` (``by_value``) or a :class:`PickledKey`; a None key fails with Flink's
-    message, naming ``where`` (the operator and input) and the element."""
+    :func:`flink_key` of the key as its declared ``key_type`` holds it (``by_value``), or a
+    :func:`pickled_key`; a None key fails with Flink's message, naming ``where`` (the operator
+    and input) and the element."""
     if key is None:
         raise null_key_error(where, element)
-    return flink_key(key) if by_value else pickled_key(key)
+    if by_value:
+        return flink_key(key if key_type is None else declared_key(key, key_type))
+    return pickled_key(key)
+
+
+_FLOATING = frozenset(("FLOAT", "DOUBLE"))
+_RECORDS = frozenset(("ROW", "ROW_NAMED", "TUPLE"))
+
+
+def declared_key(key: Any, key_type: Any) -> Any:
+    """``key`` as its declared type holds it (PyFlink converts keys by their type): an int
+    declared ``FLOAT``/``DOUBLE`` is that float (so ``1`` and ``1.0`` are one key), also as a
+    field of a declared ``TUPLE``/``ROW``; anything else as it is."""
+    name = getattr(key_type, "name", None)
+    if name in _FLOATING:
+        return float(key) if isinstance(key, int) and not isinstance(key, bool) else key
+    if name in _RECORDS and isinstance(key, tuple):
+        types = key_type.args[1] if name == "ROW_NAMED" else key_type.args[0]
+        if len(types) == len(key):
+            items = [declared_key(k, t) for k, t in zip(key, types)]
+            if any(a is not b for a, b in zip(items, key)):
+                return tuple(items) if type(key) is tuple else type(key)(*items)
+    return key
+
+
+def plain_key(key: Any) -> Any:
+    """``key`` with numpy scalars (also in tuples) as the Python values they stand for, as
+    :class:`PickledKey` counts them (the bytes Spark hashes a key by must agree)."""
+    if isinstance(key, np.generic):
+        return str(key) if isinstance(key, str) else key.item()
+    if isinstance(key, tuple) and any(isinstance(k, (np.generic, tuple)) for k in key):
+        items = [plain_key(k) for k in key]
+        if any(a is not b for a, b in zip(items, key)):
+            return tuple(items) if type(key) is tuple else type(key)(*items)
+    return key
 
 
 def pickled_key(value: Any) -> Any:
@@ -248,10 +288,12 @@ __all__ = [
     "JavaMap",
     "PickledKey",
     "compares_by_value",
+    "declared_key",
     "flink_key",
     "float_codes",
     "null_key_error",
     "pickled_key",
+    "plain_key",
     "state_key",
     "user_key",
 ]

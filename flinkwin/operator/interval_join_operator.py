@@ -224,9 +224,11 @@ class IntervalJoinOperator(UserFunctionLifecycle):
         self.key_selectors: tuple[KeySelector, KeySelector] = (left_selector, right_selector)
         #: keys compare by value (a declared ``key_type``, column keys on both inputs) or by
         #: their type too (see flinkwin.keys.compares_by_value)
-        self.keys_by_value = key_type is not None or all(
-            compares_by_value(s, None) for s in self.key_selectors
+        self.keys_by_value = (
+            compares_by_value(None, key_type) if key_type is not None
+            else all(compares_by_value(s, None) for s in self.key_selectors)
         )
+        self.key_type = key_type
         #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshot).
         self.state_pickler = state_pickler or StatePickler()
 
@@ -279,6 +281,7 @@ class IntervalJoinOperator(UserFunctionLifecycle):
         key = state_key(
             self.key_selectors[input_index].get_key(record), self.keys_by_value, record,
             f"{self.runtime_context.get_task_name()} ({'left' if is_left else 'right'} input)",
+            self.key_type,
         )
         if timestamp is None or timestamp == MIN_LONG:
             raise FlinkError(NO_TIMESTAMP_MESSAGE)

@@ -178,6 +178,7 @@ class KeyedProcessOperator(UserFunctionLifecycle, _Base):
         self.key_selector = selector
         #: keys compare by value, or by their type too (see flinkwin.keys.compares_by_value)
         self.keys_by_value = compares_by_value(selector, key_type)
+        self.key_type = key_type
         self.atomic_elements = bool(atomic_elements)
         #: The key being processed: keyed state and timers refer to it.
         self.current_key: Any = None
@@ -209,7 +210,8 @@ class KeyedProcessOperator(UserFunctionLifecycle, _Base):
             key = value
         else:
             key = self.key_selector.get_key(value)
-        return state_key(key, self.keys_by_value, value, self.runtime_context.get_task_name())
+        return state_key(key, self.keys_by_value, value, self.runtime_context.get_task_name(),
+                         self.key_type)
 
     def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
         """Process one element with event ``timestamp`` (None: the element has none)."""

@@ -135,6 +135,7 @@ class WindowOperator(UserFunctionLifecycle):
         #: Keys compare by value (a declared ``key_type``, column keys) or, from a key selector
         #: without a declared type, by their type too, as PyFlink's pickled keys (flinkwin.keys).
         self.keys_by_value = compares_by_value(self.key_selector, key_type)
+        self.key_type = key_type
         self.overflow = check_policy(overflow)
         #: Elements built from frames are tuples (a ``Types.TUPLE`` stream), else Rows.
         self.tuple_elements = bool(tuple_elements)
@@ -241,7 +242,7 @@ class WindowOperator(UserFunctionLifecycle):
             key = record
         else:
             key = selector.get_key(record)
-        return state_key(key, self.keys_by_value, record, self._key_owner)
+        return state_key(key, self.keys_by_value, record, self._key_owner, self.key_type)
 
     def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
         """Process one element with event ``timestamp`` (see module docstring); ``None`` means

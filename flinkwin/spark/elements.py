@@ -41,7 +41,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
-from flinkwin.keys import flink_key
+from flinkwin.keys import declared_key, flink_key, plain_key
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
@@ -261,7 +261,10 @@ class ElementStage:
         for element in elements:
             key = get_key(element)
             check_key(key, key_type, element)
-            # NaN and -0.0 keep Flink's key identity (flinkwin.keys) in the bytes Spark hashes
+            # the bytes Spark hashes agree with the operators' key identity (flinkwin.keys):
+            # a declared type's value (1 declared DOUBLE is 1.0), NaN and -0.0 as in Java,
+            # numpy scalars as the Python values they stand for
+            key = plain_key(key) if key_type is None else declared_key(key, key_type)
             out.append(dumps(flink_key(key), protocol=4))
         return out
 

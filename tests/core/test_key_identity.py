@@ -92,6 +92,21 @@ def test_a_declared_key_type_compares_keys_by_value() -> None:
     assert fired(op) == [(1, 27)]
 
 
+def test_a_declared_key_type_converts_keys_as_pyflink_does() -> None:
+    op = WindowOperator(
+        TumblingEventTimeWindows.of(Time.milliseconds(10)), KeysSeen(),
+        key_selector=lambda v: (v[0], v[1]),
+        key_type=Types.TUPLE([Types.STRING(), Types.DOUBLE()]),
+    )
+    for value in (("a", 1), ("a", 1.0)):
+        op.process_element(value, 1)
+    assert [(k, type(k[1])) for k in fired(op)] == [(("a", 1.0), float)]
+    pickled = window(Types.PICKLED_BYTE_ARRAY())
+    for value in MIXED[:3]:
+        pickled.process_element(value, 1)
+    assert len(fired(pickled)) == 3
+
+
 def test_column_keys_compare_by_value() -> None:
     op = window(key="k")
     for k, v in ((1, 1), (1.0, 2)):
