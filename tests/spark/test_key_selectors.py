@@ -11,6 +11,7 @@ from spark_scenarios import run_stream, watermark, write_batches
 
 from flinkwin import (
     DataStream,
+    KeyedProcessFunction,
     KeySelector,
     ProcessWindowFunction,
     Time,
@@ -129,3 +130,68 @@ def test_key_and_timestamp_checks() -> None:
         check_timestamp(float("nan"), "e")
     with pytest.raises(TypeError, match="within a Java long"):
         check_timestamp(2.0**63, "e")
+
+
+# ------------------------------------------------------------- keys of several types
+TYPED = "kind string, n long, ts long, clicks long"
+#: the key 1 as an int, a float and a bool (PyFlink without key_type: three keys)
+TYPED_ROWS = [("i", 1, 1000, 1), ("f", 1, 2000, 2), ("b", 1, 3000, 4),
+              ("i", 1, 4000, 8), ("f", 1, 5000, 16), ("b", 1, 6000, 32)]
+
+
+def typed_key(r: Any) -> Any:
+    return {"i": r.n, "f": float(r.n), "b": bool(r.n)}[r.kind]
+
+
+def _typed_results(stream: DataStream, **kw: Any) -> list[Any]:
+    out = stream.assign_timestamps_and_watermarks(watermark(0)).key_by(typed_key, **kw).window(
+        TumblingEventTimeWindows.of(Time.seconds(10))
+    ).process(KeyAndCount(), output_schema="key string, start long, clicks long")
+    return sorted(tuple(r) for r in out.collect())
+
+
+def test_one_one_point_oh_and_true_are_three_keys_of_a_key_selector(spark: Any) -> None:
+    # one key group: the three keys meet in one operator (the bytes Spark hashes differ)
+    stream = DataStream(spark.createDataFrame(TYPED_ROWS, TYPED), key_groups=1)
+    assert _typed_results(stream) == [("1", 0, 9), ("1.0", 0, 18), ("True", 0, 36)]
+    numbers = DataStream(spark.createDataFrame(
+        [r for r in TYPED_ROWS if r[0] != "b"], TYPED))
+    # a declared DOUBLE converts 1 to 1.0: one key, as PyFlink's typed keys
+    assert _typed_results(numbers, key_type=Types.DOUBLE()) == [("1.0", 0, 27)]
+
+
+class RunningSum(KeyedProcessFunction):
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        state = self.get_runtime_context().get_state(_SUM)
+        total = (state.value() or 0) + value.clicks
+        state.update(total)
+        yield repr(ctx.get_current_key()), total
+
+
+def _sum_state() -> Any:
+    from flinkwin.datastream.state import ValueStateDescriptor
+
+    return ValueStateDescriptor("sum", Types.LONG())
+
+
+_SUM = _sum_state()
+
+
+def test_three_keys_stay_three_across_micro_batches_of_a_graph_stage(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The keyed process function's state of 1, 1.0 and True is snapshotted after each
+    micro-batch and restored for the next: still three keys."""
+    names = ("kind", "n", "ts", "clicks")
+    batches = [[dict(zip(names, r)) for r in TYPED_ROWS[:3]],
+               [dict(zip(names, r)) for r in TYPED_ROWS[3:]]]
+    write_batches(tmp_path / "in", batches)
+
+    def build(stream: DataStream) -> Any:
+        return stream.assign_timestamps_and_watermarks(watermark(0)).key_by(typed_key).process(
+            RunningSum(), output_type="key string, n long"
+        )
+
+    run = run_stream(spark, tmp_path / "in", tmp_path / "cp", TYPED, build)
+    got = [(r["key"], r["n"]) for b in sorted(run.main) for r in run.main[b]]
+    assert got == [("1", 1), ("1.0", 2), ("True", 4), ("1", 9), ("1.0", 18), ("True", 36)]

@@ -20,6 +20,7 @@ from flinkwin import (
     Duration,
     OutputTag,
     ProcessAllWindowFunction,
+    ProcessJoinFunction,
     Time,
     TumblingEventTimeWindows,
     WatermarkStrategy,
@@ -324,3 +325,55 @@ def test_a_filtered_out_element_still_advances_a_windows_watermark(
     )
     main, _ = run(result, tmp_path / "cp", "filtered_watermark")
     assert flat(main) == [("a", 1, 1000)]
+
+
+# -------------------------------------------------------------------------- null keys
+#: Flink's KeyGroupRangeAssignment message for a null key
+NULL_KEY = "Assigned key must not be null!"
+NULL_ROWS = [[ev("a", 1, 1000)], [{"k": None, "v": 2, "ts": 2000}]]
+
+
+class Both(ProcessJoinFunction):
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Any:
+        yield left.v, right.v
+
+
+def _null_key_graph(kind: str, a: DataStream, b: DataStream, key: Any) -> Any:
+    if kind == "interval join":
+        return (a.key_by(key).interval_join(b.key_by(key))
+                .between(Time.seconds(-1), Time.seconds(1))
+                .process(Both(), output_type="x long, y long"))
+    return (a.join(b).where(key).equal_to(key).window(TUMBLING_5S)
+            .apply(lambda x, y: (x.v, y.v), output_type="x long, y long"))
+
+
+@pytest.mark.parametrize("kind", ["interval join", "window join"])
+def test_a_null_key_fails_a_join_on_static_input_with_flinks_message(
+    spark: Any, kind: str
+) -> None:
+    """A key selector returning None (the operator's check, one key group) and a null key
+    column (Spark's check before the shuffle) fail as Flink's KeyGroupRangeAssignment does;
+    a None key is never paired with another None."""
+    rows = [("a", 1, 1000), (None, 2, 1000)]
+    a = stamped(spark.createDataFrame(rows, SCHEMA))
+    b = stamped(spark.createDataFrame(rows, SCHEMA))
+    with pytest.raises(Exception, match=NULL_KEY) as by_selector:
+        _null_key_graph(kind, a, b, lambda r: r.k).execute_and_collect()
+    assert "null key for element" in str(by_selector.value)
+    with pytest.raises(Exception, match=NULL_KEY) as by_column:
+        _null_key_graph(kind, a, b, "k").execute_and_collect()
+    assert "null key in row" in str(by_column.value)
+
+
+@pytest.mark.parametrize("kind", ["interval join", "window join"])
+def test_a_null_key_fails_a_streaming_join_with_flinks_message(
+    spark: Any, tmp_path: Path, kind: str
+) -> None:
+    write_batches(tmp_path / "a", NULL_ROWS)
+    write_batches(tmp_path / "b", NULL_ROWS)
+    a = stamped(source(spark, tmp_path / "a"))
+    b = stamped(source(spark, tmp_path / "b"))
+    name = kind.replace(" ", "_")
+    with pytest.raises(Exception, match=NULL_KEY) as failure:
+        run(_null_key_graph(kind, a, b, lambda r: r.k), tmp_path / "cp", f"null_{name}")
+    assert "null key for element" in str(failure.value)
