@@ -30,6 +30,10 @@ class NullKeyError(ValueError):
     (``KeyGroupRangeAssignment.assignToKeyGroup``): an element's key is null."""
 
 
+class KeyTypeError(TypeError):
+    """A key that its declared ``key_type`` cannot hold (PyFlink's coder of that type fails)."""
+
+
 class UserFunctionError(RuntimeError):
     """User code (window function, reduce/aggregate function, trigger, evictor, gap extractor)
     raised while the operator worked on ``key`` and ``window``. The user's exception, with its
@@ -53,7 +57,9 @@ MERGING_TRIGGER_MESSAGE = (
 )
 
 #: flinkwin's own errors raised inside the operator: passed on as they are, never wrapped.
-OPERATOR_ERRORS = (UserFunctionError, IllegalStateError, UnsupportedOperationError, NullKeyError)
+OPERATOR_ERRORS = (
+    UserFunctionError, IllegalStateError, UnsupportedOperationError, NullKeyError, KeyTypeError
+)
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

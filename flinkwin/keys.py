@@ -27,13 +27,14 @@ still NaN, ``-0.0`` still ``-0.0``), so user functions and outputs see the key's
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import math
 from typing import Any
 
 import numpy as np
 
-from flinkwin.errors import NullKeyError
+from flinkwin.errors import KeyTypeError, NullKeyError
 
 #: Flink's message for a null key (``KeyGroupRangeAssignment.assignToKeyGroup``), word for word.
 NULL_KEY_MESSAGE = "Assigned key must not be null!"
@@ -214,14 +215,22 @@ def state_key(
     key: Any, by_value: bool, element: Any, where: str, key_type: Any = None
 ) -> Any:
     """The key ``element``'s state is held under, from what its key selector returned:
-    :func:`flink_key` of the key as its declared ``key_type`` holds it (``by_value``), or a
-    :func:`pickled_key`; a None key fails with Flink's message, naming ``where`` (the operator
-    and input) and the element."""
+    :func:`flink_key` of the key as its declared ``key_type`` holds it (``by_value``; a key the
+    type cannot hold fails, as PyFlink's coder does), or a :func:`pickled_key`; a None key fails
+    with Flink's message, naming ``where`` (the operator and input) and the element."""
     if key is None:
         raise null_key_error(where, element)
-    if by_value:
-        return flink_key(key if key_type is None else declared_key(key, key_type))
-    return pickled_key(key)
+    if not by_value:
+        return pickled_key(key)
+    if key_type is None:
+        return flink_key(key)
+    problem = key_type_mismatch(key, key_type)
+    if problem is not None:
+        raise KeyTypeError(
+            f"{where}: the key selector returned {key!r} for element {element!r}, which does "
+            f"not match key_type {key_type!r}: {problem}"
+        )
+    return flink_key(declared_key(key, key_type))
 
 
 _FLOATING = frozenset(("FLOAT", "DOUBLE"))
@@ -274,6 +283,50 @@ def null_key_error(where: str, element: Any) -> NullKeyError:
     )
 
 
+_INT_RANGES = {"BYTE": 8, "SHORT": 16, "INT": 32, "LONG": 64}
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "STRING": (str,), "CHAR": (str,), "BOOLEAN": (bool,), "BIG_INT": (int,),
+    "FLOAT": (float, int), "DOUBLE": (float, int), "BIG_DEC": (decimal.Decimal,),
+    "SQL_DATE": (datetime.date,), "SQL_TIME": (datetime.time,),
+    "SQL_TIMESTAMP": (datetime.datetime,), "INSTANT": (datetime.datetime,),
+}
+
+
+def key_type_mismatch(value: Any, info: Any) -> str | None:
+    """Why ``value`` is not a key of the declared type ``info`` (None: it is), as PyFlink's
+    coder of that type would refuse it."""
+    name = info.name
+    if name == "PICKLED_BYTE_ARRAY":
+        return None
+    if value is None:
+        return "a declared key type cannot hold null"
+    if name in _INT_RANGES:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"expected an int, got {type(value).__name__}"
+        bits = _INT_RANGES[name]
+        if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+            return f"{value} is out of range for {name}"
+        return None
+    if name in _PY_TYPES:
+        expected = _PY_TYPES[name]
+        if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
+            return f"expected {expected[0].__name__}, got {type(value).__name__}"
+        return None
+    if name in ("TUPLE", "ROW", "ROW_NAMED"):
+        types = info.args[1] if name == "ROW_NAMED" else info.args[0]
+        if not isinstance(value, tuple) or len(value) != len(types):
+            return f"expected a tuple of {len(types)} fields, got {value!r}"
+        for i, (item, item_type) in enumerate(zip(value, types)):
+            if item is None:
+                if name == "TUPLE":  # Flink's TupleSerializer: NullFieldException
+                    return f"Field {i} is null, but expected to hold a value."
+                continue  # a Row's fields may be null (RowSerializer)
+            problem = key_type_mismatch(item, item_type)
+            if problem is not None:
+                return problem
+    return None
+
+
 def float_codes(values: np.ndarray) -> np.ndarray:
     """A float column as int64 codes with ``Double.equals``'s identity: every NaN the same
     code, ``0.0`` and ``-0.0`` different (the bits of each value, NaN made canonical)."""
@@ -291,6 +344,7 @@ __all__ = [
     "declared_key",
     "flink_key",
     "float_codes",
+    "key_type_mismatch",
     "null_key_error",
     "pickled_key",
     "plain_key",

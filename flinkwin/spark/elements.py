@@ -41,7 +41,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
-from flinkwin.keys import declared_key, flink_key, plain_key
+from flinkwin.keys import declared_key, flink_key, key_type_mismatch, plain_key
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
@@ -63,14 +63,6 @@ _KEY_ATOMS = (
     str, bytes, int, float, bool, type(None), datetime.date, datetime.time,
     datetime.timedelta, decimal.Decimal,
 )
-_INT_RANGES = {"BYTE": 8, "SHORT": 16, "INT": 32, "LONG": 64}
-_PY_TYPES: dict[str, tuple[type, ...]] = {
-    "STRING": (str,), "CHAR": (str,), "BOOLEAN": (bool,), "BIG_INT": (int,),
-    "FLOAT": (float, int), "DOUBLE": (float, int), "BIG_DEC": (decimal.Decimal,),
-    "SQL_DATE": (datetime.date,), "SQL_TIME": (datetime.time,),
-    "SQL_TIMESTAMP": (datetime.datetime,), "INSTANT": (datetime.datetime,),
-}
-
 
 def batch_frame(batch: pa.RecordBatch, schema: StructType, time_zone: str) -> pd.DataFrame:
     """An Arrow batch from Spark as the frame the window stage builds its elements from:
@@ -117,7 +109,7 @@ def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> None:
             "of those (values with the same bytes in every Python worker)"
         )
     if key_type is not None:
-        problem = _type_mismatch(key, key_type)
+        problem = key_type_mismatch(key, key_type)
         if problem is not None:
             raise TypeError(
                 f"the key selector returned {key!r} for element {element!r}, which does not "
@@ -129,39 +121,6 @@ def _stable_key(key: Any) -> bool:
     if isinstance(key, tuple):
         return all(_stable_key(k) for k in key)
     return isinstance(key, _KEY_ATOMS)
-
-
-def _type_mismatch(value: Any, info: TypeInformation) -> str | None:
-    name = info.name
-    if name == "PICKLED_BYTE_ARRAY":
-        return None
-    if value is None:
-        return "a declared key type cannot hold null"
-    if name in _INT_RANGES:
-        if not isinstance(value, int) or isinstance(value, bool):
-            return f"expected an int, got {type(value).__name__}"
-        bits = _INT_RANGES[name]
-        if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
-            return f"{value} is out of range for {name}"
-        return None
-    if name in _PY_TYPES:
-        expected = _PY_TYPES[name]
-        if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
-            return f"expected {expected[0].__name__}, got {type(value).__name__}"
-        return None
-    if name in ("TUPLE", "ROW", "ROW_NAMED"):
-        types = info.args[1] if name == "ROW_NAMED" else info.args[0]
-        if not isinstance(value, tuple) or len(value) != len(types):
-            return f"expected a tuple of {len(types)} fields, got {value!r}"
-        for i, (item, item_type) in enumerate(zip(value, types)):
-            if item is None:
-                if name == "TUPLE":  # Flink's TupleSerializer: NullFieldException
-                    return f"Field {i} is null, but expected to hold a value."
-                continue  # a Row's fields may be null (RowSerializer)
-            problem = _type_mismatch(item, item_type)
-            if problem is not None:
-                return problem
-    return None
 
 
 def check_timestamp(timestamp: Any, element: Any) -> int:

@@ -22,7 +22,7 @@ import pytest
 
 from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
 from flinkwin.cogrouped_streams import CoGroupedStreams
-from flinkwin.errors import NullKeyError
+from flinkwin.errors import KeyTypeError, NullKeyError
 from flinkwin.functions import CoGroupFunction, JoinFunction
 from flinkwin.functions.base import ProcessWindowFunction
 from flinkwin.functions.process import KeyedProcessFunction
@@ -204,6 +204,13 @@ def test_a_declared_key_type_makes_one_key_in_a_graph_stage() -> None:
     for value in MIXED[:2]:
         graph.process_element(value, 1, 0)
     assert [total for (_, total), _ in graph.drain_output()] == [1, 3]
+
+
+def test_a_key_its_declared_type_cannot_hold_fails_in_a_graph_stage() -> None:
+    graph = GraphOperator(keyed_process_graph(Types.INT()), TaskInfo("Graph", 0, 1, 1))
+    with pytest.raises(KeyTypeError, match=r"^Graph: the key selector returned True for "
+                       r"element \(True, 4\), which does not match key_type Types.INT\(\)"):
+        graph.process_element(MIXED[2], 1, 0)
 
 
 def test_a_rolling_reduce_keeps_one_one_point_oh_and_true_apart() -> None:
