@@ -22,7 +22,7 @@ import pytest
 
 from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
 from flinkwin.cogrouped_streams import CoGroupedStreams
-from flinkwin.errors import KeyTypeError, NullKeyError
+from flinkwin.errors import KeyTypeError, NullKeyError, UserFunctionError
 from flinkwin.functions import CoGroupFunction, JoinFunction
 from flinkwin.functions.base import ProcessWindowFunction
 from flinkwin.functions.process import KeyedProcessFunction
@@ -128,6 +128,14 @@ def test_the_window_function_sees_each_key_as_the_selector_returned_it() -> None
     keys = fired(op)
     assert sorted(type(k).__name__ for k in keys) == ["bool", "float", "int"]
     assert not any(isinstance(k, PickledKey) for k in keys)
+
+
+def test_a_failing_function_names_the_key_as_the_selector_returned_it() -> None:
+    op = KeyedProcessOperator(RollingReduce(lambda a, b: 1 / 0, False), first)
+    op.process_element(MIXED[1], 1)
+    with pytest.raises(UserFunctionError, match=r"failed on key 1\.0:") as failure:
+        op.process_element(MIXED[4], 1)
+    assert type(failure.value.key) is float
 
 
 def test_numpy_scalars_are_the_keys_of_the_python_values_they_stand_for() -> None:
