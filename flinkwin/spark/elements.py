@@ -223,7 +223,7 @@ class ElementStage:
             # the bytes Spark hashes agree with the operators' key identity (flinkwin.keys):
             # a declared type's value (1 declared DOUBLE is 1.0), NaN and -0.0 as in Java,
             # numpy scalars as the Python values they stand for
-            key = plain_key(key) if key_type is None else declared_key(key, key_type)
+            key = declared_key(plain_key(key), key_type)
             out.append(dumps(flink_key(key), protocol=4))
         return out
 
