@@ -20,7 +20,9 @@ once per key group whose timeout is due. Each call:
 4. emits main and side outputs as one frame with a discriminator column (side outputs the stage
    does not emit are discarded and counted), plus one metrics row (tag ``METRICS_TAG``) that
    ``observe`` sums per batch and every output filters out (see ``docs/metrics.md``);
-5. snapshots the operator back into the state (or removes it when the operator holds nothing)
+5. snapshots the operator back into the state, sealed (see
+   :func:`~flinkwin.spark.state_key.snapshot_binding`; the seal is checked in step 1 before
+   anything is decoded), or removes it when the operator holds nothing,
    and sets the timeout from the operator's next timer. The operator also stays in the
    worker's memory, tagged with the snapshot's version: when the same worker gets the key group
    next and the state still carries that version, step 1 skips the restore.
@@ -69,6 +71,7 @@ from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
 from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
+from .state_key import snapshot_binding
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS
 from .timestamps import from_wire, on_wire
 from .watermarks import flink_watermark
@@ -242,6 +245,9 @@ class KeyGroupRuntime:
     #: the row order ``_rows`` applied to the last batch (None: as received)
     _order: np.ndarray | None = field(default=None, init=False, repr=False)
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: what the key groups' sealed state is bound to besides the checkpoint and the key group
+    #: (flinkwin.spark.state_key.stage_fingerprint)
+    stage_fingerprint: str = ""
 
     # ------------------------------------------------------------------ input
     def _input(
@@ -501,7 +507,10 @@ class KeyGroupRuntime:
                 )
             op = _CACHE.take(self.stage_id, group, version, factory.subtask)
             if op is None:
-                op = states.restore_state(bytes(snapshot), factory)
+                op = states.restore_sealed(
+                    bytes(snapshot), factory, self._pickler,
+                    snapshot_binding(self.stage_fingerprint, group), f"key group {group}'s state",
+                )
             snapshot_bytes = len(snapshot)
         else:
             _CACHE.take(self.stage_id, group, None, factory.subtask)
@@ -563,7 +572,9 @@ class KeyGroupRuntime:
             state.remove()
         else:
             version = uuid.uuid4().hex
-            snapshot = op.snapshot()
+            snapshot = states.sealed_snapshot(
+                op, self._pickler, snapshot_binding(self.stage_fingerprint, group)
+            )
             snapshot_bytes = len(snapshot)
             state.update((self.key_groups, snapshot, version))
             self._set_timeout(op, state, spark_watermark, batch_time)
@@ -571,6 +582,11 @@ class KeyGroupRuntime:
         assert out is not None  # the metrics row at least
         out.iat[len(out) - 1, out.columns.get_loc(_STATE_BYTES)] = snapshot_bytes
         yield out
+
+    @property
+    def _pickler(self) -> StatePickler:
+        """Seals the key groups' stored state (see flinkwin.operator.snapshot)."""
+        return self.operator.state_pickler
 
     def _due(self, op: Any, watermark: int, now: int) -> bool:
         """True if advancing ``op`` to Flink's watermark and batch time fires a timer (a
