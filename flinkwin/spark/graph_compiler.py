@@ -175,9 +175,9 @@ def compile_graph(
         heartbeats=heartbeats,
         idle_close_s=idle_close_seconds(session) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
+        # the graph's shape, which cannot change on restart anyway (GraphOperator.restore)
         stage_fingerprint=stage_fingerprint(
             "graph", [(n.spec.kind, _wiring(n.spec.inputs)) for n in plan.nodes],
-            main_type.schema.simpleString(), sorted(tag.tag_id for tag in side_tags),
         ),
     )
     runtime.operator.build()  # fail at build time on an invalid configuration

@@ -493,6 +493,9 @@ class KeyGroupRuntime:
     ) -> Iterator[pd.DataFrame]:
         group = int(key[0])
         factory = self._factory(group)
+        binding = snapshot_binding(self.stage_fingerprint, group)
+        # operators kept in memory belong to the checkpoint they were restored from
+        cached = f"{self.stage_id}/{binding.checkpoint}"
         op = None
         snapshot_bytes = 0
         version = None
@@ -505,15 +508,13 @@ class KeyGroupRuntime:
                     "change on restart (like Flink's max parallelism): use the original value "
                     "or a new checkpoint location"
                 )
-            op = _CACHE.take(self.stage_id, group, version, factory.subtask)
+            op = _CACHE.take(cached, group, version, factory.subtask)
             if op is None:
-                op = states.restore_sealed(
-                    bytes(snapshot), factory, self._pickler,
-                    snapshot_binding(self.stage_fingerprint, group), f"key group {group}'s state",
-                )
+                op = states.restore_sealed(bytes(snapshot), factory, self._pickler, binding,
+                                           f"key group {group}'s state")
             snapshot_bytes = len(snapshot)
         else:
-            _CACHE.take(self.stage_id, group, None, factory.subtask)
+            _CACHE.take(cached, group, None, factory.subtask)
 
         rows, nulls, partials = (None, None, None) if state.hasTimedOut else self._input(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
@@ -527,7 +528,7 @@ class KeyGroupRuntime:
             if op is not None:
                 assert version is not None  # op came from the state
                 self._set_timeout(op, state, spark_watermark, batch_time)
-                _CACHE.put(self.stage_id, group, version, op, factory.subtask)
+                _CACHE.put(cached, group, version, op, factory.subtask)
             yield self._metrics_frame(keys, windows, snapshot_bytes)
             return
         if op is None:
@@ -572,13 +573,11 @@ class KeyGroupRuntime:
             state.remove()
         else:
             version = uuid.uuid4().hex
-            snapshot = states.sealed_snapshot(
-                op, self._pickler, snapshot_binding(self.stage_fingerprint, group)
-            )
+            snapshot = states.sealed_snapshot(op, self._pickler, binding)
             snapshot_bytes = len(snapshot)
             state.update((self.key_groups, snapshot, version))
             self._set_timeout(op, state, spark_watermark, batch_time)
-            _CACHE.put(self.stage_id, group, version, op, factory.subtask)
+            _CACHE.put(cached, group, version, op, factory.subtask)
         assert out is not None  # the metrics row at least
         out.iat[len(out) - 1, out.columns.get_loc(_STATE_BYTES)] = snapshot_bytes
         yield out
@@ -775,8 +774,9 @@ class _OperatorCache:
     one in Spark's state (anything else, e.g. a retried batch reading an older state, restores
     from the snapshot); it is removed while in use, so a failed call never leaves a
     half-updated operator behind; and only with the subtask it was built for (a subtask closed
-    meanwhile leaves its operators unused). Holds the key groups of the ``max_stages`` most
-    recent stages."""
+    meanwhile leaves its operators unused). A stage's entries are kept per checkpoint (the
+    runtime's ``stage`` names both), so a copy of a checkpoint never continues another's
+    operators unchecked. Holds the key groups of the ``max_stages`` most recent stages."""
 
     def __init__(self, max_stages: int = 4) -> None:
         self.max_stages = max_stages
