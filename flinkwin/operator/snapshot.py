@@ -110,9 +110,9 @@ _SEAL_DOMAIN = b"flinkwin sealed snapshot 1"
 @dataclass(frozen=True)
 class SnapshotBinding:
     """What a sealed snapshot belongs to: the query's ``checkpoint`` (Spark's query id, kept in
-    the checkpoint's metadata), the ``stage`` (a description of the stage, see
-    ``flinkwin.spark.runtime``) and the ``key_group``. A snapshot sealed under one binding is
-    refused under any other."""
+    the checkpoint's metadata), the ``stage`` (its fingerprint, see
+    ``flinkwin.spark.state_key.stage_fingerprint``) and the ``key_group``. A snapshot sealed
+    under one binding is refused under any other."""
 
     checkpoint: str = ""
     stage: str = ""
