@@ -24,10 +24,13 @@ from flinkwin import (
     AggregateFunction,
     ContinuousEventTimeTrigger,
     EventTimeSessionWindows,
+    KeyedProcessFunction,
     ProcessAllWindowFunction,
     SlidingEventTimeWindows,
     Time,
     TumblingEventTimeWindows,
+    Types,
+    ValueStateDescriptor,
 )
 from flinkwin.functions.builtin import sum_of
 from flinkwin.operator import (
@@ -38,6 +41,7 @@ from flinkwin.operator import (
     states,
 )
 from flinkwin.operator.graph import OPERATOR, UNION, GraphOperator, GraphPlan, NodeSpec, SourceSpec
+from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.time import MAX_LONG
 
@@ -101,15 +105,36 @@ def _pickled_values() -> Callable[[], WindowOperator]:
     return factory
 
 
-def _graph() -> Callable[[], GraphOperator]:
+class Sums(KeyedProcessFunction):
+    """Sums ``v`` per key in keyed state; emits the sum when the element's timer fires."""
+
+    def open(self, runtime_context: Any) -> None:
+        self.total = runtime_context.get_state(ValueStateDescriptor("total", Types.LONG()))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        self.total.update((self.total.value() or 0) + value.v)
+        ctx.timer_service().register_event_time_timer(ctx.timestamp() + 10)
+        return iter(())
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        yield (ctx.get_current_key(), self.total.value())
+
+
+def _graph(process: bool = False) -> Callable[[], GraphOperator]:
+    """A stream graph holding a window (an AggregateFunction's accumulators) or a keyed
+    process function (keyed state and timers)."""
     def window(task_info: TaskInfo) -> WindowOperator:
         return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)), Total(),
                               key_selector="k", task_info=task_info)
 
+    def keyed_process(task_info: TaskInfo) -> KeyedProcessOperator:
+        return KeyedProcessOperator(Sums(), "k", task_info=task_info)
+
     source = SourceSpec(("_fw_i0_0", "_fw_i0_1"), ("k", "v"), delay_ms=0)
     nodes = (
         NodeSpec("union", UNION, ((("source", 0), 0),)),
-        NodeSpec("window", OPERATOR, ((("node", 0), 0),), build=window),
+        NodeSpec("operator", OPERATOR, ((("node", 0), 0),),
+                 build=keyed_process if process else window),
     )
     plan = GraphPlan((source,), nodes, ("node", 1))
     return lambda: GraphOperator(plan, TaskInfo("Graph", 0, 1, 1))
@@ -129,7 +154,8 @@ FORMS: dict[str, tuple[Callable[[], Any], str]] = {
         states.CONTINUOUS,
     ),
     "lists": (_pickled_values(), states.LISTS),
-    "graph": (_graph(), "graph"),
+    "graph of a window": (_graph(), "graph"),
+    "graph of a keyed process function": (_graph(process=True), "graph"),
 }
 
 
