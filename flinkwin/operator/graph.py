@@ -30,7 +30,8 @@ What happens, exactly:
   are side outputs (late data, ``ctx.output``) of any of the graph's operators.
 
 The snapshot holds each operator's own snapshot and the clocks (an Arrow IPC stream, no
-pickle of its own).
+pickle of its own); the runtime stores it sealed, all of it under one HMAC (see
+:func:`flinkwin.operator.states.sealed_snapshot`).
 """
 
 from __future__ import annotations
