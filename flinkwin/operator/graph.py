@@ -359,26 +359,27 @@ class GraphOperator:
         return sum(k for k, _ in sizes), sum(n for _, n in sizes)
 
     def holds_nothing(self) -> bool:
-        """True when no operator holds state and the graph's own clocks are where a new graph
-        starts: the runtime may then drop the key group's state. With ``own_watermarks``
-        the sources' greatest timestamps, their activity (for idleness) and the operators'
-        watermarks are the graph's alone, and dropping them would restart every operator's
-        watermark at ``MIN_LONG``; with several key groups every clock comes back from Spark
-        (the stage's watermark, the batch time) on the next call."""
+        """True when no operator holds state and no clock of the graph's own has moved: the
+        runtime may then drop the key group's state and build the graph anew next time.
+        With ``own_watermarks`` the greatest timestamps of the sources with a watermark
+        strategy (and, with idleness, their activity and the operators' watermarks) are the
+        graph's alone: dropping them would restart every operator's watermark at
+        ``MIN_LONG``. Every other clock comes back from Spark on the next call (the stage's
+        watermark, the batch time) and is derived again from it."""
         return all(op.holds_nothing() for op in self._ops()) and not self._own_clocks_moved()
 
     def _own_clocks_moved(self) -> bool:
         if not self.plan.own_watermarks:
             return False
-        idle_tracked = (
-            active != MIN_LONG
-            for source, active in zip(self.plan.sources, self.source_active)
-            if source.idle_timeout_ms is not None
-        )
-        return (
-            any(top != MIN_LONG for top in self.source_max)
-            or any(mark != MIN_LONG for mark in self._node_watermarks)
-            or any(idle_tracked)
+        sources = self.plan.sources
+        if any(s.idle_timeout_ms is not None for s in sources) and any(
+            active != MIN_LONG for active in self.source_active
+        ):
+            return True
+        return any(
+            top != MIN_LONG
+            for source, top in zip(sources, self.source_max)
+            if source.delay_ms is not None and not source.stage_watermark
         )
 
     # ---------------------------------------------------------------- snapshots

@@ -455,3 +455,20 @@ def test_a_co_group_with_a_stream_without_watermarks_fires_no_window(
     )
     main, _ = run(result, tmp_path / "cp", "cogroup_no_wm")
     assert flat(main) == []
+
+
+def test_a_window_stage_that_held_nothing_still_side_outputs_a_late_element(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The single window stage's counterpart: its watermark is Spark's, given back on every
+    call, so dropping the state of a key group that holds nothing loses no clock."""
+    write_batches(tmp_path / "in", [
+        [ev("a", 1, 1000)], [ev("a", 0, 12000)], [ev("a", 0, 12001)], [ev("a", 7, 3000)]
+    ])
+    result = (
+        stamped(source(spark, tmp_path / "in")).filter(lambda r: r.v > 0)
+        .key_by("k").window(TUMBLING_5S).side_output_late_data(LATE).sum("v")
+    )
+    main, sides = run(result, tmp_path / "cp", "window_held_nothing", (LATE,))
+    assert flat(main) == [("a", 1, 1000)]
+    assert [tuple(r) for r in flat(sides["late"])] == [("a", 7, 3000)]
