@@ -13,7 +13,9 @@
   graphs"); a :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key
   group and micro-batch. With one key group it sees every row, so each operator gets the
   watermark of the sources it reads (and idle inputs are told apart); with several, every
-  operator reads every source and gets Spark's global watermark;
+  operator reads every source and gets Spark's global watermark. A source without a
+  ``WatermarkStrategy`` holds the operators reading it at ``Long.MIN_VALUE`` either way, as
+  in Flink (Spark's global watermark leaves it out);
 * the stage's outputs are encoded as a single-window stage's are (main output, side outputs,
   metrics row), so sinks, ``start()`` and ``writeStream`` work unchanged.
 """
