@@ -33,10 +33,11 @@ What happens, exactly:
   are side outputs (late data, ``ctx.output``) of any of the graph's operators.
 
 The snapshot holds each operator's own snapshot and the clocks (an Arrow IPC stream, no
-pickle of its own). With one key group (``own_watermarks``) the graph's clocks are its own
-(Spark gives back only the stage's global watermark and the batch time), so a graph whose
-operators hold nothing still keeps its snapshot once a clock has moved (:meth:`holds_nothing`):
-a stateless process function, map or filter keeps its watermark from batch to batch.
+pickle of its own). With one key group (``own_watermarks``) the sources' watermarks are the
+graph's own (Spark gives back only the stage's global watermark and the batch time), so a
+graph whose operators hold nothing still keeps its snapshot once one of them has moved
+(:meth:`holds_nothing`): a stateless process function, map or filter keeps its watermark
+from batch to batch.
 """
 
 from __future__ import annotations
