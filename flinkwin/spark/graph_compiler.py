@@ -13,7 +13,9 @@
   graphs"); a :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key
   group and micro-batch. With one key group it sees every row, so each operator gets the
   watermark of the sources it reads (and idle inputs are told apart); with several, every
-  operator reads every source and gets Spark's global watermark;
+  operator reads every source and gets Spark's global watermark. A source without a
+  ``WatermarkStrategy`` holds the operators reading it at ``Long.MIN_VALUE`` either way, as
+  in Flink (Spark's global watermark leaves it out);
 * the stage's outputs are encoded as a single-window stage's are (main output, side outputs,
   metrics row), so sinks, ``start()`` and ``writeStream`` work unchanged.
 """
@@ -337,9 +339,13 @@ def _source_frame(
     )
     staged = staged.select(*keep, *extra, F.lit(index).cast("int").alias(SOURCE_COLUMN))
     pickled = is_pickled(schema) or is_pickled_type(type_info)
-    # a source whose watermark Spark computes before a filter/map: the stage's watermark
-    # (the rows seen here are not all the rows the watermark was computed from)
-    upstream = strategy is not None and streaming and strategy.watermarked_upstream
+    # a source whose watermark Spark computes before a filter/map, or whose timestamps an
+    # earlier stage gave: the stage's watermark (the rows seen here are not all the rows the
+    # watermark was computed from). A stream without a WatermarkStrategy has none: it holds
+    # every operator reading it at Long.MIN_VALUE, as in Flink (see GraphOperator)
+    upstream = streaming and (
+        carried or (strategy is not None and strategy.watermarked_upstream)
+    )
     delay = strategy.out_of_orderness_ms if strategy is not None and streaming else None
     if upstream:
         delay = None
