@@ -3,7 +3,9 @@
 Which ``equals`` depends on how the key is typed, as in PyFlink:
 
 - a key of **declared type** (``key_by(selector, Types.INT())``, or column keys, typed by their
-  Spark column) compares by value, as the type's Java class does (:func:`flink_key`);
+  Spark column) compares by value, as the type's Java class does (:func:`flink_key`), once
+  checked against the type and converted by it as PyFlink's coder does (an ``int`` declared
+  ``DOUBLE`` is a float: :func:`key_type_mismatch`, :func:`declared_key`);
 - a key from a key selector **without** a declared type is pickled by PyFlink and compared as
   those bytes, so its type is part of its identity: ``1``, ``1.0``, ``True`` and
   ``Decimal("1")`` are four keys, ``Decimal("1.0")`` and ``Decimal("1.00")`` two. Such a key is
@@ -16,7 +18,8 @@ Which ``equals`` depends on how the key is typed, as in PyFlink:
 A key that is None (a key selector returning None, a null key column) fails, as Flink's
 ``KeyGroupRangeAssignment.assignToKeyGroup`` does ("Assigned key must not be null!"); a tuple
 key holding a None is a key (only the key object itself is checked), except for column keys,
-where a null in any key column fails (:func:`state_key`).
+where a null in any key column makes the key None (``FieldKeySelector``), as the window stage's
+Spark check does (:func:`state_key`).
 
 For ``double``/``float`` keys ``Double.equals`` differs from Python's ``==``: NaN equals NaN (so
 every NaN element is one key, whatever batch or worker it arrives in) and ``0.0`` does not
