@@ -277,6 +277,14 @@ def pickled_key(value: Any) -> Any:
     return PickledKey(value, identity) if type(identity) is _Tag else identity
 
 
+def restored_key(key: Any, by_value: bool) -> Any:
+    """A key read back from a snapshot as this flinkwin holds it: where keys compare by their
+    type too, a key written before they did (a plain number: 1, 1.0 and True were one key then)
+    becomes its :class:`PickledKey`, so the state it keys is found again; any other key as
+    stored (idempotent)."""
+    return key if by_value or type(key) is PickledKey else pickled_key(key)
+
+
 def null_key_error(where: str, element: Any) -> NullKeyError:
     """The error for a null key of ``element`` in ``where``."""
     return NullKeyError(
@@ -351,6 +359,7 @@ __all__ = [
     "null_key_error",
     "pickled_key",
     "plain_key",
+    "restored_key",
     "state_key",
     "user_key",
 ]

@@ -48,7 +48,7 @@ from flinkwin.errors import OPERATOR_ERRORS, FlinkError, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process_join import ProcessJoinContext
-from flinkwin.keys import compares_by_value, state_key
+from flinkwin.keys import compares_by_value, restored_key, state_key
 from flinkwin.longs import WRAP, check_policy, to_long
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
@@ -437,11 +437,15 @@ class IntervalJoinOperator(UserFunctionLifecycle):
         self.current_watermark = state["watermark"]
         self.current_processing_time = state["processing_time"]
         self.num_late_records_dropped = state["dropped"]
-        self.left_buffer.restore(state["left"])
-        self.right_buffer.restore(state["right"])
+        by_value = self.keys_by_value
+        self.left_buffer.restore(
+            {restored_key(k, by_value): b for k, b in state["left"].items()})
+        self.right_buffer.restore(
+            {restored_key(k, by_value): b for k, b in state["right"].items()})
         self.event_timers = TimerQueue()
         self.event_timers.restore_buckets(
-            [(ts, slot) for ts, slots in state["timers"] for slot in slots]
+            [(ts, (restored_key(slot[0], by_value), *slot[1:]))
+             for ts, slots in state["timers"] for slot in slots]
         )
         self.function_state = StateTables()
         self.function_state.tables = state["function_state"]

@@ -135,7 +135,7 @@ class _Base:
         """Restore the clocks; the states and timers of the snapshot (see
         :func:`restore_process_operator`)."""
         meta, states, event_timers, processing_timers = restore_process_operator(
-            self.state_pickler, self._KIND, data
+            self.state_pickler, self._KIND, data, getattr(self, "keys_by_value", True)
         )
         self.current_watermark = meta["watermark"]
         self.current_processing_time = meta["processing_time"]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from flinkwin.keys import restored_key
 from flinkwin.operator.snapshot import READ_OPTIONS, StatePickler
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import VOID_NAMESPACE
@@ -81,7 +82,9 @@ def snapshot_process_operator(
     return sink.getvalue().to_pybytes()
 
 
-def restore_process_operator(pickler: StatePickler, kind: str, data: bytes) -> tuple[
+def restore_process_operator(
+    pickler: StatePickler, kind: str, data: bytes, keys_by_value: bool = True
+) -> tuple[
     dict[str, Any],
     list[tuple[str, tuple[Any, Any], Any]],
     list[tuple[int, tuple[Any, Any]]],
@@ -100,6 +103,7 @@ def restore_process_operator(pickler: StatePickler, kind: str, data: bytes) -> t
         )
     table = reader.read_all()
     meta, names, keys, objects = pickler.load(table.column("blob")[0].as_py())
+    keys = [restored_key(k, keys_by_value) for k in keys]
     if meta["operator"] != kind:
         raise ValueError(
             f"snapshot of a {meta['operator']} process operator cannot restore a {kind} one"

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from flinkwin.keys import restored_key
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import StateTables
 from flinkwin.windows import GlobalWindow, TimeWindow
@@ -333,6 +334,7 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
         )
     table = reader.read_all()
     meta, names, keys, objects = op.state_pickler.load(table.column("blob")[0].as_py())
+    keys = [restored_key(k, op.keys_by_value) for k in keys]
     if meta["state_kind"] != op.spec.state_kind or meta["evicting"] != (op.evictor is not None):
         raise ValueError(
             "snapshot was taken with a different window state "

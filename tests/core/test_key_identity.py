@@ -365,3 +365,39 @@ def test_a_null_in_a_column_key_fails_and_a_tuple_key_holding_none_is_a_key() ->
     for value in (("a", 1), ("a", 2)):
         selected.process_element(value, 1)
     assert fired(selected) == [("a", 3)]
+
+
+# ------------------------------------------- snapshots written before keys were typed
+def _untyped(op: Any) -> Any:
+    """``op`` keying as flinkwin did before keys carried their type (by value): its snapshot
+    holds plain numbers as keys, as an earlier flinkwin's checkpoint does."""
+    op.keys_by_value = True
+    return op
+
+
+def test_a_window_snapshot_with_untyped_keys_is_found_again() -> None:
+    old = _untyped(window())
+    old.process_element((1, 1), 1)
+    restored = window()
+    restored.restore(old.snapshot())
+    restored.process_element((1, 2), 2)
+    assert fired(restored) == [(1, 3)]  # one window, not a second one beside the restored
+
+
+def test_a_keyed_process_snapshot_with_untyped_keys_is_found_again() -> None:
+    old = _untyped(KeyedProcessOperator(RollingSum(), first))
+    old.process_element((7, 1), 1)
+    old.drain_output()
+    restored = KeyedProcessOperator(RollingSum(), first)
+    restored.restore(old.snapshot())
+    restored.process_element((7, 2), 2)
+    assert [v for v, _ in restored.drain_output()] == [(7, 3)]
+
+
+def test_an_interval_join_snapshot_with_untyped_keys_is_found_again() -> None:
+    old = _untyped(interval_join())
+    old.process_element((1, "l"), 1, 0)
+    restored = interval_join()
+    restored.restore(old.snapshot())
+    restored.process_element((1, "r"), 1, 1)
+    assert [v for v, _ in restored.drain_output()] == [((1, "l"), (1, "r"))]
