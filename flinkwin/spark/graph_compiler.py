@@ -70,6 +70,7 @@ from .runtime import (
     stream_function,
 )
 from .schema import RowEncoder, is_pickled
+from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, to_wire
 
@@ -178,6 +179,7 @@ def compile_graph(
     grouped = staged.groupBy(KEY_GROUP_COLUMN)
     observation = None
     if streaming:
+        watch_stops(session)  # the workers close a query run's functions when it ends
         combined = grouped.applyInPandasWithState(
             stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
         )

@@ -69,7 +69,7 @@ from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
 from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
-from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS
+from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS, current_run, reused_worker
 from .timestamps import from_wire, on_wire
 from .watermarks import flink_watermark
 
@@ -477,16 +477,25 @@ class KeyGroupRuntime:
         """The ``applyInPandasWithState`` function (see module docstring); Python's automatic
         garbage collection waits until the call's output is built (see
         :mod:`flinkwin.spark.daemon`)."""
-        with SUBTASKS.running(self.stage_id, self.idle_close_s):
-            with automatic_collection_paused():
-                outputs = list(self._process_stream(key, frames, state))
-            yield from outputs
+        run = current_run()
+        stage = f"{self.stage_id}/{run}"  # one stage per query run (see flinkwin.spark.subtasks)
+        with SUBTASKS.running(stage, self.idle_close_s, run):
+            try:
+                with automatic_collection_paused():
+                    outputs = list(self._process_stream(key, frames, state, stage, run))
+            except BaseException:
+                SUBTASKS.close_stage(stage)  # the worker process exits now, closing nothing
+                raise
+            if not reused_worker():
+                SUBTASKS.close_stage(stage)
+        yield from outputs
 
     def _process_stream(
-        self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
+        self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any, stage: str,
+        run: str,
     ) -> Iterator[pd.DataFrame]:
         group = int(key[0])
-        factory = self._factory(group)
+        factory = self._factory(group, stage, run)
         op = None
         snapshot_bytes = 0
         version = None
@@ -499,12 +508,12 @@ class KeyGroupRuntime:
                     "change on restart (like Flink's max parallelism): use the original value "
                     "or a new checkpoint location"
                 )
-            op = _CACHE.take(self.stage_id, group, version, factory.subtask)
+            op = _CACHE.take(stage, group, version, factory.subtask)
             if op is None:
                 op = states.restore_state(bytes(snapshot), factory)
             snapshot_bytes = len(snapshot)
         else:
-            _CACHE.take(self.stage_id, group, None, factory.subtask)
+            _CACHE.take(stage, group, None, factory.subtask)
 
         rows, nulls, partials = (None, None, None) if state.hasTimedOut else self._input(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
@@ -518,7 +527,7 @@ class KeyGroupRuntime:
             if op is not None:
                 assert version is not None  # op came from the state
                 self._set_timeout(op, state, spark_watermark, batch_time)
-                _CACHE.put(self.stage_id, group, version, op, factory.subtask)
+                _CACHE.put(stage, group, version, op, factory.subtask)
             yield self._metrics_frame(keys, windows, snapshot_bytes)
             return
         if op is None:
@@ -567,7 +576,7 @@ class KeyGroupRuntime:
             snapshot_bytes = len(snapshot)
             state.update((self.key_groups, snapshot, version))
             self._set_timeout(op, state, spark_watermark, batch_time)
-            _CACHE.put(self.stage_id, group, version, op, factory.subtask)
+            _CACHE.put(stage, group, version, op, factory.subtask)
         assert out is not None  # the metrics row at least
         out.iat[len(out) - 1, out.columns.get_loc(_STATE_BYTES)] = snapshot_bytes
         yield out
@@ -660,12 +669,13 @@ class KeyGroupRuntime:
                 "static DataFrame, where both domains work"
             )
 
-    def _factory(self, group: int) -> _SubtaskFactory:
+    def _factory(self, group: int, stage: str, run: str) -> _SubtaskFactory:
         """Builds the operators of the key group labelled ``group``: all run the functions of
-        its subtask in this worker process (see :mod:`flinkwin.spark.subtasks`)."""
+        its subtask in this worker process for this query run (see
+        :mod:`flinkwin.spark.subtasks`)."""
         index = self._subtask(group)
-        subtask = SUBTASKS.get(self.stage_id, index, lambda: self.operator.subtask(index),
-                               self.idle_close_s)
+        subtask = SUBTASKS.get(stage, index, lambda: self.operator.subtask(index),
+                               self.idle_close_s, run)
         return _SubtaskFactory(self.operator, index, subtask)
 
     def _set_timeout(self, op: Any, state: Any, watermark: int, now: int) -> None:
