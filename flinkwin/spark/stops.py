@@ -67,8 +67,12 @@ def signal_executors(sc: Any, run: str) -> None:
         write_marker(run)
         return iter(())
 
+    description = sc.getLocalProperty("spark.job.description")
     sc.setJobDescription(f"flinkwin: close the functions of stopped query run {run}")
-    sc.parallelize(range(tasks), tasks).mapPartitions(touch).count()
+    try:
+        sc.parallelize(range(tasks), tasks).mapPartitions(touch).count()
+    finally:
+        sc.setJobDescription(description)
 
 
 def watch_stops(session: Any) -> None:

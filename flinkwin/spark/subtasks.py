@@ -1,11 +1,12 @@
 """The subtasks a Python worker process runs: rich functions opened once, closed once.
 
-On Spark a subtask of a streaming window stage is one key group in one Python worker process,
-for one run of the query (one ``start()``: each start compiles a new stage id). The first call
-for a key group in a worker process creates its :class:`~flinkwin.operator.runtime_context.Subtask`
-(its own copy of the user functions); every operator the worker builds for that key group
-afterwards (on each restore from Spark's state) runs those same functions, so ``open()`` runs
-once before the subtask's first element or timer, not on every restore.
+On Spark a subtask of a streaming window or graph stage is one key group in one Python worker
+process, for one run of the query. The first call for a key group in a worker process creates
+its :class:`~flinkwin.operator.runtime_context.Subtask` (its own copy of the user functions; a
+graph's: :class:`~flinkwin.operator.graph_subtask.GraphSubtask`); every operator the worker
+builds for that key group afterwards (on each restore from Spark's state) runs those same
+functions, so ``open()`` runs once before the subtask's first element or timer, not on every
+restore.
 
 A query run is told apart by its run id, which Spark's micro-batch execution hands every task
 as the job group (local property ``spark.jobGroup.id``): a restarted query is a new run, whose

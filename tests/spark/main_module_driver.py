@@ -12,9 +12,11 @@ accumulator a ``__main__`` class) with a ``ProcessWindowFunction``, a trigger an
 of ``__main__`` classes. ``--query evicting``: elements mapped to a ``__main__`` class (no
 declared type: pickled), an evictor and a ``ProcessWindowFunction``. ``--query process``: a
 graph stage, a ``KeyedProcessFunction`` holding no state (its key group's state is removed
-after every batch, so every batch builds the key group's operators anew). ``--query failing``:
-the same, failing on the third file's elements. The rich functions record ``open``/``close``
-calls as lines in files under ``<--log>/<query>`` (one file per worker process and subtask).
+after every batch, so every batch builds the key group's operators anew). ``--query failing``
+and ``--query failing_window``: ``process`` and ``aggregate``, failing on the third file's
+elements (``failing_window`` on user a's only, 3 s into its call). The rich functions record
+``open``/``close`` calls as lines in files under ``<--log>/<query>`` (one file per worker
+process and subtask).
 ``--wait-for-close``: after the query, wait (up to 20 s) until the idle workers closed every
 opened subtask; ``--idle-close`` sets ``spark.flinkwin.subtask.closeAfterIdleSeconds``.
 ``--stop``: run each query with a processing-time trigger until its input is processed, then
@@ -61,8 +63,9 @@ class Acc:
 
 
 class SumCount(AggregateFunction):
-    def __init__(self, log: str) -> None:
+    def __init__(self, log: str, fail_from: int | None = None) -> None:
         self.log = log
+        self.fail_from = fail_from
         self.subtask = -1
 
     def open(self, runtime_context: Any) -> None:
@@ -76,6 +79,11 @@ class SumCount(AggregateFunction):
         return Acc()
 
     def add(self, value: Any, acc: Acc) -> Acc:
+        if self.fail_from is not None and value.v >= self.fail_from and value.user == "a":
+            # user b's call of the batch ends first (Spark kills the Python worker of a task
+            # still running when the job fails, which then closes nothing)
+            time.sleep(3)
+            raise ValueError(f"a failing query: element {value.v}")
         return Acc(acc.total + value.v, acc.count + 1)
 
     def get_result(self, acc: Acc) -> tuple[int, int]:
@@ -160,10 +168,12 @@ def pipeline(spark: Any, source: str, query: str, log: str) -> Any:
             stream.assign_timestamps_and_watermarks(strategy).key_by(ByUser())
             .process(Numbering(log, fail_from), output_type=Types.STRING())
         )
-    if query == "aggregate":
+    if query in ("aggregate", "failing_window"):
+        fail_from = 20 if query == "failing_window" else None
         return (
             stream.assign_timestamps_and_watermarks(strategy).key_by(ByUser()).window(windows)
-            .trigger(AtWatermark()).aggregate(SumCount(log), Label(), output_type=Types.STRING())
+            .trigger(AtWatermark())
+            .aggregate(SumCount(log, fail_from), Label(), output_type=Types.STRING())
         )
     return (
         stream.map(lambda r: Click(r.user, r.ts, r.v))

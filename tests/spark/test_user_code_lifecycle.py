@@ -146,14 +146,16 @@ def test_main_module_elements_and_evictor_survive_a_restart(
 @pytest.fixture(scope="module")
 def stopped_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A window stage (``aggregate``) and a graph stage (``process``), each run over files 0-2
-    with a processing-time trigger and stopped, and a graph stage that fails in its second
-    batch (``failing``), by one driver whose workers close idle stages after 60 s only."""
+    with a processing-time trigger and stopped, and a graph stage and a window stage that fail
+    in their third file (``failing``, ``failing_window``), by one driver whose workers close
+    idle stages after 60 s only."""
     work = tmp_path_factory.mktemp("main-module-stopped")
     _write_files(work / "in", 0, 3)
-    stdout = _run_driver(work, "--stop", queries="aggregate,process,failing")
+    queries = ("aggregate", "process", "failing", "failing_window")
+    stdout = _run_driver(work, "--stop", queries=",".join(queries))
     closed = {name: float(s) for name, s in re.findall(r"CLOSED (\w+) (-?[\d.]+)", stdout)}
     return {"work": work, "stdout": stdout, "closed": closed,
-            "batches": _batches(stdout, {"aggregate", "process", "failing"})}
+            "batches": _batches(stdout, set(queries))}
 
 
 @pytest.mark.slow
@@ -174,7 +176,8 @@ def test_close_runs_within_seconds_of_a_stopped_query_for_window_and_graph_stage
     stopped_runs: dict[str, Any],
 ) -> None:
     # "CLOSED q s": every opened subtask closed s seconds after query.stop() returned (the
-    # workers would close idle stages after 60 s only)
+    # workers would close idle stages after 60 s only); the window stage has two key groups
+    assert len(_calls(stopped_runs["work"] / "log" / "aggregate", "open")) >= 2
     for query in ("aggregate", "process"):
         log = stopped_runs["work"] / "log" / query
         opened = _calls(log, "open")
@@ -184,11 +187,13 @@ def test_close_runs_within_seconds_of_a_stopped_query_for_window_and_graph_stage
 
 @pytest.mark.slow
 def test_close_runs_within_seconds_of_a_failed_query(stopped_runs: dict[str, Any]) -> None:
-    assert "FAILED failing StreamingQueryException" in stopped_runs["stdout"]
-    log = stopped_runs["work"] / "log" / "failing"
-    opened = _calls(log, "open")
-    assert opened and _calls(log, "close") == opened
-    assert 0 <= stopped_runs["closed"]["failing"] <= 5, stopped_runs["stdout"][-2000:]
+    # "CLOSED q s": every opened subtask closed s seconds after awaitTermination() raised
+    for query in ("failing", "failing_window"):
+        assert f"FAILED {query} StreamingQueryException" in stopped_runs["stdout"]
+        log = stopped_runs["work"] / "log" / query
+        opened = _calls(log, "open")
+        assert opened and _calls(log, "close") == opened, query
+        assert 0 <= stopped_runs["closed"][query] <= 5, stopped_runs["stdout"][-2000:]
 
 
 # ------------------------------------------------------------------------ trust boundary
