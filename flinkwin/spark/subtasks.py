@@ -68,9 +68,12 @@ def stop_directory() -> str:
 
 
 def reused_worker() -> bool:
-    """Whether Spark reuses this Python worker process for further tasks (PySpark's daemon
-    ends a worker after its first task unless ``SPARK_REUSE_WORKER`` is set)."""
-    return bool(os.environ.get("SPARK_REUSE_WORKER"))
+    """Whether this process goes on after the task: False only in a Spark Python worker that
+    Spark does not reuse (PySpark's daemon ends a worker after its first task unless
+    ``SPARK_REUSE_WORKER`` is set); True outside a Spark task."""
+    from pyspark import TaskContext
+
+    return TaskContext.get() is None or bool(os.environ.get("SPARK_REUSE_WORKER"))
 
 
 def current_run() -> str:
@@ -110,8 +113,8 @@ class _Stage:
 
 
 class SubtaskRegistry:
-    """The open subtasks of one process, per stage id and key group (thread-safe: a
-    background thread closes idle stages)."""
+    """The open subtasks of one process, per stage (of one query run) and key group
+    (thread-safe: a background thread closes idle and stopped stages)."""
 
     def __init__(self, max_stages: int = MAX_STAGES, stops: str | None = None) -> None:
         self.max_stages = max_stages

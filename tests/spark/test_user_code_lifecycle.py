@@ -31,7 +31,7 @@ from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.spark import MemorySink
 from flinkwin.spark.schema import PICKLED_METADATA, is_pickled
 from flinkwin.spark.stops import signal_executors, write_marker
-from flinkwin.spark.subtasks import SubtaskRegistry, stop_directory
+from flinkwin.spark.subtasks import SubtaskRegistry, current_run, reused_worker, stop_directory
 from flinkwin.types import Types
 from flinkwin.watermark import WatermarkStrategy
 
@@ -381,3 +381,8 @@ def test_a_graph_stage_on_a_static_input_closes_its_functions_at_the_end_of_the_
     assert sorted(out) == ["a:1", "a:3", "b:2"]
     opened = _calls(tmp_path, "open")
     assert opened and _calls(tmp_path, "close") == opened
+
+
+def test_outside_a_spark_task_the_process_counts_as_reused_and_runs_no_query() -> None:
+    # (the key-group function called directly, as the benchmarks do: subtasks stay open)
+    assert reused_worker() and current_run() == ""
