@@ -386,3 +386,32 @@ def test_a_graph_stage_on_a_static_input_closes_its_functions_at_the_end_of_the_
 def test_outside_a_spark_task_the_process_counts_as_reused_and_runs_no_query() -> None:
     # (the key-group function called directly, as the benchmarks do: subtasks stay open)
     assert reused_worker() and current_run() == ""
+
+
+def test_a_restarted_query_is_a_new_run_that_opens_again_and_each_run_closes_on_stop(
+    spark: Any, tmp_path: Path,
+) -> None:
+    log = tmp_path / "log"
+    log.mkdir()
+    _write_files(tmp_path / "in", 0, 2)
+    clicks = spark.readStream.schema("user string, ts long, v long") \
+        .option("maxFilesPerTrigger", 1).json(str(tmp_path / "in"))
+    # one result, started twice on one checkpoint: the same compiled stage, two query runs
+    result = DataStream(clicks).key_by("user").process(Lifecycle(str(log)),
+                                                       output_type=Types.STRING())
+
+    def run(name: str) -> int:
+        query = result.start(MemorySink(name), checkpoint_location=str(tmp_path / "ck"),
+                             trigger={"processingTime": "0.2 seconds"})
+        query.processAllAvailable()
+        query.stop()
+        # closed within seconds of stop(), though the workers' idle timeout is 30 s
+        assert _until(lambda: _calls(log, "close") == _calls(log, "open"), 5.0)
+        return sum(_calls(log, "open").values())
+
+    first = run("fw_lifecycle_first")
+    assert first >= 1
+    _write_files(tmp_path / "in", 2, 3)
+    assert run("fw_lifecycle_second") > first  # the new run opened its own subtasks
+    rows = spark.sql("select * from fw_lifecycle_second").collect()
+    assert sorted(r.value for r in rows) == ["a:20", "a:22", "b:21", "b:23"]
