@@ -10,7 +10,8 @@ of a local master look for it (:mod:`flinkwin.spark.subtasks`). On any other mas
 runs a small Spark job, one task per core of the application (``defaultParallelism``), whose
 tasks write the marker on the executors they run on: Spark's scheduler spreads such tasks over
 the executors, but does not promise to reach each, and a worker that sees no marker closes
-after its idle timeout (``spark.flinkwin.subtask.closeAfterIdleSeconds``).
+after its idle timeout (``spark.flinkwin.subtask.closeAfterIdleSeconds``). The listener cannot
+tell which queries ran a flinkwin stage: it signals every query run of the session that ends.
 
 The query's checkpoint location is not used for the signal, although every executor can reach
 it: it is reached through Hadoop's file systems in the JVM, which a Python worker cannot read
