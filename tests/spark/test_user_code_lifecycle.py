@@ -397,8 +397,11 @@ def test_a_restarted_query_is_a_new_run_that_opens_again_and_each_run_closes_on_
     clicks = spark.readStream.schema("user string, ts long, v long") \
         .option("maxFilesPerTrigger", 1).json(str(tmp_path / "in"))
     # one result, started twice on one checkpoint: the same compiled stage, two query runs
-    result = DataStream(clicks).key_by("user").process(Lifecycle(str(log)),
-                                                       output_type=Types.STRING())
+    # (event time: a stage that wakes keys in processing time runs a batch on every trigger,
+    # and processAllAvailable() would never return)
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts")
+    result = DataStream(clicks).assign_timestamps_and_watermarks(strategy).key_by("user") \
+        .process(Lifecycle(str(log)), output_type=Types.STRING())
 
     def run(name: str) -> int:
         query = result.start(MemorySink(name), checkpoint_location=str(tmp_path / "ck"),
