@@ -43,9 +43,9 @@ its watermark from batch to batch.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -53,10 +53,13 @@ import pyarrow as pa
 
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.operator.element_rows import _records
-from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
+from flinkwin.operator.runtime_context import Subtask, TaskInfo, TaskRuntimeContext
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
+
+if TYPE_CHECKING:
+    from flinkwin.operator.graph_subtask import GraphSubtask
 
 FORMAT = "graph-1"
 MAP, FLAT_MAP, FILTER, UNION, OPERATOR = "map", "flat_map", "filter", "union", "operator"
@@ -132,15 +135,30 @@ class GraphPlan:
 
 
 class GraphOperator:
-    """The operators of one key group of a graph stage (see module docstring)."""
+    """The operators of one key group of a graph stage (see module docstring). With a
+    ``subtask``, every node runs the subtask's functions, opened and closed by it (once for all
+    the operators built for the key group); without, the operator's own copies."""
 
-    def __init__(self, plan: GraphPlan, task_info: TaskInfo) -> None:
+    def __init__(
+        self, plan: GraphPlan, task_info: TaskInfo, subtask: GraphSubtask | None = None
+    ) -> None:
         self.plan = plan
         self.task_info = task_info
+        self.subtask = subtask
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
         self.operators: list[StreamOperator | None] = [
-            node.build(task_info) if node.kind == OPERATOR else None for node in plan.nodes
+            None if node.kind != OPERATOR
+            else node.build(task_info) if subtask is None
+            else node.build(task_info, subtask.nodes[j])
+            for j, node in enumerate(plan.nodes)
+        ]
+        #: per step node, the function it calls and its rich function; None for an operator
+        self._steps: list[tuple[Any, Any] | None] = [
+            None if node.kind == OPERATOR
+            else (node.function, node.rich) if subtask is None
+            else subtask.steps[j]
+            for j, node in enumerate(plan.nodes)
         ]
         self._consumers: dict[StreamRef, list[tuple[int, int]]] = {}
         for j, node in enumerate(plan.nodes):
@@ -167,20 +185,30 @@ class GraphOperator:
         context = TaskRuntimeContext(self.task_info)
         from flinkwin.operator.window_operator import open_function
 
-        for node, op in zip(self.plan.nodes, self.operators):
+        for j, (op, step) in enumerate(zip(self.operators, self._steps)):
             if op is not None:
                 op.open()
-            elif node.rich is not None:
-                open_function(node.rich, context)
+            elif step is not None and step[1] is not None:
+                if self.subtask is not None:
+                    self.subtask.nodes[j].open_functions(context, [step[1]])
+                else:
+                    open_function(step[1], context)
 
     def close(self) -> None:
+        """Close the functions (with a subtask, close the subtask: every node's)."""
+        if self.subtask is not None:
+            self._opened = False
+            self.subtask.close()
+            return
         failure: BaseException | None = None
-        for node, op in zip(self.plan.nodes, self.operators):
+        for op, step in zip(self.operators, self._steps):
             try:
                 if op is not None:
                     op.close()
-                elif self._opened and callable(getattr(node.rich, "close", None)):
-                    node.rich.close()
+                elif self._opened and step is not None:
+                    close = getattr(step[1], "close", None)
+                    if callable(close):
+                        close()
             except Exception as exc:  # noqa: BLE001 (raised below, after the others)
                 failure = failure or exc
         self._opened = False
@@ -302,12 +330,15 @@ class GraphOperator:
             self._flush(j)
             return
         out = ("node", j)
+        step = self._steps[j]
+        assert step is not None
+        function = step[0]
         if node.kind == MAP:
-            self._emit(node, out, node.function(value), timestamp)
+            self._emit(node, out, function(value), timestamp)
         elif node.kind == FLAT_MAP:
-            for result in iterate_outputs(node.function(value), f"{node.name}.flat_map"):
+            for result in iterate_outputs(function(value), f"{node.name}.flat_map"):
                 self._emit(node, out, result, timestamp)
-        elif node.kind == UNION or node.function(value):  # a union passes all, a filter some
+        elif node.kind == UNION or function(value):  # a union passes all, a filter some
             self._push(out, value, timestamp)
 
     def _emit(self, node: NodeSpec, ref: StreamRef, value: Any, timestamp: int | None) -> None:
@@ -459,8 +490,15 @@ def _earliest(timers: Iterable[int | None]) -> int | None:
     return min(present) if present else None
 
 
-#: builds a node's operator for a key group's task
-OperatorBuilder = Callable[[TaskInfo], StreamOperator]
+class OperatorBuilder(Protocol):
+    """An operator node's ``build``: makes a key group's subtask of the node (its own copies of
+    the node's functions) and the node's operators, each running a subtask's functions (or,
+    without one, its own copies)."""
+
+    def subtask(self, task_info: TaskInfo) -> Subtask: ...
+
+    def __call__(self, task_info: TaskInfo, subtask: Subtask | None = None) -> StreamOperator:
+        ...
 
 __all__ = [
     "FILTER",

@@ -328,7 +328,8 @@ class KeyedProcessOperator(UserFunctionLifecycle, _Base):
 
 class ProcessOperator(_Base):
     """Flink's ``ProcessOperator``: a ``ProcessFunction`` on a non-keyed stream (see module
-    docstring). It opens and closes its function itself."""
+    docstring). It opens and closes its function itself, or with a ``subtask``, the subtask
+    does (once for all the subtask's operators)."""
 
     _KIND = "non-keyed"
 
@@ -338,6 +339,7 @@ class ProcessOperator(_Base):
         *,
         task_info: TaskInfo | None = None,
         state_pickler: StatePickler | None = None,
+        subtask: Subtask | None = None,
     ) -> None:
         if isinstance(function, KeyedProcessFunction):
             raise TypeError(
@@ -345,18 +347,26 @@ class ProcessOperator(_Base):
                 "stream (key_by(...).process(...))"
             )
         super().__init__(function, state_pickler)
-        self.runtime_context = TaskRuntimeContext(task_info or TaskInfo(task_name="Process"))
+        self.subtask = subtask
+        self.runtime_context = TaskRuntimeContext(
+            subtask.info if subtask is not None else task_info or TaskInfo(task_name="Process")
+        )
         self._context = NonKeyedContext(self)
 
     def open(self) -> None:
         """Open the function once, before its first call."""
         if not self._opened:
             self._opened = True
-            open_function(self.function, self.runtime_context)
+            if self.subtask is not None:
+                self.subtask.open_functions(self.runtime_context, [self.function])
+            else:
+                open_function(self.function, self.runtime_context)
 
     def close(self) -> None:
-        """Close the function (after ``open``)."""
-        if self._opened:
+        """Close the function (after ``open``; with a subtask, close the subtask)."""
+        if self.subtask is not None:
+            self.subtask.close()
+        elif self._opened:
             self._opened = False
             close = getattr(self.function, "close", None)
             if callable(close):

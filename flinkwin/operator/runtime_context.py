@@ -180,9 +180,12 @@ class Subtask:
     def open(self, op: KeyedStateOwner, functions: list[Any]) -> None:
         """Bind the context to ``op``; open ``functions`` (``op``'s rich functions, the
         subtask's objects) the first time."""
+        self.open_functions(self.runtime_context(op), functions)
+
+    def open_functions(self, context: Any, functions: list[Any]) -> None:
+        """Open ``functions`` (the subtask's objects) with ``context`` the first time."""
         from flinkwin.operator.window_operator import open_function
 
-        context = self.runtime_context(op)
         if self.opened:
             return
         if self.closed:

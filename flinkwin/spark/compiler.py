@@ -116,6 +116,7 @@ from .schema import (
     value_schema,
 )
 from .state_key import stage_fingerprint, state_pickler
+from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, sql_name, text_floats, to_wire
 from .watermarks import (
@@ -746,6 +747,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
 
     grouped = staged.groupBy(_KG)
     if streaming:
+        watch_stops(df.sparkSession)  # the workers close a query run's functions when it ends
         combined = grouped.applyInPandasWithState(
             stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
         )

@@ -18,6 +18,7 @@ from typing import Any
 from pyspark.sql.types import StructType
 
 from flinkwin.operator.graph import GraphOperator, GraphPlan, NodeSpec, StreamRef
+from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
 from flinkwin.output_tag import OutputTag
@@ -207,12 +208,16 @@ class GraphSpec:
             max_number_of_parallel_subtasks=self.key_groups,
         )
 
-    def subtask(self, key_group: int) -> Subtask:
-        # the graph's functions are opened by its operators (see GraphOperator.open)
-        return Subtask(None, None, self.task_info(key_group))
+    def subtask(self, key_group: int) -> GraphSubtask:
+        """A new subtask of key group ``key_group``: its own copies of every node's functions
+        (see :class:`~flinkwin.operator.graph_subtask.GraphSubtask`)."""
+        return GraphSubtask(self.plan, self.task_info(key_group))
 
     def build(self, key_group: int = 0, subtask: Subtask | None = None) -> GraphOperator:
-        return GraphOperator(self.plan, self.task_info(key_group))
+        """A key group's operator: running ``subtask``'s functions, or its own copies."""
+        if subtask is not None and not isinstance(subtask, GraphSubtask):
+            raise TypeError(f"a graph stage runs a GraphSubtask, got {subtask!r}")
+        return GraphOperator(self.plan, self.task_info(key_group), subtask)
 
 
 @dataclass

@@ -73,6 +73,7 @@ from .runtime import (
 )
 from .schema import RowEncoder, is_pickled
 from .state_key import stage_fingerprint
+from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, to_wire
 
@@ -186,6 +187,7 @@ def compile_graph(
     grouped = staged.groupBy(KEY_GROUP_COLUMN)
     observation = None
     if streaming:
+        watch_stops(session)  # the workers close a query run's functions when it ends
         combined = grouped.applyInPandasWithState(
             stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
         )

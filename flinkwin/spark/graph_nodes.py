@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from flinkwin.operator.graph import NodeSpec, StreamRef
-from flinkwin.operator.runtime_context import TaskInfo
+from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
 
 from .compiler import (
@@ -30,9 +30,11 @@ class WindowNodeBuilder:
 
     spec: Any
 
-    def __call__(self, task_info: TaskInfo) -> Any:
-        return self.spec.build(task_info.index_of_this_subtask)
+    def subtask(self, task_info: TaskInfo) -> Subtask:
+        return self.spec.subtask(task_info.index_of_this_subtask)
 
+    def __call__(self, task_info: TaskInfo, subtask: Subtask | None = None) -> Any:
+        return self.spec.build(task_info.index_of_this_subtask, subtask)
 
 
 # ------------------------------------------------------------------------ window nodes
@@ -100,8 +102,11 @@ class TaggedInputs:
 
     spec: Any
 
-    def __call__(self, task_info: TaskInfo) -> Any:
-        return _TaggingOperator(self.spec.build(task_info.index_of_this_subtask))
+    def subtask(self, task_info: TaskInfo) -> Subtask:
+        return self.spec.subtask(task_info.index_of_this_subtask)
+
+    def __call__(self, task_info: TaskInfo, subtask: Subtask | None = None) -> Any:
+        return _TaggingOperator(self.spec.build(task_info.index_of_this_subtask, subtask))
 
 
 class _TaggingOperator:
@@ -176,15 +181,24 @@ class IntervalJoinBuilder:
     #: the declared key type of either input (None: none declared)
     key_type: Any = None
 
-    def __call__(self, task_info: TaskInfo) -> Any:
+    def subtask(self, task_info: TaskInfo) -> Subtask:
+        """The subtask's own copies of the join function and the two key selectors."""
+        function, *keys = copy.deepcopy((self.spec.function, self.left_key, self.right_key))
+        return Subtask(function, tuple(keys), task_info)
+
+    def __call__(self, task_info: TaskInfo, subtask: Subtask | None = None) -> Any:
         from flinkwin.operator.interval_join_operator import IntervalJoinOperator
 
         s = self.spec
+        function, (left, right) = (
+            (copy.deepcopy(s.function), (self.left_key, self.right_key)) if subtask is None
+            else (subtask.function, subtask.key_selector)
+        )
         return IntervalJoinOperator(
             s.lower_bound, s.upper_bound, s.lower_bound_inclusive, s.upper_bound_inclusive,
-            s.left_late_data_output_tag, s.right_late_data_output_tag, copy.deepcopy(s.function),
-            self.left_key, self.right_key, task_info=task_info, overflow=self.overflow,
-            state_pickler=self.state_pickler, key_type=self.key_type,
+            s.left_late_data_output_tag, s.right_late_data_output_tag, function,
+            left, right, task_info=task_info, overflow=self.overflow,
+            state_pickler=self.state_pickler, subtask=subtask, key_type=self.key_type,
         )
 
 
@@ -228,19 +242,28 @@ class ProcessBuilder:
     #: the declared key type (None: none declared)
     key_type: Any = None
 
-    def __call__(self, task_info: TaskInfo) -> Any:
+    def subtask(self, task_info: TaskInfo) -> Subtask:
+        """The subtask's own copies of the function and the key selector."""
+        function, key = copy.deepcopy((self.function, self.key))
+        return Subtask(function, key, task_info)
+
+    def __call__(self, task_info: TaskInfo, subtask: Subtask | None = None) -> Any:
         from flinkwin.operator.keyed_process_operator import (
             KeyedProcessOperator,
             ProcessOperator,
         )
 
-        function = copy.deepcopy(self.function)
-        if self.key is None:
+        function, key = (
+            (copy.deepcopy(self.function), self.key) if subtask is None
+            else (subtask.function, subtask.key_selector)
+        )
+        if key is None:
             return ProcessOperator(function, task_info=task_info,
-                                   state_pickler=self.state_pickler)
-        return KeyedProcessOperator(function, self.key, task_info=task_info,
+                                   state_pickler=self.state_pickler, subtask=subtask)
+        return KeyedProcessOperator(function, key, task_info=task_info,
                                     atomic_elements=self.atomic,
-                                    state_pickler=self.state_pickler, key_type=self.key_type)
+                                    state_pickler=self.state_pickler, subtask=subtask,
+                                    key_type=self.key_type)
 
 
 def process_node(

@@ -72,7 +72,7 @@ from .key_groups import key_group_labels
 from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
 from .state_key import snapshot_binding
-from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS
+from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS, current_run, reused_worker
 from .timestamps import from_wire, on_wire
 from .watermarks import flink_watermark
 
@@ -486,19 +486,28 @@ class KeyGroupRuntime:
         """The ``applyInPandasWithState`` function (see module docstring); Python's automatic
         garbage collection waits until the call's output is built (see
         :mod:`flinkwin.spark.daemon`)."""
-        with SUBTASKS.running(self.stage_id, self.idle_close_s):
-            with automatic_collection_paused():
-                outputs = list(self._process_stream(key, frames, state))
-            yield from outputs
+        run = current_run()
+        stage = f"{self.stage_id}/{run}"  # one stage per query run (see flinkwin.spark.subtasks)
+        with SUBTASKS.running(stage, self.idle_close_s, run):
+            try:
+                with automatic_collection_paused():
+                    outputs = list(self._process_stream(key, frames, state, stage, run))
+            except BaseException:
+                SUBTASKS.close_stage(stage)  # the worker process exits now, closing nothing
+                raise
+            if not reused_worker():
+                SUBTASKS.close_stage(stage)
+        yield from outputs
 
     def _process_stream(
-        self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
+        self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any, stage: str,
+        run: str,
     ) -> Iterator[pd.DataFrame]:
         group = int(key[0])
-        factory = self._factory(group)
+        factory = self._factory(group, stage, run)
         binding = snapshot_binding(self.stage_fingerprint, group)
-        # operators kept in memory belong to the checkpoint they were restored from
-        cached = f"{self.stage_id}/{binding.checkpoint}"
+        # operators kept in memory belong to the query run and the checkpoint they came from
+        cached = f"{stage}/{binding.checkpoint}"
         op = None
         snapshot_bytes = 0
         version = None
@@ -678,12 +687,13 @@ class KeyGroupRuntime:
                 "static DataFrame, where both domains work"
             )
 
-    def _factory(self, group: int) -> _SubtaskFactory:
+    def _factory(self, group: int, stage: str, run: str) -> _SubtaskFactory:
         """Builds the operators of the key group labelled ``group``: all run the functions of
-        its subtask in this worker process (see :mod:`flinkwin.spark.subtasks`)."""
+        its subtask in this worker process for this query run (see
+        :mod:`flinkwin.spark.subtasks`)."""
         index = self._subtask(group)
-        subtask = SUBTASKS.get(self.stage_id, index, lambda: self.operator.subtask(index),
-                               self.idle_close_s)
+        subtask = SUBTASKS.get(stage, index, lambda: self.operator.subtask(index),
+                               self.idle_close_s, run)
         return _SubtaskFactory(self.operator, index, subtask)
 
     def _set_timeout(self, op: Any, state: Any, watermark: int, now: int) -> None:

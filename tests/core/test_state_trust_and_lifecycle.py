@@ -9,17 +9,25 @@ before its first element, ``close()`` once.
 
 from __future__ import annotations
 
+import copy
 import pickle
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 
 from flinkwin import AggregateFunction, Time, TumblingEventTimeWindows, ValueStateDescriptor
+from flinkwin.functions import KeyedProcessFunction, MapFunction
 from flinkwin.operator import SnapshotAuthenticationError, StatePickler, WindowOperator
+from flinkwin.operator.graph import MAP, OPERATOR, GraphOperator, GraphPlan, NodeSpec, SourceSpec
+from flinkwin.operator.graph_subtask import GraphSubtask
+from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.record import Row
+from flinkwin.types import Types
 
 KEY = b"a test state key of 32 bytes...."
 
@@ -220,3 +228,102 @@ def test_a_subtask_that_never_opened_closes_nothing() -> None:
     subtask.close()
     assert subtask.function.opened == 0 and subtask.function.closed == 0
 
+
+
+# ------------------------------------------------------------------- graph stage subtasks
+class Counting(KeyedProcessFunction):
+    """Counts its elements per key in keyed state obtained in ``open``."""
+
+    def __init__(self) -> None:
+        self.opened = self.closed = 0
+
+    def open(self, runtime_context: Any) -> None:
+        self.opened += 1
+        self.count = runtime_context.get_state(ValueStateDescriptor("n", Types.LONG()))
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        n = (self.count.value() or 0) + 1
+        self.count.update(n)
+        yield (ctx.get_current_key(), n)
+
+
+class Doubling(MapFunction):
+    def __init__(self) -> None:
+        self.opened = self.closed = 0
+
+    def open(self, runtime_context: Any) -> None:
+        self.opened += 1
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def map(self, value: Any) -> Any:
+        return (value[0], value[1] * 2)
+
+
+@dataclass(frozen=True)
+class CountingBuilder:
+    """A keyed process node (what flinkwin.spark.graph_nodes.ProcessBuilder builds)."""
+
+    function: Any
+
+    def subtask(self, task_info: TaskInfo) -> Subtask:
+        return Subtask(copy.deepcopy(self.function), "k", task_info)
+
+    def __call__(self, task_info: TaskInfo, subtask: Subtask | None = None) -> Any:
+        if subtask is None:
+            return KeyedProcessOperator(copy.deepcopy(self.function), "k", task_info=task_info)
+        return KeyedProcessOperator(subtask.function, subtask.key_selector, task_info=task_info,
+                                    subtask=subtask)
+
+
+def _graph_plan(doubling: Doubling) -> GraphPlan:
+    return GraphPlan(
+        sources=(SourceSpec(columns=("k", "v"), names=("k", "v")),),
+        nodes=(
+            NodeSpec("process", OPERATOR, ((("source", 0), 0),),
+                     build=CountingBuilder(Counting())),
+            NodeSpec("map", MAP, ((("node", 0), 0),), function=doubling.map, rich=doubling),
+        ),
+        main=("node", 1),
+    )
+
+
+def _graph_batch(op: GraphOperator, key: str) -> list[Any]:
+    op.process_batch(pd.DataFrame({"_fw_in": [0], "k": [key], "v": [1]}), [1])
+    return [value for value, _ in op.drain_output()]
+
+
+def test_a_graph_subtask_opens_its_functions_once_across_rebuilt_operators() -> None:
+    plan = _graph_plan(Doubling())
+    info = TaskInfo(task_name="Graph", index_of_this_subtask=2)
+    subtask = GraphSubtask(plan, info)
+    first = GraphOperator(plan, info, subtask)
+    assert _graph_batch(first, "a") == [("a", 2)]
+    snapshot = first.snapshot()
+    outputs = []
+    for _ in range(3):  # each micro-batch restores into a new operator, as a Spark worker may
+        op = GraphOperator(plan, info, subtask)
+        op.restore(snapshot)
+        outputs += _graph_batch(op, "a")
+        snapshot = op.snapshot()
+    # the keyed state handle obtained in open() followed each rebuilt operator
+    assert outputs == [("a", 4), ("a", 6), ("a", 8)]
+    process, step = subtask.nodes[0].function, subtask.steps[1][1]  # type: ignore[index]
+    assert (process.opened, process.closed, step.opened, step.closed) == (1, 0, 1, 0)
+    # the plan's own objects are never opened: each subtask runs its own copies
+    assert plan.nodes[1].rich.opened == 0
+    op.close()
+    subtask.close()  # once only
+    assert (process.opened, process.closed, step.opened, step.closed) == (1, 1, 1, 1)
+
+
+def test_a_graph_operator_without_a_subtask_opens_and_closes_its_own_functions() -> None:
+    doubling = Doubling()
+    op = GraphOperator(_graph_plan(doubling), TaskInfo(task_name="Graph"))
+    assert _graph_batch(op, "a") == [("a", 2)]
+    op.close()
+    assert (doubling.opened, doubling.closed) == (1, 1)

@@ -10,15 +10,24 @@ driver (each driver run starts a JVM: the tests' main cost); query ``q`` writes 
 ``--query aggregate``: 10 s tumbling windows per user, a rich ``AggregateFunction`` (its
 accumulator a ``__main__`` class) with a ``ProcessWindowFunction``, a trigger and key selector
 of ``__main__`` classes. ``--query evicting``: elements mapped to a ``__main__`` class (no
-declared type: pickled), an evictor and a ``ProcessWindowFunction``. The rich functions record
-``open``/``close`` calls as lines in files under ``--log`` (one file per worker process and
-subtask). ``--wait-for-close``: after the query, wait (up to 20 s) until the idle workers closed
-every opened subtask; ``--idle-close`` sets ``spark.flinkwin.subtask.closeAfterIdleSeconds``.
+declared type: pickled), an evictor and a ``ProcessWindowFunction``. ``--query process``: a
+graph stage, a ``KeyedProcessFunction`` holding no state (its key group's state is removed
+after every batch, so every batch builds the key group's operators anew). ``--query failing``
+and ``--query failing_window``: ``process`` and ``aggregate``, failing on the third file's
+elements (``failing_window`` on user a's only, 3 s into its call). The rich functions record
+``open``/``close`` calls as lines in files under ``<--log>/<query>`` (one file per worker
+process and subtask).
+``--wait-for-close``: after the query, wait (up to 20 s) until the idle workers closed every
+opened subtask; ``--idle-close`` sets ``spark.flinkwin.subtask.closeAfterIdleSeconds``.
+``--stop``: run each query with a processing-time trigger until its input is processed, then
+``stop()`` it (or wait for it to fail), and print how many seconds after that every opened
+subtask was closed (``CLOSED <query> <seconds>``, -1 if not within 15 s).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import time
@@ -28,7 +37,12 @@ from typing import Any
 from flinkwin import Time, TumblingEventTimeWindows
 from flinkwin.datastream import DataStream
 from flinkwin.evictors.base import Evictor
-from flinkwin.functions import AggregateFunction, KeySelector, ProcessWindowFunction
+from flinkwin.functions import (
+    AggregateFunction,
+    KeyedProcessFunction,
+    KeySelector,
+    ProcessWindowFunction,
+)
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.triggers import EventTimeTrigger
 from flinkwin.types import Types
@@ -49,8 +63,9 @@ class Acc:
 
 
 class SumCount(AggregateFunction):
-    def __init__(self, log: str) -> None:
+    def __init__(self, log: str, fail_from: int | None = None) -> None:
         self.log = log
+        self.fail_from = fail_from
         self.subtask = -1
 
     def open(self, runtime_context: Any) -> None:
@@ -64,6 +79,11 @@ class SumCount(AggregateFunction):
         return Acc()
 
     def add(self, value: Any, acc: Acc) -> Acc:
+        if self.fail_from is not None and value.v >= self.fail_from and value.user == "a":
+            # user b's call of the batch ends first (Spark kills the Python worker of a task
+            # still running when the job fails, which then closes nothing)
+            time.sleep(3)
+            raise ValueError(f"a failing query: element {value.v}")
         return Acc(acc.total + value.v, acc.count + 1)
 
     def get_result(self, acc: Acc) -> tuple[int, int]:
@@ -110,6 +130,27 @@ class KeepLastTwo(Evictor):
         pass
 
 
+class Numbering(KeyedProcessFunction):
+    """Emits each element's value with its key; records its lifecycle like ``SumCount``."""
+
+    def __init__(self, log: str, fail_from: int | None = None) -> None:
+        self.log = log
+        self.fail_from = fail_from
+        self.subtask = -1
+
+    def open(self, runtime_context: Any) -> None:
+        self.subtask = runtime_context.get_index_of_this_subtask()
+        _record(self.log, "open", self.subtask)
+
+    def close(self) -> None:
+        _record(self.log, "close", self.subtask)
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        if self.fail_from is not None and value.v >= self.fail_from:
+            raise ValueError(f"a failing query: element {value.v}")
+        yield json.dumps([ctx.get_current_key(), value.v])
+
+
 class Listing(ProcessWindowFunction):
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         yield json.dumps([key, context.window().start, sorted(c.v for c in elements)])
@@ -120,10 +161,19 @@ def pipeline(spark: Any, source: str, query: str, log: str) -> Any:
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(TsOf())
     windows = TumblingEventTimeWindows.of(Time.seconds(10))
     stream = DataStream(clicks)
-    if query == "aggregate":
+    os.makedirs(log, exist_ok=True)
+    if query in ("process", "failing"):
+        fail_from = 20 if query == "failing" else None
+        return (
+            stream.assign_timestamps_and_watermarks(strategy).key_by(ByUser())
+            .process(Numbering(log, fail_from), output_type=Types.STRING())
+        )
+    if query in ("aggregate", "failing_window"):
+        fail_from = 20 if query == "failing_window" else None
         return (
             stream.assign_timestamps_and_watermarks(strategy).key_by(ByUser()).window(windows)
-            .trigger(AtWatermark()).aggregate(SumCount(log), Label(), output_type=Types.STRING())
+            .trigger(AtWatermark())
+            .aggregate(SumCount(log, fail_from), Label(), output_type=Types.STRING())
         )
     return (
         stream.map(lambda r: Click(r.user, r.ts, r.v))
@@ -137,6 +187,7 @@ def main() -> None:
     for name in ("--input", "--checkpoint", "--output", "--log", "--query"):
         parser.add_argument(name, required=True)
     parser.add_argument("--wait-for-close", action="store_true")
+    parser.add_argument("--stop", action="store_true")
     parser.add_argument("--idle-close", default="60")
     args = parser.parse_args()
 
@@ -164,25 +215,44 @@ def main() -> None:
                 for row in df.collect():
                     f.write(f"{row[0]}\n")
 
-        query = pipeline(spark, args.input, name, args.log).start(
+        log = os.path.join(args.log, name)
+        query = pipeline(spark, args.input, name, log).start(
             main=collect, checkpoint_location=os.path.join(args.checkpoint, name),
-            trigger={"availableNow": True},
+            trigger={"processingTime": "0.2 seconds"} if args.stop else {"availableNow": True},
         )
-        query.awaitTermination()
+        if args.stop:
+            _stop(query, name, log)
+        else:
+            query.awaitTermination()
         print("BATCHES", name, len(query.recentProgress), flush=True)
-    if args.wait_for_close:
-        _wait_for_close(args.log)
+        if args.wait_for_close:
+            _wait_for_close(log, 30)
     spark.stop()
 
 
-def _wait_for_close(log: str) -> None:
-    """Until every subtask a worker process opened is closed (once the stage is idle for
-    longer than ``--idle-close``), or 30 s."""
-    deadline = time.monotonic() + 30
+def _stop(query: Any, name: str, log: str) -> None:
+    """Process the input, stop the query (or see it fail), print when every subtask closed."""
+    try:
+        query.processAllAvailable()
+        query.stop()
+    except Exception as exc:  # the failing query
+        print("FAILED", name, type(exc).__name__, flush=True)
+        with contextlib.suppress(Exception):  # the failure, again
+            query.awaitTermination()
+    ended = time.monotonic()
+    closed = _wait_for_close(log, 15)
+    print("CLOSED", name, round(time.monotonic() - ended, 2) if closed else -1, flush=True)
+
+
+def _wait_for_close(log: str, seconds: float) -> bool:
+    """Until every subtask a worker process opened is closed (once the query stopped or the
+    stage is idle for longer than ``--idle-close``), or ``seconds``."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if _lines(log, "open") == _lines(log, "close"):
-            return
-        time.sleep(0.2)
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def _lines(log: str, event: str) -> dict[str, int]:

@@ -5,7 +5,8 @@ not write itself (input columns, state under another key).
 The ``__main__`` scenarios run ``main_module_driver.py`` as its own driver process (a script:
 its classes are ``__main__``'s, which the Python workers cannot import), twice on the same
 checkpoints, both queries in each driver run; each run is several micro-batches (one JSON file
-each)."""
+each). A third driver run stops a window stage's and a graph stage's queries and fails another
+graph stage's, and measures when their workers closed every opened function."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import re
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +26,12 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 
 from flinkwin import Time, TumblingEventTimeWindows
 from flinkwin.datastream import DataStream
-from flinkwin.functions import ProcessAllWindowFunction
+from flinkwin.functions import KeyedProcessFunction, ProcessAllWindowFunction
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.spark import MemorySink
 from flinkwin.spark.schema import PICKLED_METADATA, is_pickled
-from flinkwin.spark.subtasks import SubtaskRegistry
+from flinkwin.spark.stops import signal_executors, write_marker
+from flinkwin.spark.subtasks import SubtaskRegistry, current_run, reused_worker, stop_directory
 from flinkwin.types import Types
 from flinkwin.watermark import WatermarkStrategy
 
@@ -52,8 +55,8 @@ def _write_files(directory: Path, first: int, last: int) -> None:
         os.utime(path, (1_000_000 + i, 1_000_000 + i))
 
 
-def _run_driver(work: Path, *extra: str) -> dict[str, int]:
-    """One driver run of both queries to the end of their input; each one's micro-batches."""
+def _run_driver(work: Path, *extra: str, queries: str = "aggregate,evicting") -> str:
+    """One driver run of ``queries`` to the end of their input; its output."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
                PYTHONPATH=str(ROOT))  # flinkwin only: the driver's classes stay __main__'s
     (work / "log").mkdir(exist_ok=True)
@@ -61,12 +64,17 @@ def _run_driver(work: Path, *extra: str) -> dict[str, int]:
     proc = subprocess.run(
         [sys.executable, str(DRIVER), "--input", str(work / "in"), "--checkpoint",
          str(work / "ck"), "--output", str(work / "out"), "--log", str(work / "log"),
-         "--query", "aggregate,evicting", *extra],
+         "--query", queries, *extra],
         env=env, capture_output=True, text=True, timeout=900, cwd=work,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-6000:]
-    found = dict(re.findall(r"BATCHES (\w+) (\d+)", proc.stdout))
-    assert set(found) == {"aggregate", "evicting"}, proc.stdout[-2000:]
+    return proc.stdout
+
+
+def _batches(stdout: str, queries: set[str]) -> dict[str, int]:
+    """Each query's number of micro-batches, as the driver printed them."""
+    found = dict(re.findall(r"BATCHES (\w+) (\d+)", stdout))
+    assert set(found) == queries, stdout[-2000:]
     return {name: int(n) for name, n in found.items()}
 
 
@@ -89,7 +97,7 @@ def main_module_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]
     checkpoints by a second driver (subtasks closed after 1 s idle) over files 0-4."""
     work = tmp_path_factory.mktemp("main-module")
     _write_files(work / "in", 0, 3)
-    batches = _run_driver(work)
+    batches = _batches(_run_driver(work), {"aggregate", "evicting"})
     first = {q: _outputs(work, q) for q in ("aggregate", "evicting")}
     (work / "log").rename(work / "log-first")
     _write_files(work / "in", 3, 5)
@@ -108,7 +116,7 @@ def test_main_module_accumulators_survive_snapshots_and_a_restart_and_open_once(
     assert main_module_runs["first"]["aggregate"] == [
         ["a", 0, 2, 2], ["a", 10_000, 22, 2], ["b", 0, 4, 2], ["b", 10_000, 24, 2],
     ]
-    opened = _calls(work / "log-first", "open")
+    opened = _calls(work / "log-first" / "aggregate", "open")
     # once per subtask (key group) in each worker process, over all the batches; no close
     # yet (the stage is closed after 60 s idle)
     assert opened and set(opened.values()) == {1}
@@ -120,7 +128,8 @@ def test_main_module_accumulators_survive_snapshots_and_a_restart_and_open_once(
         ["b", 0, 4, 2], ["b", 10_000, 24, 2], ["b", 20_000, 44, 2], ["b", 30_000, 64, 2],
     ]
     # every open subtask was closed once the stage was idle
-    assert _calls(work / "log", "open") == _calls(work / "log", "close")
+    log = work / "log" / "aggregate"
+    assert _calls(log, "open") == _calls(log, "close")
 
 
 @pytest.mark.slow
@@ -132,6 +141,59 @@ def test_main_module_elements_and_evictor_survive_a_restart(
         [user, i * 10_000, [10 * i + first, 10 * i + first + 2]]
         for user, first in (("a", 0), ("b", 1)) for i in range(4)
     ]
+
+
+@pytest.fixture(scope="module")
+def stopped_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A window stage (``aggregate``) and a graph stage (``process``), each run over files 0-2
+    with a processing-time trigger and stopped, and a graph stage and a window stage that fail
+    in their third file (``failing``, ``failing_window``), by one driver whose workers close
+    idle stages after 60 s only."""
+    work = tmp_path_factory.mktemp("main-module-stopped")
+    _write_files(work / "in", 0, 3)
+    queries = ("aggregate", "process", "failing", "failing_window")
+    stdout = _run_driver(work, "--stop", queries=",".join(queries))
+    closed = {name: float(s) for name, s in re.findall(r"CLOSED (\w+) (-?[\d.]+)", stdout)}
+    return {"work": work, "stdout": stdout, "closed": closed,
+            "batches": _batches(stdout, set(queries))}
+
+
+@pytest.mark.slow
+def test_a_graph_stage_opens_its_process_function_once_per_subtask_across_micro_batches(
+    stopped_runs: dict[str, Any],
+) -> None:
+    work = stopped_runs["work"]
+    # the process function holds no state: its key group's state is removed after every batch
+    # and each batch builds the graph's operators again
+    assert stopped_runs["batches"]["process"] >= 3
+    assert len(_outputs(work, "process")) == 12
+    opened = _calls(work / "log" / "process", "open")
+    assert opened and set(opened.values()) == {1}
+
+
+@pytest.mark.slow
+def test_close_runs_within_seconds_of_a_stopped_query_for_window_and_graph_stages(
+    stopped_runs: dict[str, Any],
+) -> None:
+    # "CLOSED q s": every opened subtask closed s seconds after query.stop() returned (the
+    # workers would close idle stages after 60 s only); the window stage has two key groups
+    assert len(_calls(stopped_runs["work"] / "log" / "aggregate", "open")) >= 2
+    for query in ("aggregate", "process"):
+        log = stopped_runs["work"] / "log" / query
+        opened = _calls(log, "open")
+        assert opened and _calls(log, "close") == opened, query
+        assert 0 <= stopped_runs["closed"][query] <= 5, stopped_runs["stdout"][-2000:]
+
+
+@pytest.mark.slow
+def test_close_runs_within_seconds_of_a_failed_query(stopped_runs: dict[str, Any]) -> None:
+    # "CLOSED q s": every opened subtask closed s seconds after awaitTermination() raised
+    for query in ("failing", "failing_window"):
+        assert f"FAILED {query} StreamingQueryException" in stopped_runs["stdout"]
+        log = stopped_runs["work"] / "log" / query
+        opened = _calls(log, "open")
+        assert opened and _calls(log, "close") == opened, query
+        assert 0 <= stopped_runs["closed"][query] <= 5, stopped_runs["stdout"][-2000:]
 
 
 # ------------------------------------------------------------------------ trust boundary
@@ -246,3 +308,113 @@ def test_a_worker_closes_the_subtasks_of_stages_beyond_the_most_recent() -> None
     assert [f.events for f in functions] == [["open", "close"], ["open"], ["open"]]
     registry.close_all()
     assert [f.events for f in functions] == [["open", "close"]] * 3
+
+
+RUN_A, RUN_B = str(uuid.uuid4()), str(uuid.uuid4())
+
+
+def _until(condition: Any, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def test_a_worker_closes_the_subtasks_of_a_query_run_when_its_stop_marker_appears(
+    tmp_path: Path,
+) -> None:
+    registry = SubtaskRegistry(stops=str(tmp_path))
+    stopped, busy, other = Recorder(), Recorder(), Recorder()
+    registry.get(f"s/{RUN_A}", 0, lambda: _opened(stopped), idle_close_s=3600, run=RUN_A)
+    registry.get(f"t/{RUN_B}", 0, lambda: _opened(other), idle_close_s=3600, run=RUN_B)
+    with registry.running(f"u/{RUN_A}", idle_close_s=3600, run=RUN_A):
+        registry.get(f"u/{RUN_A}", 0, lambda: _opened(busy), idle_close_s=3600, run=RUN_A)
+        write_marker(RUN_A, str(tmp_path))
+        assert _until(lambda: stopped.events == ["open", "close"], 3.0)
+        assert busy.events == ["open"]  # never while a call of the stage runs
+    assert _until(lambda: busy.events == ["open", "close"], 3.0)
+    assert other.events == ["open"]  # another run goes on
+    registry.close_all()
+
+
+def test_a_stop_marker_is_named_by_a_run_id_only(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        write_marker("../../etc/x", str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_stop_job_writes_the_marker_where_the_workers_look(spark: Any) -> None:
+    run = str(uuid.uuid4())
+    signal_executors(spark.sparkContext, run)
+    assert (Path(stop_directory()) / run).exists()
+
+
+class Lifecycle(KeyedProcessFunction):
+    """Records open and close as files ``<event>-<pid>-<subtask>`` in ``log``."""
+
+    def __init__(self, log: str) -> None:
+        self.log = log
+        self.name = ""
+
+    def open(self, runtime_context: Any) -> None:
+        self.name = f"{os.getpid()}-{runtime_context.get_index_of_this_subtask()}"
+        with open(os.path.join(self.log, f"open-{self.name}"), "a") as f:
+            f.write("open\n")
+
+    def close(self) -> None:
+        with open(os.path.join(self.log, f"close-{self.name}"), "a") as f:
+            f.write("close\n")
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        yield f"{value.user}:{value.v}"
+
+
+def test_a_graph_stage_on_a_static_input_closes_its_functions_at_the_end_of_the_job(
+    spark: Any, tmp_path: Path,
+) -> None:
+    df = spark.createDataFrame([("a", 1), ("b", 2), ("a", 3)], "user string, v long")
+    out = DataStream(df).key_by("user").process(
+        Lifecycle(str(tmp_path)), output_type=Types.STRING()
+    ).execute_and_collect()
+    assert sorted(out) == ["a:1", "a:3", "b:2"]
+    opened = _calls(tmp_path, "open")
+    assert opened and _calls(tmp_path, "close") == opened
+
+
+def test_outside_a_spark_task_the_process_counts_as_reused_and_runs_no_query() -> None:
+    # (the key-group function called directly, as the benchmarks do: subtasks stay open)
+    assert reused_worker() and current_run() == ""
+
+
+def test_a_restarted_query_is_a_new_run_that_opens_again_and_each_run_closes_on_stop(
+    spark: Any, tmp_path: Path,
+) -> None:
+    log = tmp_path / "log"
+    log.mkdir()
+    _write_files(tmp_path / "in", 0, 2)
+    clicks = spark.readStream.schema("user string, ts long, v long") \
+        .option("maxFilesPerTrigger", 1).json(str(tmp_path / "in"))
+    # one result, started twice on one checkpoint: the same compiled stage, two query runs
+    # (event time: a stage that wakes keys in processing time runs a batch on every trigger,
+    # and processAllAvailable() would never return)
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts")
+    result = DataStream(clicks).assign_timestamps_and_watermarks(strategy).key_by("user") \
+        .process(Lifecycle(str(log)), output_type=Types.STRING())
+
+    def run(name: str) -> int:
+        query = result.start(MemorySink(name), checkpoint_location=str(tmp_path / "ck"),
+                             trigger={"processingTime": "0.2 seconds"})
+        query.processAllAvailable()
+        query.stop()
+        # closed within seconds of stop(), though the workers' idle timeout is 30 s
+        assert _until(lambda: _calls(log, "close") == _calls(log, "open"), 5.0)
+        return sum(_calls(log, "open").values())
+
+    first = run("fw_lifecycle_first")
+    assert first >= 1
+    _write_files(tmp_path / "in", 2, 3)
+    assert run("fw_lifecycle_second") > first  # the new run opened its own subtasks
+    rows = spark.sql("select * from fw_lifecycle_second").collect()
+    assert sorted(r.value for r in rows) == ["a:20", "a:22", "b:21", "b:23"]
