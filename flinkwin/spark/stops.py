@@ -10,8 +10,10 @@ of a local master look for it (:mod:`flinkwin.spark.subtasks`). On any other mas
 runs a small Spark job, one task per core of the application (``defaultParallelism``), whose
 tasks write the marker on the executors they run on: Spark's scheduler spreads such tasks over
 the executors, but does not promise to reach each, and a worker that sees no marker closes
-after its idle timeout (``spark.flinkwin.subtask.closeAfterIdleSeconds``). The listener cannot
-tell which queries ran a flinkwin stage: it signals every query run of the session that ends.
+after its idle timeout (``spark.flinkwin.subtask.closeAfterIdleSeconds``). That job runs only
+for query runs whose progress carried a flinkwin stage's observed metrics (``flinkwin...``), so
+the session's other queries never cause one; a run stopped before its first progress report
+has its executors' workers closed by the idle timeout.
 
 The query's checkpoint location is not used for the signal, although every executor can reach
 it: it is reached through Hadoop's file systems in the JVM, which a Python worker cannot read
@@ -88,11 +90,17 @@ def watch_stops(session: Any) -> None:
     local = str(sc.master).startswith("local")  # the workers share the driver's host
 
     class StopListener(StreamingQueryListener):
+        #: runs whose progress showed a flinkwin stage (those worth a job on the executors)
+        flinkwin_runs: set[str] = set()
+
         def onQueryStarted(self, event: Any) -> None:  # noqa: N802 (Spark's names)
             pass
 
         def onQueryProgress(self, event: Any) -> None:  # noqa: N802
-            pass
+            if not local:
+                progress = event.progress
+                if any(name.startswith("flinkwin") for name in progress.observedMetrics):
+                    self.flinkwin_runs.add(str(progress.runId))
 
         def onQueryIdle(self, event: Any) -> None:  # noqa: N802
             pass
@@ -101,7 +109,8 @@ def watch_stops(session: Any) -> None:
             run = str(event.runId)
             with contextlib.suppress(OSError, ValueError):  # else the idle timeout closes
                 write_marker(run)
-            if not local:  # not on the listener's thread: it delivers every query's events
+            if run in self.flinkwin_runs:  # not on the listener's thread: it delivers
+                self.flinkwin_runs.discard(run)  # every query's events
                 threading.Thread(target=_signal, args=(sc, run), daemon=True,
                                  name="flinkwin-stops").start()
 
