@@ -30,7 +30,7 @@ from flinkwin.spark.compiler import WindowPipeline
 from flinkwin.spark.schema import parse_schema
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
-from flinkwin.types import TypeInformation, is_atomic_type
+from flinkwin.types import TypeInformation, declared_output, is_atomic_type
 from flinkwin.window_result_stream import WindowResultStream
 
 if TYPE_CHECKING:
@@ -288,9 +288,7 @@ class WindowedStream:
     def _finish(
         self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool
     ) -> Any:
-        if output_schema is not None and output_type is not None:
-            raise ValueError("pass output_schema or output_type, not both")
-        declared = output_schema if output_schema is not None else output_type
+        declared = declared_output(output_type, output_schema)
         resolve_window_function(function, self._state.evictor is not None)
         state = self._state
         pipeline = WindowPipeline(

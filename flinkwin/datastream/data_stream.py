@@ -55,7 +55,13 @@ from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema, with
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
-from flinkwin.types import TypeInformation, Types, is_atomic_type, is_pickled_type
+from flinkwin.types import (
+    TypeInformation,
+    Types,
+    declared_output,
+    is_atomic_type,
+    is_pickled_type,
+)
 from flinkwin.unsupported import SOURCES_AND_SINKS
 from flinkwin.watermark import WatermarkStrategy
 
@@ -180,18 +186,25 @@ class DataStream(GraphOperations):
         return getattr(self.toDF(), name)
 
     # ------------------------------------------------------------ stream plumbing
-    def map(self, func: Any, output_type: Any = None) -> DataStream:
+    def map(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """One output per element: ``func(value)`` or a ``MapFunction``; ``output_type`` (PyFlink
-        type information, a DDL string or a StructType) makes the outputs typed columns; without
-        it they travel pickled (as PyFlink's), one ``value binary`` column whose values the next
+        type information, a DDL string or a StructType; also named ``output_schema``, as every
+        function producing elements takes it) makes the outputs typed columns; without it they
+        travel pickled (as PyFlink's), one ``value binary`` column whose values the next
         function, sink or ``execute_and_collect()`` gets back as they were returned."""
-        return self._transform(MAP, func, as_callable(func, "map", "map"), output_type)
+        return self._transform(MAP, func, as_callable(func, "map", "map"),
+                               declared_output(output_type, output_schema))
 
-    def flat_map(self, func: Any, output_type: Any = None) -> DataStream:
+    def flat_map(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """Any number of outputs per element: ``func(value)`` returns or yields them (or a
-        ``FlatMapFunction``); ``output_type`` as for ``map``."""
+        ``FlatMapFunction``); ``output_type``/``output_schema`` as for ``map``."""
         return self._transform(
-            FLAT_MAP, func, as_callable(func, "flat_map", "flat_map"), output_type
+            FLAT_MAP, func, as_callable(func, "flat_map", "flat_map"),
+            declared_output(output_type, output_schema),
         )
 
     def filter(self, func: Any) -> DataStream:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flinkwin.errors import UnsupportedOperationError
+from flinkwin.types import declared_output
 from flinkwin.unsupported import TWO_INPUTS
 
 if TYPE_CHECKING:
@@ -37,9 +38,12 @@ class GraphOperations:
         )
         return GraphResultStream(plan.with_node(PlanNode(spec, output)))
 
-    def process(self, func: Any, output_type: Any = None) -> DataStream:
+    def process(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """Flink's ``ProcessOperator``: ``func.process_element(value, ctx)`` per element of a
-        non-keyed stream (no keyed state, no timers); ``output_type`` as for ``map``."""
+        non-keyed stream (no keyed state, no timers); ``output_type``/``output_schema`` as for
+        ``map``."""
         from flinkwin.functions.process import ProcessFunction
         from flinkwin.graph_stream import GraphResultStream
         from flinkwin.spark.graph import plan_of
@@ -47,8 +51,9 @@ class GraphOperations:
 
         if not isinstance(func, ProcessFunction):
             raise TypeError("ProcessFunction is required for DataStream.")
+        declared = declared_output(output_type, output_schema)
         plan = plan_of(self)
-        return GraphResultStream(plan.with_node(process_node(func, None, output_type, plan)))
+        return GraphResultStream(plan.with_node(process_node(func, None, declared, plan)))
 
     def union(self, *streams: DataStream) -> DataStream:
         """Flink's ``union``: one stream of this stream's and ``streams``' elements, which must
