@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from flinkwin.assigners.base import WindowAssigner
 from flinkwin.datastream.data_stream import DataStream
 from flinkwin.errors import UnsupportedOperationError
+from flinkwin.functions.transform import function_label
 from flinkwin.types import TypeInformation, declared_output
 from flinkwin.windowed_stream import (
     WindowedStream,
@@ -122,7 +123,10 @@ class KeyedStream(DataStream):
             raise TypeError("KeyedProcessFunction is required for KeyedStream.")
         declared = declared_output(output_type, output_schema)
         plan = plan_of(self._stream)
-        return GraphResultStream(plan.with_node(process_node(func, self._key(), declared, plan)))
+        result = GraphResultStream(plan.with_node(process_node(func, self._key(), declared,
+                                                               plan)))
+        result._origin = getattr(func, "label", f"process({function_label(func)})")
+        return result
 
     def map(
         self, func: Any, output_type: Any = None, *, output_schema: Any = None
@@ -162,7 +166,7 @@ class KeyedStream(DataStream):
         from flinkwin.keyed_reduce import RollingReduce
         from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 
-        batch = effective_mode(self._stream._runtime_mode, self._stream.toDF().isStreaming)
+        batch = effective_mode(self._stream._runtime_mode, self._stream._public_df().isStreaming)
         return self.process(
             RollingReduce(func, batch is RuntimeExecutionMode.BATCH), self._own_type()
         )

@@ -24,6 +24,7 @@ from flinkwin.functions.internal import (
     function_kind,
     resolve_window_function,
 )
+from flinkwin.functions.transform import function_label
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark.aggregations import check_aggregatable
 from flinkwin.spark.compiler import WindowPipeline
@@ -270,7 +271,7 @@ class WindowedStream:
     def _builtin(
         self, factory: Any, name: str, field: str | int, with_window: bool
     ) -> WindowResultStream:
-        schema = self._state.stream.toDF().schema
+        schema = self._state.stream._public_df().schema
         columns = schema.fieldNames()
         if isinstance(field, int) and not isinstance(field, bool):
             if not 0 <= field < len(columns):
@@ -323,9 +324,12 @@ class WindowedStream:
             from flinkwin.spark.graph_nodes import window_node
 
             plan = state.stream._plan
-            return GraphResultStream(plan.with_node(window_node(pipeline, plan, type_info)))
-        # compiles: errors surface where it is built
-        return WindowResultStream(pipeline, type_info)
+            result: Any = GraphResultStream(plan.with_node(window_node(pipeline, plan, type_info)))
+        else:
+            result = WindowResultStream(pipeline, type_info)  # compiles: errors surface here
+        functions = function if isinstance(function, tuple) else (function,)
+        result._origin = f"the window's {name}({', '.join(map(function_label, functions))})"
+        return result
 
 
 _KIND_NAMES = {

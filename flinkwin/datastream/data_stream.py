@@ -39,9 +39,9 @@ from flinkwin.datastream.stream_execution_environment import (
     StreamExecutionEnvironment,
     stream_defaults,
 )
-from flinkwin.errors import UnsupportedOperationError
+from flinkwin.errors import UnsupportedOperationError, pickled_elements_error
 from flinkwin.functions.base import KeySelector
-from flinkwin.functions.transform import as_callable
+from flinkwin.functions.transform import as_callable, function_label
 from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.spark.carried_time import carry_time
 from flinkwin.spark.elements import (
@@ -99,6 +99,8 @@ class DataStream(GraphOperations):
     #: the stream graph this stream is the head of (None: a stream over a DataFrame, which is
     #: a source of any graph it joins; see flinkwin.spark.graph)
     _plan: Any = None
+    #: the operator that produced this stream's elements, named in errors (None: unknown)
+    _origin: str | None = None
 
     def __init__(
         self,
@@ -150,7 +152,9 @@ class DataStream(GraphOperations):
             "type_info": self._type_info,
         }
         settings.update(changes)
-        return DataStream._own(df, **settings)
+        stream = DataStream._own(df, **settings)
+        stream._origin = self._origin
+        return stream
 
     @staticmethod
     def _own(df: DataFrame, type_info: TypeInformation | None, **settings: Any) -> DataStream:
@@ -162,7 +166,18 @@ class DataStream(GraphOperations):
         return stream
 
     def toDF(self) -> DataFrame:  # noqa: N802
-        """The underlying Spark DataFrame."""
+        """The elements as a Spark DataFrame: one column per field of their type (the
+        DataFrame's own for a stream over one). Elements without a declared type (pickled
+        Python objects, ``get_type()`` is ``Types.PICKLED_BYTE_ARRAY()``) have no Spark form:
+        a :class:`~flinkwin.errors.PickledElementsError` names the operator that produced them
+        and says to declare its ``output_type``."""
+        if is_pickled_type(self._type_info):
+            raise pickled_elements_error("toDF()", self._origin)
+        return self._public_df()
+
+    def _public_df(self) -> DataFrame:
+        """The DataFrame of the elements without the hidden columns (pickled ones included:
+        flinkwin's own use)."""
         if RECORD_TIMESTAMP_COLUMN in self._df.columns:
             return self._df.drop(RECORD_TIMESTAMP_COLUMN)
         return self._df
@@ -180,7 +195,8 @@ class DataStream(GraphOperations):
 
     def __getattr__(self, name: str) -> Any:
         """Anything else is the DataFrame's: a stream can be used where a DataFrame is expected
-        (``result.getSideOutput(late).writeStream...``, ``.collect()``, ``.columns``)."""
+        (``result.getSideOutput(late).writeStream...``, ``.collect()``, ``.columns``), as
+        ``toDF()`` gives it."""
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.toDF(), name)
@@ -225,8 +241,18 @@ class DataStream(GraphOperations):
                 out_schema = parse_schema(output_type, f"{kind} output_type")
                 type_info = output_type if isinstance(output_type, TypeInformation) else None
         if self._plan is not None:
-            return self._graph_step(kind, rich, function, out_schema, type_info)
-        schema = self.toDF().schema
+            stepped = self._graph_step(kind, rich, function, out_schema, type_info)
+        else:
+            stepped = self._transformed(kind, rich, function, out_schema, type_info)
+        if kind != FILTER:
+            stepped._origin = f"{kind}({function_label(rich)})"
+        return stepped
+
+    def _transformed(
+        self, kind: str, rich: Any, function: Any, out_schema: Any, type_info: Any
+    ) -> DataStream:
+        """``_transform`` on a stream over a DataFrame."""
+        schema = self._public_df().schema
         df, strategy = self._elements_df(), self._watermark
         if strategy is not None:
             # timestamps and the watermark are taken here, over every element (Flink's
@@ -250,7 +276,7 @@ class DataStream(GraphOperations):
         element's, as in Flink), and the downstream strategy reads them from there."""
         time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
         stamped = apply_element_stage(
-            df, self.toDF().schema, None, None, strategy.timestamp_column, time_zone,
+            df, self._public_df().schema, None, None, strategy.timestamp_column, time_zone,
             tuple_elements=_is_tuple_type(self._type_info),
             atomic_elements=is_atomic_type(self._type_info), element_type=self._type_info,
         )
@@ -276,7 +302,7 @@ class DataStream(GraphOperations):
         prints from the driver and returns None; a streaming one starts a query printing each
         micro-batch and returns it."""
         prefix = "" if sink_identifier is None else f"{sink_identifier}> "
-        text = printer(self._type_info, is_pickled(self.toDF().schema))
+        text = printer(self._type_info, is_pickled(self._public_df().schema))
 
         def emit(value: Any, _context: Any) -> None:
             print(prefix + text(value))
@@ -298,7 +324,7 @@ class DataStream(GraphOperations):
         """Deliver every element to ``invoke(value, context)`` in the driver (see ``print``)."""
         df = self._elements_df()
         carried = RECORD_TIMESTAMP_COLUMN in df.columns
-        schema = self.toDF().schema
+        schema = self._public_df().schema
         shape = element_shaper(schema, self._type_info)
         names = schema.fieldNames()
 
@@ -316,7 +342,7 @@ class DataStream(GraphOperations):
             return writer.start()
 
     def _static_df(self, what: str) -> DataFrame:
-        df = self.toDF()
+        df = self._public_df()
         if df.isStreaming:
             raise ValueError(f"{what} needs a static DataFrame; start a query on a streaming one")
         return df

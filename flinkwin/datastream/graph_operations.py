@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flinkwin.errors import UnsupportedOperationError
+from flinkwin.functions.transform import function_label
 from flinkwin.types import declared_output
 from flinkwin.unsupported import TWO_INPUTS
 
@@ -20,6 +21,7 @@ class GraphOperations:
     """Mixed into ``DataStream``: the graph-building operations (see module docstring)."""
 
     _plan: Any
+    _origin: str | None
 
     def _graph_step(
         self, kind: str, rich: Any, function: Any, out_schema: Any, type_info: Any
@@ -53,7 +55,9 @@ class GraphOperations:
             raise TypeError("ProcessFunction is required for DataStream.")
         declared = declared_output(output_type, output_schema)
         plan = plan_of(self)
-        return GraphResultStream(plan.with_node(process_node(func, None, declared, plan)))
+        result = GraphResultStream(plan.with_node(process_node(func, None, declared, plan)))
+        result._origin = f"process({function_label(func)})"
+        return result
 
     def union(self, *streams: DataStream) -> DataStream:
         """Flink's ``union``: one stream of this stream's and ``streams``' elements, which must
@@ -82,7 +86,10 @@ class GraphOperations:
                 )
         plan, heads = combine(plans)
         spec = NodeSpec(name="union", kind=UNION, inputs=tuple((h, 0) for h in heads))
-        return GraphResultStream(plan.with_node(PlanNode(spec, types[0])))
+        result = GraphResultStream(plan.with_node(PlanNode(spec, types[0])))
+        origins = [s._origin or "a stream" for s in (self, *streams)]
+        result._origin = f"the union's inputs ({', '.join(origins)})"
+        return result
 
     def join(self, other_stream: DataStream) -> Any:
         """Flink's window join: ``a.join(b).where(key_a).equal_to(key_b).window(assigner)
