@@ -34,7 +34,9 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.assigners.base import WindowAssigner
+from flinkwin.datastream.closeable_iterator import CloseableIterator
 from flinkwin.datastream.graph_operations import GraphOperations
+from flinkwin.datastream.operator_hints import OperatorHints
 from flinkwin.datastream.stream_execution_environment import (
     StreamExecutionEnvironment,
     stream_defaults,
@@ -62,20 +64,21 @@ from flinkwin.types import (
     is_atomic_type,
     is_pickled_type,
 )
-from flinkwin.unsupported import SOURCES_AND_SINKS
+from flinkwin.unsupported import SOURCES_AND_SINKS, missing
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
 
     from flinkwin.keyed_stream import KeyedStream
     from flinkwin.windowed_stream import AllWindowedStream
 
 #: Default number of key groups (Flink's max parallelism): the unit of Spark state and work.
 DEFAULT_KEY_GROUPS = 16
+#: PyFlink's name of a window operator's contents state.
+WINDOW_STATE_NAME = "window-contents"
 
 
-class DataStream(GraphOperations):
+class DataStream(GraphOperations, OperatorHints):
     """A stream of rows backed by a Spark DataFrame.
 
     ``key_groups`` is the number of groups keys are hashed into (Flink's max parallelism): each
@@ -288,11 +291,15 @@ class DataStream(GraphOperations):
     def execute_and_collect(self, job_execution_name: str | None = None,
                             limit: int | None = None) -> list[Any]:
         """All elements of a static stream, shaped as PyFlink returns them (tuples for
-        ``Types.TUPLE``, the value for a basic type, Rows otherwise)."""
+        ``Types.TUPLE``, the value for a basic type, Rows otherwise): without ``limit`` a
+        :class:`~flinkwin.datastream.closeable_iterator.CloseableIterator` (PyFlink's, also a
+        list: ``with ds.execute_and_collect() as results: ...``), with it the first ``limit``
+        elements as a list."""
         df = self._static_df("execute_and_collect")
         rows = df.collect() if limit is None else df.limit(limit).collect()
         shape = element_shaper(df.schema, self._type_info)
-        return [shape(row) for row in rows]
+        elements = [shape(row) for row in rows]
+        return elements if limit is not None else CloseableIterator(elements)
 
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
         """Flink's print sink: one line per element as PyFlink prints it (``(a,1)`` for a
@@ -431,70 +438,9 @@ class DataStream(GraphOperations):
 
         return AllWindowedStream(_pyflink_count_window_state(self, None, size, slide))
 
-    # ------------------------------------------------- operator names and hints
-    def name(self, name: str) -> Self:
-        """Name this operator (recorded; shown by a window result's ``explain()``)."""
-        return self._hint("name", name, str)
-
-    def get_name(self) -> str | None:
-        """The name given with ``name()``, or None."""
-        return self._hints.get("name")
-
-    def uid(self, uid: str) -> Self:
-        """Flink's operator id for savepoints (recorded): a flinkwin query's state belongs to
-        its checkpoint location instead."""
-        return self._hint("uid", uid, str)
-
-    def set_uid_hash(self, uid_hash: str) -> Self:
-        """Flink's operator hash (recorded; see ``uid``)."""
-        return self._hint("uid_hash", uid_hash, str)
-
-    def set_description(self, description: str) -> Self:
-        """Describe this operator (recorded)."""
-        return self._hint("description", description, str)
-
-    def set_parallelism(self, parallelism: int) -> Self:
-        """This operator's parallelism (recorded: a map or source runs in as many Spark tasks
-        as its input has partitions; a window result's ``set_parallelism`` sizes its stage)."""
-        return self._hint("parallelism", parallelism, int)
-
-    def set_max_parallelism(self, max_parallelism: int) -> Self:
-        """This operator's max parallelism (recorded). Key groups belong to a window stage:
-        set them on the window's result (``WindowResultStream.set_max_parallelism``), on the
-        environment, or with ``DataStream(df, key_groups=...)``."""
-        return self._hint("max_parallelism", max_parallelism, int)
-
-    def slot_sharing_group(self, slot_sharing_group: str) -> Self:
-        """Flink's slot sharing group, by name (recorded; Spark schedules its own tasks)."""
-        return self._hint("slot_sharing_group", slot_sharing_group, str)
-
-    def set_buffer_timeout(self, timeout_millis: int) -> Self:
-        """Flink's network buffer timeout (recorded; Spark has no such buffer)."""
-        return self._hint("buffer_timeout", timeout_millis, int)
-
-    def disable_chaining(self) -> Self:
-        """Recorded; Spark plans its own stages."""
-        return self._hint("chaining", "disabled", str)
-
-    def start_new_chain(self) -> Self:
-        """Recorded; Spark plans its own stages."""
-        return self._hint("chaining", "new chain", str)
-
-    def force_non_parallel(self) -> Self:
-        """Recorded; Spark sizes its own tasks."""
-        return self._hint("parallelism", 1, int)
-
     def get_execution_environment(self) -> StreamExecutionEnvironment:
         """The process's execution environment."""
         return StreamExecutionEnvironment.get_execution_environment()
-
-    def _hint(self, key: str, value: Any, kind: type) -> Self:
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise TypeError(f"{key} must be a {kind.__name__}, got {value!r}")
-        if isinstance(value, int) and value < 1:
-            raise ValueError(f"{key} must be positive, got {value!r}")
-        self._hints[key] = value
-        return self
 
     addSink = add_sink
     flatMap = flat_map
@@ -532,7 +478,9 @@ def __getattr__(name: str) -> Any:
         from flinkwin import windowed_stream
 
         return getattr(windowed_stream, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise missing(__name__, name)
 
 
-__all__ = ["DEFAULT_KEY_GROUPS", "DataStream", "SinkContext"]
+__all__ = [
+    "DEFAULT_KEY_GROUPS", "WINDOW_STATE_NAME", "CloseableIterator", "DataStream", "SinkContext",
+]
