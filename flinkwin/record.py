@@ -318,7 +318,8 @@ def checked_reduce_result(result: Any, template: Any) -> Any:
     window function and the next reduce call, a tuple staying a tuple), after checking that a
     tuple returned for named ``template`` rows has one value per field: a ``ReduceFunction``
     returns the type of its inputs, and a result of another width could not be written to the
-    input's columns."""
+    input's columns. A dict (or a pyspark Row) becomes a Row, as every dict element does
+    (:func:`to_record`), unless the inputs are dicts themselves (a ``Types.MAP`` stream)."""
     if type(result) is tuple and isinstance(template, Row):
         fields = type(template).__fields__
         if fields is not None and len(result) != len(fields):
@@ -327,4 +328,4 @@ def checked_reduce_result(result: Any, template: Any) -> Any:
                 f"elements of {len(fields)} fields {list(fields)}: a ReduceFunction "
                 "returns the type of its inputs"
             )
-    return result
+    return result if isinstance(template, Mapping) else to_record(result)
