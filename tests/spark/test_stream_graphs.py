@@ -276,7 +276,7 @@ def test_co_group_streaming_with_late_data_and_a_restart(spark: Any, tmp_path: P
             .apply(Counts(), output_type="k string, n1 int, n2 int")
         )
 
-    first, _ = run(build(), tmp_path / "cp", "cogroup_1", (LATE,))
+    first, _ = run(build(), tmp_path / "cp", "cogroup_1")
     assert flat(first) == []
     # the second run: a reaches 12 s and b 13 s (window [0, 10 s) fires), then late elements
     write_batches(tmp_path / "a", [A_BATCHES[2], [ev("a", 99, 500)]], first=2)
