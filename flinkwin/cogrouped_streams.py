@@ -39,7 +39,7 @@ from flinkwin.operator.cogroup import (
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers.base import Trigger
-from flinkwin.types import RECORD_TYPE_NAMES, TypeInformation
+from flinkwin.types import RECORD_TYPE_NAMES, TypeInformation, declared_output
 
 
 @dataclasses.dataclass(frozen=True)
@@ -251,8 +251,7 @@ class WindowedTwoInputs:
     def _finish(
         self, function: Any, kind: str, output_schema: Any, output_type: Any
     ) -> Any:
-        if output_schema is not None and output_type is not None:
-            raise ValueError("pass output_schema or output_type, not both")
+        declared_output(output_type, output_schema)  # one of them at most
         build = self._build
         spec = WindowJoinSpec(
             first=build.first,

@@ -34,6 +34,26 @@ class KeyTypeError(TypeError):
     """A key that its declared ``key_type`` cannot hold (PyFlink's coder of that type fails)."""
 
 
+class PickledElementsError(TypeError):
+    """A stream of pickled Python objects (a function without a declared output type) handed
+    to Spark: a DataFrame or a sink would see pickle bytes, never the values."""
+
+
+def pickled_elements_error(what: str, origin: str | None) -> PickledElementsError:
+    """The error for ``what`` (``toDF()``, a sink...) over pickled elements produced by
+    ``origin`` (an operator's name; None: unknown)."""
+    producer = "the function that produces them" if origin is None else origin
+    return PickledElementsError(
+        f"{what}: the elements of {producer} are pickled Python objects (no output type was "
+        "declared, as PyFlink's PICKLED_BYTE_ARRAY), which Spark cannot read: a DataFrame or "
+        f"a sink would hold pickle bytes. Declare output_type= (or output_schema=) on "
+        f"{producer}: PyFlink type information (Types.ROW_NAMED(['word', 'count'], "
+        "[Types.STRING(), Types.LONG()]), Types.STRING()...), a DDL string ('word string, "
+        "count long') or a StructType (for a side output: OutputTag(name, type_info)). "
+        "execute_and_collect(), add_sink() and print() hand the objects back as emitted."
+    )
+
+
 class UserFunctionError(RuntimeError):
     """User code (window function, reduce/aggregate function, trigger, evictor, gap extractor)
     raised while the operator worked on ``key`` and ``window``. The user's exception, with its

@@ -45,6 +45,8 @@ class GraphResultStream(DataStream):
             type_info=None if head.pickled else type_info,
         )
         self._df, self._type_info = self._stage([]).main_timed(), type_info
+        if plan.head[0] == "node":
+            self._origin = plan.nodes[plan.head[1]].spec.name
 
     @property
     def _plan(self) -> StreamPlan:
@@ -73,8 +75,10 @@ class GraphResultStream(DataStream):
             type_info = Types.PICKLED_BYTE_ARRAY()
         elif not isinstance(type_info, TypeInformation) or is_pickled_type(type_info):
             type_info = None
-        return DataStream._own(stage.side(output_tag), type_info,
+        side = DataStream._own(stage.side(output_tag), type_info,
                                key_groups=self._key_groups, runtime_mode=self._runtime_mode)
+        side._origin = f"the side output {output_tag!r}"
+        return side
 
     def explain(self, mode: str | None = None) -> None:
         """Print flinkwin's plan of the graph's stage, then Spark's."""
@@ -134,7 +138,7 @@ class GraphResultStream(DataStream):
     def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802
         """Spark's ``DataStreamWriter`` interface for this result (see
         :class:`flinkwin.spark.writer.WindowDataStreamWriter`)."""
-        if not self.toDF().isStreaming:
+        if not self._public_df().isStreaming:
             raise ValueError("'writeStream' can be called only on a streaming input")
         return WindowDataStreamWriter(self)  # type: ignore[arg-type]
 
@@ -157,7 +161,7 @@ class GraphResultStream(DataStream):
 
     @property
     def output_schema(self) -> StructType:
-        return self.toDF().schema
+        return self._public_df().schema
 
     get_side_output = getSideOutput
     set_parallelism = setParallelism

@@ -24,6 +24,7 @@ from flinkwin.operator.interval_join_operator import (
 )
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import TimeLike
+from flinkwin.types import declared_output
 
 
 @dataclass(frozen=True)
@@ -169,8 +170,7 @@ class IntervalJoined:
         for each joined pair; ``output_schema`` (or PyFlink's ``output_type``) declares its
         outputs' type."""
         _check_join_function(process_join_function)
-        if output_schema is not None and output_type is not None:
-            raise ValueError("pass output_schema or output_type, not both")
+        declared_output(output_type, output_schema)  # one of them at most
         check_bounds(self._lower_bound, self._upper_bound)
         spec = IntervalJoinSpec(
             right=self._right,

@@ -22,7 +22,7 @@ from typing import Any
 from flinkwin.datastream.state import ValueStateDescriptor
 from flinkwin.functions.base import Function, ReduceFunction
 from flinkwin.functions.process import KeyedProcessFunction
-from flinkwin.functions.transform import as_callable
+from flinkwin.functions.transform import as_callable, function_label
 from flinkwin.record import Row
 from flinkwin.types import Types
 
@@ -136,6 +136,7 @@ class KeyedTransform(KeyedProcessFunction):
     keyed runtime context."""
 
     def __init__(self, function: Any, kind: str) -> None:
+        self.label = f"{kind}({function_label(function)})"
         self._call = as_callable(function, kind, kind)
         self._rich = function if isinstance(function, Function) else None
         self._kind = kind

@@ -1,6 +1,13 @@
 """``KeyedStream``: a stream partitioned by key columns or a key selector (Flink's
 ``KeyedStream``); ``window``/``countWindow`` make it a
-:class:`~flinkwin.windowed_stream.WindowedStream`."""
+:class:`~flinkwin.windowed_stream.WindowedStream`.
+
+As in PyFlink, a ``KeyedStream`` is a ``DataStream`` of the elements it keys:
+``execute_and_collect()``, ``toDF()``, ``print()``, ``add_sink()``, ``get_type()``,
+``window_all()``, ``union()``... see those elements, while ``map``, ``flat_map``, ``filter``,
+``reduce``, ``process`` and the rolling aggregations are keyed (they see the key's state), and
+the operator hints PyFlink refuses on a keyed stream (``name``, ``uid``, ``set_parallelism``...)
+raise as PyFlink's do."""
 
 from __future__ import annotations
 
@@ -8,7 +15,10 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from flinkwin.assigners.base import WindowAssigner
-from flinkwin.types import TypeInformation
+from flinkwin.datastream.data_stream import DataStream
+from flinkwin.errors import UnsupportedOperationError
+from flinkwin.functions.transform import function_label
+from flinkwin.types import TypeInformation, declared_output
 from flinkwin.windowed_stream import (
     WindowedStream,
     _count_window_state,
@@ -18,13 +28,17 @@ from flinkwin.windowed_stream import (
 )
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
     from pyspark.sql.streaming import StreamingQuery
 
-    from flinkwin.datastream.data_stream import DataStream
+    from flinkwin.runtime_mode import RuntimeExecutionMode
+    from flinkwin.watermark import WatermarkStrategy
+    from flinkwin.windowed_stream import AllWindowedStream
 
 
-class KeyedStream:
-    """A stream partitioned by key columns or by a key selector."""
+class KeyedStream(DataStream):
+    """A stream partitioned by key columns or by a key selector; a ``DataStream`` of the
+    elements it keys (see module docstring)."""
 
     def __init__(
         self,
@@ -37,6 +51,32 @@ class KeyedStream:
         self._keys = keys
         self._key_selector = key_selector
         self._key_type = key_type
+        self._hints: dict[str, Any] = {}
+
+    # the DataStream surface reads the keyed stream's elements: the stream it keys
+    @property
+    def _df(self) -> DataFrame:  # type: ignore[override]
+        return self._stream._df
+
+    @property
+    def _key_groups(self) -> int:  # type: ignore[override]
+        return self._stream._key_groups
+
+    @property
+    def _watermark(self) -> WatermarkStrategy | None:  # type: ignore[override]
+        return self._stream._watermark
+
+    @property
+    def _runtime_mode(self) -> RuntimeExecutionMode:  # type: ignore[override]
+        return self._stream._runtime_mode
+
+    @property
+    def _type_info(self) -> TypeInformation | None:  # type: ignore[override]
+        return self._stream._type_info
+
+    @property
+    def _plan(self) -> Any:
+        return self._stream._plan
 
     def _keyed(self, state: _WindowState) -> _WindowState:
         """``state`` keyed by this stream's key selector (if it has one)."""
@@ -65,13 +105,15 @@ class KeyedStream:
         )
 
 
-    def process(self, func: Any, output_type: Any = None) -> Any:
+    def process(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """Flink's ``KeyedProcessOperator``: ``func.process_element(value, ctx)`` per element
         with the key's state and timers (``ctx.timer_service()``), ``func.on_timer(timestamp,
         ctx)`` when a timer fires; outputs are returned or yielded, side outputs yielded as
-        ``(tag, value)`` or sent with ``ctx.output(tag, value)``. ``output_type`` as for
-        ``map`` (None: pickled values). Runs in the stage of the stream's graph (see
-        the porting guide, docs/porting.md)."""
+        ``(tag, value)`` or sent with ``ctx.output(tag, value)``. ``output_type`` (or
+        ``output_schema``) as for ``map`` (None: pickled values). Runs in the stage of the
+        stream's graph (see the porting guide, docs/porting.md)."""
         from flinkwin.functions.process import KeyedProcessFunction, ProcessFunction
         from flinkwin.graph_stream import GraphResultStream
         from flinkwin.spark.graph import plan_of
@@ -79,25 +121,35 @@ class KeyedStream:
 
         if not isinstance(func, (KeyedProcessFunction, ProcessFunction)):
             raise TypeError("KeyedProcessFunction is required for KeyedStream.")
+        declared = declared_output(output_type, output_schema)
         plan = plan_of(self._stream)
-        return GraphResultStream(plan.with_node(process_node(func, self._key(), output_type,
-                                                             plan, self._key_type)))
+        result = GraphResultStream(plan.with_node(process_node(func, self._key(), declared,
+                                                               plan, self._key_type)))
+        result._origin = getattr(func, "label", f"process({function_label(func)})")
+        return result
 
-    def map(self, func: Any, output_type: Any = None) -> Any:
+    def map(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """PyFlink's keyed ``map``: one output per element, from a function whose
         ``open(runtime_context)`` sees the current key's state (a ``KeyedProcessFunction``
-        underneath, as in PyFlink); ``output_type`` as for ``DataStream.map``."""
+        underneath, as in PyFlink); ``output_type``/``output_schema`` as for
+        ``DataStream.map``."""
         from flinkwin.keyed_reduce import KeyedTransform
 
-        return self.process(KeyedTransform(func, "map"), output_type)
+        return self.process(KeyedTransform(func, "map"),
+                            declared_output(output_type, output_schema))
 
-    def flat_map(self, func: Any, output_type: Any = None) -> Any:
+    def flat_map(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """PyFlink's keyed ``flat_map`` (see ``map``)."""
         from flinkwin.keyed_reduce import KeyedTransform
 
-        return self.process(KeyedTransform(func, "flat_map"), output_type)
+        return self.process(KeyedTransform(func, "flat_map"),
+                            declared_output(output_type, output_schema))
 
-    def filter(self, func: Any) -> Any:
+    def filter(self, func: Any) -> DataStream:
         """PyFlink's keyed ``filter`` (see ``map``): the elements, with this stream's type,
         for which ``func`` is true."""
         from flinkwin.keyed_reduce import KeyedTransform
@@ -114,7 +166,7 @@ class KeyedStream:
         from flinkwin.keyed_reduce import RollingReduce
         from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 
-        batch = effective_mode(self._stream._runtime_mode, self._stream.toDF().isStreaming)
+        batch = effective_mode(self._stream._runtime_mode, self._stream._public_df().isStreaming)
         return self.process(
             RollingReduce(func, batch is RuntimeExecutionMode.BATCH), self._own_type()
         )
@@ -185,6 +237,7 @@ class KeyedStream:
         node = interval_join_node(spec, self._key(), right._key(), plan, heads, key_type)
         return GraphResultStream(plan.with_node(node))
 
+    # --------------------------------------- the elements, as the stream they key
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
         """Print the elements, as PyFlink's ``KeyedStream.print()`` does (see
         ``DataStream.print``)."""
@@ -194,6 +247,75 @@ class KeyedStream:
         """Deliver the elements to ``sink_func``, as PyFlink's ``KeyedStream.add_sink`` does
         (see ``DataStream.add_sink``)."""
         return self._stream.add_sink(sink_func)
+
+    def keyBy(  # noqa: N802
+        self, *keys: Any, key_selector: Any = None, key_type: Any = None
+    ) -> KeyedStream:
+        """Key the elements anew (PyFlink's ``KeyedStream.key_by`` keys the stream it keyed)."""
+        return self._stream.keyBy(*keys, key_selector=key_selector, key_type=key_type)
+
+    def union(self, *streams: DataStream) -> DataStream:
+        """The union of the elements with ``streams`` (see ``DataStream.union``)."""
+        return self._stream.union(*streams)
+
+    def join(self, other_stream: DataStream) -> Any:
+        """A window join of the elements (see ``DataStream.join``)."""
+        return self._stream.join(other_stream)
+
+    def coGroup(self, other_stream: DataStream) -> Any:  # noqa: N802
+        """A window coGroup of the elements (see ``DataStream.coGroup``)."""
+        return self._stream.coGroup(other_stream)
+
+    def windowAll(self, window_assigner: WindowAssigner) -> AllWindowedStream:  # noqa: N802
+        """Windows over all the elements (see ``DataStream.windowAll``)."""
+        return self._stream.windowAll(window_assigner)
+
+    def countWindowAll(  # noqa: N802
+        self, size: int, slide: int | None = None
+    ) -> AllWindowedStream:
+        """See ``DataStream.countWindowAll``."""
+        return self._stream.countWindowAll(size, slide)
+
+    def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
+        """See ``DataStream.count_window_all``."""
+        return self._stream.count_window_all(size, slide)
+
+    def assignTimestampsAndWatermarks(  # noqa: N802
+        self, watermark_strategy: Any
+    ) -> DataStream:
+        """The elements with timestamps and watermarks (a ``DataStream``, as in PyFlink)."""
+        return self._stream.assignTimestampsAndWatermarks(watermark_strategy)
+
+    # ------------------------------- the operator hints PyFlink refuses on a keyed stream
+    def _hint(self, key: str, value: Any, kind: type) -> Any:
+        raise UnsupportedOperationError(
+            f"{_REFUSED_HINTS[key]} is not supported, as in PyFlink: set it on the operator "
+            "after the keyed stream (its map, process, window function...)"
+        )
+
+    def get_name(self) -> str | None:
+        """Refused, as PyFlink's ``KeyedStream.get_name``."""
+        raise UnsupportedOperationError("Get name of KeyedStream is not supported.")
+
+    key_by = keyBy
+    co_group = coGroup
+    window_all = windowAll
+    assign_timestamps_and_watermarks = assignTimestampsAndWatermarks
+    addSink = add_sink
+
+
+#: PyFlink's messages for the operator hints a keyed stream refuses.
+_REFUSED_HINTS = {
+    "name": "Set name for KeyedStream",
+    "uid": "Set uid for KeyedStream",
+    "uid_hash": "Set uid hash for KeyedStream",
+    "parallelism": "Set parallelism for KeyedStream",
+    "max_parallelism": "Set max parallelism for KeyedStream",
+    "buffer_timeout": "Set buffer timeout for KeyedStream",
+    "chaining": "Chaining for KeyedStream",
+    "slot_sharing_group": "Setting slot sharing group for KeyedStream",
+    "description": "Set description for KeyedStream",
+}
 
 
 __all__ = ["KeyedStream"]

@@ -313,21 +313,19 @@ def to_record(value: Any) -> Any:
     return value
 
 
-def same_shape(result: Any, template: Any) -> Any:
-    """A reduce result in the shape of its input: a plain tuple with the values of a named
-    ``template`` row becomes a row of the template's class (Flink's ``ReduceFunction<T>``
-    returns a ``T``: a window function after ``reduce`` sees the same type whether the window
-    held one element or many). A dict becomes a Row, unless the inputs are dicts themselves (a
-    ``Types.MAP`` stream); anything else is passed through."""
+def checked_reduce_result(result: Any, template: Any) -> Any:
+    """A reduce result as the reduce function returned it (PyFlink hands that object to the
+    window function and the next reduce call, a tuple staying a tuple), after checking that a
+    tuple returned for named ``template`` rows has one value per field: a ``ReduceFunction``
+    returns the type of its inputs, and a result of another width could not be written to the
+    input's columns. A dict (or a pyspark Row) becomes a Row, as every dict element does
+    (:func:`to_record`), unless the inputs are dicts themselves (a ``Types.MAP`` stream)."""
     if type(result) is tuple and isinstance(template, Row):
-        klass = type(template)
-        fields = klass.__fields__
-        if fields is not None:
-            if len(result) != len(fields):
-                raise TypeError(
-                    f"the reduce function returned {result!r} ({len(result)} values) for "
-                    f"elements of {len(fields)} fields {list(fields)}: a ReduceFunction "
-                    "returns the type of its inputs"
-                )
-            return tuple.__new__(klass, result)
+        fields = type(template).__fields__
+        if fields is not None and len(result) != len(fields):
+            raise TypeError(
+                f"the reduce function returned {result!r} ({len(result)} values) for "
+                f"elements of {len(fields)} fields {list(fields)}: a ReduceFunction "
+                "returns the type of its inputs"
+            )
     return result if isinstance(template, Mapping) else to_record(result)

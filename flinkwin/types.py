@@ -58,6 +58,18 @@ def is_pickled_type(type_info: Any) -> bool:
     return isinstance(type_info, TypeInformation) and type_info.name == "PICKLED_BYTE_ARRAY"
 
 
+def declared_output(output_type: Any, output_schema: Any) -> Any:
+    """The output type an operator was given: every function that produces elements takes
+    PyFlink's ``output_type=`` and flinkwin's ``output_schema=``, one declaration under two
+    names (PyFlink type information, a DDL string or a ``StructType``); both is an error."""
+    if output_type is not None and output_schema is not None:
+        raise ValueError(
+            "pass output_schema or output_type, not both: they are one declaration "
+            f"(got output_type={output_type!r} and output_schema={output_schema!r})"
+        )
+    return output_type if output_schema is None else output_schema
+
+
 class _TypesFactory:
     _NAMES = frozenset(
         "STRING BYTE BOOLEAN SHORT INT LONG FLOAT DOUBLE CHAR BIG_INT BIG_DEC INSTANT SQL_DATE "

@@ -67,6 +67,30 @@ OPTIONS = (
     "SparkSession; Configuration (set_string(...)...) is accepted and recorded"
 )
 INSTANT = "Types.INSTANT() values are Python datetimes in flinkwin; Instant is not provided"
+ASYNC = (
+    "async I/O is not supported: call the service in a map/flat_map (its open() can set up a "
+    "client), or enrich the DataFrame with Spark (mapInPandas, a join) before DataStream(df)"
+)
+JVM = (
+    "PyFlink's bridges to Java objects have no counterpart: flinkwin runs no JVM code of its "
+    "own (declare a function's output type with output_type=, configure Spark on the "
+    "SparkSession)"
+)
+INTERNAL = (
+    "it is internal to PyFlink's runtime, not a user API: write the function itself (a "
+    "ProcessWindowFunction, WindowFunction, ReduceFunction...) and pass it to the stream"
+)
+TYPE_INFO_CLASSES = (
+    "flinkwin's type information is built with the Types factories only: Types.STRING(), "
+    "Types.LONG(), Types.ROW([...]), Types.ROW_NAMED(names, [...]), Types.TUPLE([...]), "
+    "Types.MAP(k, v), Types.LIST(t), Types.PRIMITIVE_ARRAY(t), Types.BASIC_ARRAY(t), "
+    "Types.OBJECT_ARRAY(t), Types.SQL_DATE(), Types.SQL_TIMESTAMP(), Types.INSTANT(), "
+    "Types.PICKLED_BYTE_ARRAY() (compare with ==, e.g. t == Types.STRING())"
+)
+CACHE = (
+    "cache() is not supported: cache the DataFrame with Spark (stream.toDF().cache()) and "
+    "wrap it again with DataStream(df, type_info=...)"
+)
 
 #: Module (flinkwin name) -> why it is refused; its submodules are refused with it.
 MODULES: dict[str, str] = {
@@ -82,6 +106,17 @@ MODULES: dict[str, str] = {
     "flinkwin.common.job_client": JOBS,
     "flinkwin.common.job_execution_result": JOBS,
     "flinkwin.datastream.slot_sharing_group": RESOURCES,
+    "flinkwin.datastream.async_data_stream": ASYNC,
+    "flinkwin.datastream.async_retry_predicates": ASYNC,
+    "flinkwin.datastream.async_retry_strategies": ASYNC,
+    "flinkwin.datastream.utils": JVM,
+    "flinkwin.common.completable_future": JOBS,
+    "flinkwin.common.config_options": OPTIONS,
+    "flinkwin.common.input_dependency_constraint": JOBS,
+    "flinkwin.common.io": SOURCES,
+    "flinkwin.common.job_id": JOBS,
+    "flinkwin.common.job_status": JOBS,
+    "flinkwin.common.utils": JVM,
 }
 
 #: Name -> why it is refused, wherever PyFlink exports it.
@@ -127,6 +162,31 @@ NAMES: dict[str, str] = {
         "(for_bounded_out_of_orderness / for_monotonous_timestamps)"
     )),
     **dict.fromkeys(["Instant"], INSTANT),
+    **dict.fromkeys(
+        ["AsyncDataStream", "AsyncFunction", "AsyncFunctionDescriptor", "AsyncRetryPredicate",
+         "AsyncRetryStrategy"],
+        ASYNC,
+    ),
+    **dict.fromkeys(
+        ["FunctionWrapper", "ReduceFunctionWrapper", "JavaFunctionWrapper",
+         "InternalWindowFunction", "InternalSingleValueWindowFunction",
+         "InternalSingleValueAllWindowFunction", "InternalIterableWindowFunction",
+         "InternalIterableAllWindowFunction", "InternalProcessWindowContext",
+         "InternalProcessAllWindowContext", "InternalSingleValueProcessWindowFunction",
+         "InternalSingleValueProcessAllWindowFunction", "InternalIterableProcessWindowFunction",
+         "InternalIterableProcessAllWindowFunction", "WindowOperationDescriptor",
+         "VoidNamespaceSerializer", "void"],
+        INTERNAL,
+    ),
+    **dict.fromkeys(
+        ["BasicType", "BasicTypeInfo", "InstantTypeInfo", "SqlTimeTypeInfo",
+         "PrimitiveArrayTypeInfo", "BasicArrayTypeInfo", "ObjectArrayTypeInfo",
+         "PickledBytesTypeInfo", "RowTypeInfo", "TupleTypeInfo", "DateTypeInfo", "TimeTypeInfo",
+         "TimestampTypeInfo", "ListTypeInfo", "MapTypeInfo", "LocalTimeTypeInfo",
+         "ExternalTypeInfo"],
+        TYPE_INFO_CLASSES,
+    ),
+    **dict.fromkeys(["CachedDataStream"], CACHE),
 }
 
 

@@ -96,12 +96,14 @@ class WindowResultStream(DataStream):
             type_info = Types.PICKLED_BYTE_ARRAY()  # the values the functions emitted
         else:
             type_info = tag_type if isinstance(tag_type, TypeInformation) else None
-        return DataStream._own(
+        side = DataStream._own(
             stage.side(output_tag),
             type_info,
             key_groups=self._pipeline.key_groups,
             runtime_mode=self._pipeline.runtime_mode,
         )
+        side._origin = f"the side output {output_tag!r}"
+        return side
 
     def metrics(self) -> dict[str, int]:
         """The window stage's metrics on a static input (see ``docs/metrics.md``): those of
@@ -246,7 +248,7 @@ class WindowResultStream(DataStream):
         ``start(path)``, ``toTable(name)``, plus ``sideOutput(tag, sink)``. Runs ONE streaming
         query for the main output and every side output (see
         :class:`flinkwin.spark.writer.WindowDataStreamWriter`)."""
-        if not self.toDF().isStreaming:
+        if not self._public_df().isStreaming:
             raise ValueError(
                 "'writeStream' can be called only on a streaming input, as for a DataFrame: "
                 "this result is computed from a static DataFrame (use start() to write its "
@@ -257,7 +259,7 @@ class WindowResultStream(DataStream):
     @property
     def output_schema(self) -> StructType:
         """The main output's Spark schema."""
-        return self.toDF().schema
+        return self._public_df().schema
 
     get_side_output = getSideOutput
     set_max_parallelism = setMaxParallelism

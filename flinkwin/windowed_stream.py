@@ -24,13 +24,14 @@ from flinkwin.functions.internal import (
     function_kind,
     resolve_window_function,
 )
+from flinkwin.functions.transform import function_label
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark.aggregations import check_aggregatable
 from flinkwin.spark.compiler import WindowPipeline
 from flinkwin.spark.schema import parse_schema
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
-from flinkwin.types import TypeInformation, is_atomic_type
+from flinkwin.types import TypeInformation, declared_output, is_atomic_type
 from flinkwin.window_result_stream import WindowResultStream
 
 if TYPE_CHECKING:
@@ -270,7 +271,7 @@ class WindowedStream:
     def _builtin(
         self, factory: Any, name: str, field: str | int, with_window: bool
     ) -> WindowResultStream:
-        schema = self._state.stream.toDF().schema
+        schema = self._state.stream._public_df().schema
         columns = schema.fieldNames()
         if isinstance(field, int) and not isinstance(field, bool):
             if not 0 <= field < len(columns):
@@ -288,9 +289,7 @@ class WindowedStream:
     def _finish(
         self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool
     ) -> Any:
-        if output_schema is not None and output_type is not None:
-            raise ValueError("pass output_schema or output_type, not both")
-        declared = output_schema if output_schema is not None else output_type
+        declared = declared_output(output_type, output_schema)
         resolve_window_function(function, self._state.evictor is not None)
         state = self._state
         pipeline = WindowPipeline(
@@ -325,9 +324,12 @@ class WindowedStream:
             from flinkwin.spark.graph_nodes import window_node
 
             plan = state.stream._plan
-            return GraphResultStream(plan.with_node(window_node(pipeline, plan, type_info)))
-        # compiles: errors surface where it is built
-        return WindowResultStream(pipeline, type_info)
+            result: Any = GraphResultStream(plan.with_node(window_node(pipeline, plan, type_info)))
+        else:
+            result = WindowResultStream(pipeline, type_info)  # compiles: errors surface here
+        functions = function if isinstance(function, tuple) else (function,)
+        result._origin = f"the window's {name}({', '.join(map(function_label, functions))})"
+        return result
 
 
 _KIND_NAMES = {

@@ -34,14 +34,16 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.assigners.base import WindowAssigner
+from flinkwin.datastream.closeable_iterator import CloseableIterator
 from flinkwin.datastream.graph_operations import GraphOperations
+from flinkwin.datastream.operator_hints import OperatorHints
 from flinkwin.datastream.stream_execution_environment import (
     StreamExecutionEnvironment,
     stream_defaults,
 )
-from flinkwin.errors import UnsupportedOperationError
+from flinkwin.errors import UnsupportedOperationError, pickled_elements_error
 from flinkwin.functions.base import KeySelector
-from flinkwin.functions.transform import as_callable
+from flinkwin.functions.transform import as_callable, function_label
 from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.spark.carried_time import carry_time
 from flinkwin.spark.elements import (
@@ -55,21 +57,28 @@ from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema, with
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
-from flinkwin.types import TypeInformation, Types, is_atomic_type, is_pickled_type
-from flinkwin.unsupported import SOURCES_AND_SINKS
+from flinkwin.types import (
+    TypeInformation,
+    Types,
+    declared_output,
+    is_atomic_type,
+    is_pickled_type,
+)
+from flinkwin.unsupported import SOURCES_AND_SINKS, missing
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
 
     from flinkwin.keyed_stream import KeyedStream
     from flinkwin.windowed_stream import AllWindowedStream
 
 #: Default number of key groups (Flink's max parallelism): the unit of Spark state and work.
 DEFAULT_KEY_GROUPS = 16
+#: PyFlink's name of a window operator's contents state.
+WINDOW_STATE_NAME = "window-contents"
 
 
-class DataStream(GraphOperations):
+class DataStream(GraphOperations, OperatorHints):
     """A stream of rows backed by a Spark DataFrame.
 
     ``key_groups`` is the number of groups keys are hashed into (Flink's max parallelism): each
@@ -93,6 +102,8 @@ class DataStream(GraphOperations):
     #: the stream graph this stream is the head of (None: a stream over a DataFrame, which is
     #: a source of any graph it joins; see flinkwin.spark.graph)
     _plan: Any = None
+    #: the operator that produced this stream's elements, named in errors (None: unknown)
+    _origin: str | None = None
 
     def __init__(
         self,
@@ -144,7 +155,9 @@ class DataStream(GraphOperations):
             "type_info": self._type_info,
         }
         settings.update(changes)
-        return DataStream._own(df, **settings)
+        stream = DataStream._own(df, **settings)
+        stream._origin = self._origin
+        return stream
 
     @staticmethod
     def _own(df: DataFrame, type_info: TypeInformation | None, **settings: Any) -> DataStream:
@@ -156,7 +169,18 @@ class DataStream(GraphOperations):
         return stream
 
     def toDF(self) -> DataFrame:  # noqa: N802
-        """The underlying Spark DataFrame."""
+        """The elements as a Spark DataFrame: one column per field of their type (the
+        DataFrame's own for a stream over one). Elements without a declared type (pickled
+        Python objects, ``get_type()`` is ``Types.PICKLED_BYTE_ARRAY()``) have no Spark form:
+        a :class:`~flinkwin.errors.PickledElementsError` names the operator that produced them
+        and says to declare its ``output_type``."""
+        if is_pickled_type(self._type_info):
+            raise pickled_elements_error("toDF()", self._origin)
+        return self._public_df()
+
+    def _public_df(self) -> DataFrame:
+        """The DataFrame of the elements without the hidden columns (pickled ones included:
+        flinkwin's own use)."""
         if RECORD_TIMESTAMP_COLUMN in self._df.columns:
             return self._df.drop(RECORD_TIMESTAMP_COLUMN)
         return self._df
@@ -174,24 +198,32 @@ class DataStream(GraphOperations):
 
     def __getattr__(self, name: str) -> Any:
         """Anything else is the DataFrame's: a stream can be used where a DataFrame is expected
-        (``result.getSideOutput(late).writeStream...``, ``.collect()``, ``.columns``)."""
+        (``result.getSideOutput(late).writeStream...``, ``.collect()``, ``.columns``), as
+        ``toDF()`` gives it."""
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.toDF(), name)
 
     # ------------------------------------------------------------ stream plumbing
-    def map(self, func: Any, output_type: Any = None) -> DataStream:
+    def map(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """One output per element: ``func(value)`` or a ``MapFunction``; ``output_type`` (PyFlink
-        type information, a DDL string or a StructType) makes the outputs typed columns; without
-        it they travel pickled (as PyFlink's), one ``value binary`` column whose values the next
+        type information, a DDL string or a StructType; also named ``output_schema``, as every
+        function producing elements takes it) makes the outputs typed columns; without it they
+        travel pickled (as PyFlink's), one ``value binary`` column whose values the next
         function, sink or ``execute_and_collect()`` gets back as they were returned."""
-        return self._transform(MAP, func, as_callable(func, "map", "map"), output_type)
+        return self._transform(MAP, func, as_callable(func, "map", "map"),
+                               declared_output(output_type, output_schema))
 
-    def flat_map(self, func: Any, output_type: Any = None) -> DataStream:
+    def flat_map(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """Any number of outputs per element: ``func(value)`` returns or yields them (or a
-        ``FlatMapFunction``); ``output_type`` as for ``map``."""
+        ``FlatMapFunction``); ``output_type``/``output_schema`` as for ``map``."""
         return self._transform(
-            FLAT_MAP, func, as_callable(func, "flat_map", "flat_map"), output_type
+            FLAT_MAP, func, as_callable(func, "flat_map", "flat_map"),
+            declared_output(output_type, output_schema),
         )
 
     def filter(self, func: Any) -> DataStream:
@@ -212,8 +244,18 @@ class DataStream(GraphOperations):
                 out_schema = parse_schema(output_type, f"{kind} output_type")
                 type_info = output_type if isinstance(output_type, TypeInformation) else None
         if self._plan is not None:
-            return self._graph_step(kind, rich, function, out_schema, type_info)
-        schema = self.toDF().schema
+            stepped = self._graph_step(kind, rich, function, out_schema, type_info)
+        else:
+            stepped = self._transformed(kind, rich, function, out_schema, type_info)
+        if kind != FILTER:
+            stepped._origin = f"{kind}({function_label(rich)})"
+        return stepped
+
+    def _transformed(
+        self, kind: str, rich: Any, function: Any, out_schema: Any, type_info: Any
+    ) -> DataStream:
+        """``_transform`` on a stream over a DataFrame."""
+        schema = self._public_df().schema
         df, strategy = self._elements_df(), self._watermark
         if strategy is not None:
             # timestamps and the watermark are taken here, over every element (Flink's
@@ -237,7 +279,7 @@ class DataStream(GraphOperations):
         element's, as in Flink), and the downstream strategy reads them from there."""
         time_zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
         stamped = apply_element_stage(
-            df, self.toDF().schema, None, None, strategy.timestamp_column, time_zone,
+            df, self._public_df().schema, None, None, strategy.timestamp_column, time_zone,
             tuple_elements=_is_tuple_type(self._type_info),
             atomic_elements=is_atomic_type(self._type_info), element_type=self._type_info,
         )
@@ -249,11 +291,15 @@ class DataStream(GraphOperations):
     def execute_and_collect(self, job_execution_name: str | None = None,
                             limit: int | None = None) -> list[Any]:
         """All elements of a static stream, shaped as PyFlink returns them (tuples for
-        ``Types.TUPLE``, the value for a basic type, Rows otherwise)."""
+        ``Types.TUPLE``, the value for a basic type, Rows otherwise): without ``limit`` a
+        :class:`~flinkwin.datastream.closeable_iterator.CloseableIterator` (PyFlink's, also a
+        list: ``with ds.execute_and_collect() as results: ...``), with it the first ``limit``
+        elements as a list."""
         df = self._static_df("execute_and_collect")
         rows = df.collect() if limit is None else df.limit(limit).collect()
         shape = element_shaper(df.schema, self._type_info)
-        return [shape(row) for row in rows]
+        elements = [shape(row) for row in rows]
+        return elements if limit is not None else CloseableIterator(elements)
 
     def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
         """Flink's print sink: one line per element as PyFlink prints it (``(a,1)`` for a
@@ -263,7 +309,7 @@ class DataStream(GraphOperations):
         prints from the driver and returns None; a streaming one starts a query printing each
         micro-batch and returns it."""
         prefix = "" if sink_identifier is None else f"{sink_identifier}> "
-        text = printer(self._type_info, is_pickled(self.toDF().schema))
+        text = printer(self._type_info, is_pickled(self._public_df().schema))
 
         def emit(value: Any, _context: Any) -> None:
             print(prefix + text(value))
@@ -285,7 +331,7 @@ class DataStream(GraphOperations):
         """Deliver every element to ``invoke(value, context)`` in the driver (see ``print``)."""
         df = self._elements_df()
         carried = RECORD_TIMESTAMP_COLUMN in df.columns
-        schema = self.toDF().schema
+        schema = self._public_df().schema
         shape = element_shaper(schema, self._type_info)
         names = schema.fieldNames()
 
@@ -303,7 +349,7 @@ class DataStream(GraphOperations):
             return writer.start()
 
     def _static_df(self, what: str) -> DataFrame:
-        df = self.toDF()
+        df = self._public_df()
         if df.isStreaming:
             raise ValueError(f"{what} needs a static DataFrame; start a query on a streaming one")
         return df
@@ -392,70 +438,9 @@ class DataStream(GraphOperations):
 
         return AllWindowedStream(_pyflink_count_window_state(self, None, size, slide))
 
-    # ------------------------------------------------- operator names and hints
-    def name(self, name: str) -> Self:
-        """Name this operator (recorded; shown by a window result's ``explain()``)."""
-        return self._hint("name", name, str)
-
-    def get_name(self) -> str | None:
-        """The name given with ``name()``, or None."""
-        return self._hints.get("name")
-
-    def uid(self, uid: str) -> Self:
-        """Flink's operator id for savepoints (recorded): a flinkwin query's state belongs to
-        its checkpoint location instead."""
-        return self._hint("uid", uid, str)
-
-    def set_uid_hash(self, uid_hash: str) -> Self:
-        """Flink's operator hash (recorded; see ``uid``)."""
-        return self._hint("uid_hash", uid_hash, str)
-
-    def set_description(self, description: str) -> Self:
-        """Describe this operator (recorded)."""
-        return self._hint("description", description, str)
-
-    def set_parallelism(self, parallelism: int) -> Self:
-        """This operator's parallelism (recorded: a map or source runs in as many Spark tasks
-        as its input has partitions; a window result's ``set_parallelism`` sizes its stage)."""
-        return self._hint("parallelism", parallelism, int)
-
-    def set_max_parallelism(self, max_parallelism: int) -> Self:
-        """This operator's max parallelism (recorded). Key groups belong to a window stage:
-        set them on the window's result (``WindowResultStream.set_max_parallelism``), on the
-        environment, or with ``DataStream(df, key_groups=...)``."""
-        return self._hint("max_parallelism", max_parallelism, int)
-
-    def slot_sharing_group(self, slot_sharing_group: str) -> Self:
-        """Flink's slot sharing group, by name (recorded; Spark schedules its own tasks)."""
-        return self._hint("slot_sharing_group", slot_sharing_group, str)
-
-    def set_buffer_timeout(self, timeout_millis: int) -> Self:
-        """Flink's network buffer timeout (recorded; Spark has no such buffer)."""
-        return self._hint("buffer_timeout", timeout_millis, int)
-
-    def disable_chaining(self) -> Self:
-        """Recorded; Spark plans its own stages."""
-        return self._hint("chaining", "disabled", str)
-
-    def start_new_chain(self) -> Self:
-        """Recorded; Spark plans its own stages."""
-        return self._hint("chaining", "new chain", str)
-
-    def force_non_parallel(self) -> Self:
-        """Recorded; Spark sizes its own tasks."""
-        return self._hint("parallelism", 1, int)
-
     def get_execution_environment(self) -> StreamExecutionEnvironment:
         """The process's execution environment."""
         return StreamExecutionEnvironment.get_execution_environment()
-
-    def _hint(self, key: str, value: Any, kind: type) -> Self:
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise TypeError(f"{key} must be a {kind.__name__}, got {value!r}")
-        if isinstance(value, int) and value < 1:
-            raise ValueError(f"{key} must be positive, got {value!r}")
-        self._hints[key] = value
-        return self
 
     addSink = add_sink
     flatMap = flat_map
@@ -493,7 +478,9 @@ def __getattr__(name: str) -> Any:
         from flinkwin import windowed_stream
 
         return getattr(windowed_stream, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise missing(__name__, name)
 
 
-__all__ = ["DEFAULT_KEY_GROUPS", "DataStream", "SinkContext"]
+__all__ = [
+    "DEFAULT_KEY_GROUPS", "WINDOW_STATE_NAME", "CloseableIterator", "DataStream", "SinkContext",
+]

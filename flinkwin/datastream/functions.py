@@ -2,7 +2,7 @@
 implements (flinkwin's own home is :mod:`flinkwin.functions`). Two-input and broadcast
 functions raise an ``ImportError`` saying why (:mod:`flinkwin.unsupported`)."""
 
-from typing import Any
+from typing import Any, TypeVar
 
 from flinkwin.functions import (
     AggregateFunction,
@@ -23,7 +23,22 @@ from flinkwin.functions import (
     TimerService,
     WindowFunction,
 )
+from flinkwin.functions.base import (
+    IN,
+    KEY,
+    OUT,
+    NullByteKeySelector,
+    PassThroughAllWindowFunction,
+    PassThroughWindowFunction,
+    W,
+)
+from flinkwin.state.backend import KeyedStateStore
 from flinkwin.unsupported import missing
+
+#: PyFlink's type variables of this module, for a program's own generic classes
+W2 = TypeVar("W2")
+IN1 = TypeVar("IN1")
+IN2 = TypeVar("IN2")
 
 
 def __getattr__(name: str) -> Any:
@@ -31,14 +46,25 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "IN",
+    "IN1",
+    "IN2",
+    "KEY",
+    "OUT",
+    "W",
+    "W2",
     "AggregateFunction",
     "AllWindowFunction",
     "FilterFunction",
     "FlatMapFunction",
     "Function",
     "KeyedProcessFunction",
+    "KeyedStateStore",
     "KeySelector",
     "MapFunction",
+    "NullByteKeySelector",
+    "PassThroughAllWindowFunction",
+    "PassThroughWindowFunction",
     "ProcessFunction",
     "ProcessAllWindowFunction",
     "ProcessWindowFunction",

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flinkwin.errors import UnsupportedOperationError
+from flinkwin.functions.transform import function_label
+from flinkwin.types import declared_output
 from flinkwin.unsupported import TWO_INPUTS
 
 if TYPE_CHECKING:
@@ -19,6 +21,7 @@ class GraphOperations:
     """Mixed into ``DataStream``: the graph-building operations (see module docstring)."""
 
     _plan: Any
+    _origin: str | None
 
     def _graph_step(
         self, kind: str, rich: Any, function: Any, out_schema: Any, type_info: Any
@@ -37,9 +40,12 @@ class GraphOperations:
         )
         return GraphResultStream(plan.with_node(PlanNode(spec, output)))
 
-    def process(self, func: Any, output_type: Any = None) -> DataStream:
+    def process(
+        self, func: Any, output_type: Any = None, *, output_schema: Any = None
+    ) -> DataStream:
         """Flink's ``ProcessOperator``: ``func.process_element(value, ctx)`` per element of a
-        non-keyed stream (no keyed state, no timers); ``output_type`` as for ``map``."""
+        non-keyed stream (no keyed state, no timers); ``output_type``/``output_schema`` as for
+        ``map``."""
         from flinkwin.functions.process import ProcessFunction
         from flinkwin.graph_stream import GraphResultStream
         from flinkwin.spark.graph import plan_of
@@ -47,8 +53,11 @@ class GraphOperations:
 
         if not isinstance(func, ProcessFunction):
             raise TypeError("ProcessFunction is required for DataStream.")
+        declared = declared_output(output_type, output_schema)
         plan = plan_of(self)
-        return GraphResultStream(plan.with_node(process_node(func, None, output_type, plan)))
+        result = GraphResultStream(plan.with_node(process_node(func, None, declared, plan)))
+        result._origin = f"process({function_label(func)})"
+        return result
 
     def union(self, *streams: DataStream) -> DataStream:
         """Flink's ``union``: one stream of this stream's and ``streams``' elements, which must
@@ -78,7 +87,10 @@ class GraphOperations:
                 )
         plan, heads = combine(plans)
         spec = NodeSpec(name="union", kind=UNION, inputs=tuple((h, 0) for h in heads))
-        return GraphResultStream(plan.with_node(PlanNode(spec, types[0])))
+        result = GraphResultStream(plan.with_node(PlanNode(spec, types[0])))
+        origins = [s._origin or "a stream" for s in (self, *streams)]
+        result._origin = f"the union's inputs ({', '.join(origins)})"
+        return result
 
     def join(self, other_stream: DataStream) -> Any:
         """Flink's window join: ``a.join(b).where(key_a).equal_to(key_b).window(assigner)

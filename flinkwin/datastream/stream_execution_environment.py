@@ -94,7 +94,9 @@ class StreamExecutionEnvironment:
         table = pa.Table.from_arrays(arrays, names=schema.fieldNames())
         df = spark.createDataFrame(table, schema)
         # flinkwin wrote these bytes itself: a stream of pickled values without a declared type
-        return DataStream._own(df, declared)
+        stream = DataStream._own(df, declared)
+        stream._origin = "from_collection() (its type_info=)"
+        return stream
 
     def from_source(self, source: Any, watermark_strategy: Any = None,
                     source_name: str = "") -> DataStream:

@@ -147,11 +147,33 @@ class AllWindowFunction(Function, Generic[IN, OUT, W]):
     def apply(self, window: W, inputs: Iterable[IN]) -> Iterable[OUT]: ...
 
 
+class PassThroughWindowFunction(WindowFunction[IN, IN, KEY, W]):
+    """PyFlink's ``PassThroughWindowFunction``: a window's elements, as they are."""
+
+    def apply(self, key: KEY, window: W, inputs: Iterable[IN]) -> Iterable[IN]:
+        return iter(inputs)
+
+
+class PassThroughAllWindowFunction(AllWindowFunction[IN, IN, W]):
+    """PyFlink's ``PassThroughAllWindowFunction``: a window's elements, as they are."""
+
+    def apply(self, window: W, inputs: Iterable[IN]) -> Iterable[IN]:
+        return iter(inputs)
+
+
 class KeySelector(Function, Generic[IN, KEY]):
     """Extracts the key of an element."""
 
     @abstractmethod
     def get_key(self, value: IN) -> KEY: ...
+
+
+class NullByteKeySelector(KeySelector[Any, int]):
+    """PyFlink's ``NullByteKeySelector``: one key (``0``) for every element, to run a keyed
+    operator over a whole stream."""
+
+    def get_key(self, value: Any) -> int:
+        return 0
 
 
 class FieldKeySelector(KeySelector):

@@ -28,7 +28,7 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation
-from flinkwin.record import Row, same_shape
+from flinkwin.record import Row, checked_reduce_result
 
 REDUCING = "reducing"
 AGGREGATING = "aggregating"
@@ -84,11 +84,10 @@ class WindowFunctionSpec:
         return self.reduce_fn if isinstance(self.reduce_fn, BuiltinAggregation) else None
 
     def reduce(self, a: Any, b: Any) -> Any:
-        """Apply the reduce function; the result takes the shape of ``a`` (a tuple or dict of
-        a Row's values becomes that Row, see :func:`flinkwin.record.same_shape`), so every
-        reduced value and window function sees one element type."""
+        """Apply the reduce function; its result is passed on as returned, as PyFlink does
+        (see :func:`flinkwin.record.checked_reduce_result`)."""
         fn = self.reduce_fn
-        return same_shape(fn.reduce(a, b) if hasattr(fn, "reduce") else fn(a, b), a)
+        return checked_reduce_result(fn.reduce(a, b) if hasattr(fn, "reduce") else fn(a, b), a)
 
     def describe(self) -> str:
         parts = []

@@ -55,4 +55,15 @@ def as_callable(function: Any, method: str, what: str) -> Any:
     raise TypeError(f"{what} takes a function or an object with {method}(), got {function!r}")
 
 
-__all__ = ["FilterFunction", "FlatMapFunction", "MapFunction", "SinkFunction", "as_callable"]
+def function_label(function: Any) -> str:
+    """How errors name a user function: a plain function's name (``<lambda>``), else its
+    class's."""
+    if isinstance(function, type) or not hasattr(function, "__name__"):
+        return type(function).__name__
+    return str(function.__name__)
+
+
+__all__ = [
+    "FilterFunction", "FlatMapFunction", "MapFunction", "SinkFunction", "as_callable",
+    "function_label",
+]

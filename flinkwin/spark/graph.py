@@ -120,7 +120,7 @@ class StreamPlan:
     def type_of(self, ref: StreamRef) -> StreamType:
         if ref[0] == "source":
             stream = self.sources[ref[1]]
-            return StreamType(stream.toDF().schema, stream.get_type())
+            return StreamType(stream._public_df().schema, stream.get_type())
         node = self.nodes[ref[1]]
         if ref[0] == "node":
             return node.output
@@ -230,7 +230,7 @@ class GraphPipeline:
 
 
 def stage_pickler(plan: StreamPlan) -> StatePickler:
-    df = plan.sources[0].toDF()
+    df = plan.sources[0]._public_df()
     return state_pickler(df.sparkSession) if df.isStreaming else StatePickler()
 
 

@@ -89,10 +89,10 @@ def compile_graph(
     parallelism: int | None = None,
 ) -> CompiledStage:
     """The ONE stateful stage computing ``plan``'s head and ``side_tags`` (module docstring)."""
-    first = plan.sources[0].toDF()
+    first = plan.sources[0]._public_df()
     session = first.sparkSession
     streaming = first.isStreaming
-    if any(s.toDF().isStreaming != streaming for s in plan.sources):
+    if any(s._public_df().isStreaming != streaming for s in plan.sources):
         raise PipelineError("a graph cannot mix streaming and static DataFrames")
     mode = effective_mode(runtime_mode, streaming)
     tz = session.conf.get("spark.sql.session.timeZone") or "UTC"
@@ -263,7 +263,7 @@ def _partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
         return None
     types = None
     for i, columns in reached.items():
-        schema = plan.sources[i].toDF().schema
+        schema = plan.sources[i]._public_df().schema
         if any(c not in schema.fieldNames() for c in columns):
             return None
         mine = [schema[c].dataType.simpleString() for c in columns]
@@ -288,7 +288,7 @@ def _source_frame(
     """Source ``index`` as the graph stage reads it: columns renamed ``_fw_i<index>_<j>``, its
     number, its event time in ms (``MIN_LONG``: none) with its own watermark on a stream."""
     df = stream._elements_df()
-    schema = stream.toDF().schema
+    schema = stream._public_df().schema
     type_info = stream.get_type()
     strategy = stream._watermark
     carried = strategy is None and RECORD_TIMESTAMP_COLUMN in df.columns

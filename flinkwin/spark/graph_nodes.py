@@ -72,7 +72,7 @@ def window_node(pipeline: Any, plan: StreamPlan, type_info: Any = None) -> PlanN
         late_tag=pipeline.late_tag,
         key_groups=1,
         task_name=f"Window({pipeline.function_name})",
-        overflow=overflow_policy(plan.sources[0].toDF().sparkSession),
+        overflow=overflow_policy(plan.sources[0]._public_df().sparkSession),
         tuple_elements=source.tuples,
         atomic_elements=source.atomic or source.pickled,
         state_pickler=stage_pickler(plan),
@@ -140,7 +140,7 @@ def window_join_node(spec: Any, plan: StreamPlan, heads: Sequence[StreamRef]) ->
         late_tag=spec.late_tag,
         key_groups=1,
         task_name="Window Join" if spec.kind != "cogroup" else "Window CoGroup",
-        overflow=overflow_policy(plan.sources[0].toDF().sparkSession),
+        overflow=overflow_policy(plan.sources[0]._public_df().sparkSession),
         atomic_elements=True,  # TaggedUnions, keyed by the union key selector
         state_pickler=stage_pickler(plan),
         key_type=spec.key_type,
@@ -214,7 +214,8 @@ def interval_join_node(
     runtime_spec = replace(spec, right=None)
     builder = IntervalJoinBuilder(
         runtime_spec, left_key, right_key,
-        overflow_policy(plan.sources[0].toDF().sparkSession), stage_pickler(plan), key_type,
+        overflow_policy(plan.sources[0]._public_df().sparkSession), stage_pickler(plan),
+        key_type,
     )
     builder(TaskInfo("IntervalJoin", 0, 1, 1))  # fail at build time on an invalid setup
     sides = {}

@@ -20,6 +20,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
+from flinkwin.errors import pickled_elements_error
 from flinkwin.output_tag import OutputTag
 from flinkwin.sinks import (
     ConsoleSink,
@@ -35,6 +36,7 @@ from flinkwin.sinks import (
 from .file_source_log import before_start
 from .parallelism import shuffle_partitions, stage_parallelism
 from .restart import checkpoint_location as resolved_checkpoint
+from .schema import is_pickled
 
 if TYPE_CHECKING:
     from .compiler import CompiledStage
@@ -70,6 +72,12 @@ def start_query(
         outputs.append((tag.tag_id, value, stage.side(tag).schema, side))
     if not outputs:
         raise ValueError("start() needs at least one sink (main=... or side_outputs={...})")
+    for label, _, schema, _ in outputs:
+        if is_pickled(schema):  # flinkwin's own schema: values a function emitted untyped
+            origin = "the main output's function" if label == "main" else (
+                f"the side output {label!r}"
+            )
+            raise pickled_elements_error(f"start(): the {label} output", origin)
     sinks = [as_sink(value) for _, value, _, _ in outputs]
     for i, sink in enumerate(sinks):
         if any(sink is other for other in sinks[:i]):

@@ -243,7 +243,7 @@ class WindowDataStreamWriter:
         if self._foreach_batch is not None:
             self._no_extras("foreachBatch", options, path, table)
             return ForeachBatchSink(self._foreach_batch)
-        session = self._result.toDF().sparkSession
+        session = self._result._public_df().sparkSession
         fmt = (self._format or session.conf.get("spark.sql.sources.default", "parquet")
                or "parquet").lower()
         if fmt == "delta":

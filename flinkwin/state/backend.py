@@ -7,8 +7,9 @@ Namespaces are windows (trigger and per-window state) or ``VOID_NAMESPACE`` (glo
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from flinkwin.state.descriptors import (
     AggregatingStateDescriptor,
@@ -91,7 +92,33 @@ class StateTables:
         )
 
 
-class _Handle:
+IN = TypeVar("IN")
+OUT = TypeVar("OUT")
+
+
+class State(ABC):
+    """PyFlink's ``State``: every state handle can be cleared."""
+
+    @abstractmethod
+    def clear(self) -> None: ...
+
+
+class AppendingState(State, Generic[IN, OUT]):
+    """PyFlink's ``AppendingState``: ``add`` values, ``get`` the result (a list, a reduced or
+    aggregated value)."""
+
+    @abstractmethod
+    def get(self) -> OUT: ...
+
+    @abstractmethod
+    def add(self, value: IN) -> None: ...
+
+
+class MergingState(AppendingState[IN, OUT]):
+    """PyFlink's ``MergingState``: an appending state that merges when windows merge."""
+
+
+class _Handle(State):
     def __init__(self, table: dict, slot: tuple[Any, Any], descriptor: StateDescriptor) -> None:
         self._table = table
         self._slot = slot
@@ -114,7 +141,7 @@ class ValueState(_Handle):
             self._table[self._slot] = value
 
 
-class ListState(_Handle):
+class ListState(_Handle, MergingState[Any, list[Any]]):
     """``get()`` (an empty list when unset), ``add``, ``add_all``, ``update``, ``clear``."""
 
     def get(self) -> list[Any]:
@@ -139,7 +166,7 @@ class ListState(_Handle):
     addAll = add_all  # noqa: N815
 
 
-class ReducingState(_Handle):
+class ReducingState(_Handle, MergingState[Any, Any]):
     """``get()`` (None when empty) and ``add(v)`` folding with the descriptor's reduce function."""
 
     _descriptor: ReducingStateDescriptor
@@ -156,7 +183,7 @@ class ReducingState(_Handle):
             self._table[self._slot] = value
 
 
-class AggregatingState(_Handle):
+class AggregatingState(_Handle, MergingState[Any, Any]):
     """``get()`` returns ``get_result(acc)`` (None when empty); ``add(v)`` accumulates."""
 
     _descriptor: AggregatingStateDescriptor

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import typing
 from typing import Any
 
 import pytest
@@ -248,3 +249,106 @@ def test_the_porting_guide_lists_every_refused_import() -> None:
         assert f"`{pyflink}`" in listed or f"`{short}`" in listed, module
     for name in NAMES:
         assert f"`{name}`" in listed, name
+
+
+def _every_public_name() -> list[tuple[str, str]]:
+    from pyflink_names import PYFLINK_MODULES
+
+    return [(module, name) for module, names in PYFLINK_MODULES.items() for name in names]
+
+
+@pytest.mark.parametrize(("module", "name"), _every_public_name())
+def test_every_public_name_of_pyflinks_datastream_and_common_modules_imports_or_says_what_to_do(
+    module: str, name: str
+) -> None:
+    """``from pyflink.<module> import <name>`` ported by the rule gives flinkwin's object, or
+    an ImportError naming the PyFlink name and what to write instead; never Python's bare
+    "cannot import name" or "No module named"."""
+    statement = port(f"from {module} import {name}")
+    namespace: dict[str, Any] = {}
+    try:
+        exec(statement, namespace)  # noqa: S102 (PyFlink's own names, see pyflink_names.py)
+    except ImportError as error:
+        message = str(error)
+        assert message.startswith("flinkwin does not provide pyflink."), (statement, message)
+        assert ": " in message and len(message.split(": ", 1)[1]) > 20, message
+        return
+    value = namespace[name]
+    origin = getattr(value, "__module__", None)
+    assert origin is None or origin.startswith(("flinkwin", "typing")), (statement, value)
+
+
+def test_a_custom_assigner_copied_from_pyflink_imports_its_helpers() -> None:
+    """The imports of a window assigner and trigger written after PyFlink's own window.py
+    (its type variables, ``mod_inverse``, ``long_to_int_with_bit_mixing``, ``Min``) port by
+    the rule and behave as PyFlink's."""
+    from flinkwin.datastream.window import (
+        KEY,
+        OUT,
+        Min,
+        T,
+        TimeWindow,
+        W,
+        WindowAssigner,
+        long_to_int_with_bit_mixing,
+        mod_inverse,
+    )
+
+    assert all(isinstance(v, typing.TypeVar) for v in (T, W, KEY, OUT))
+    assert [v.__name__ for v in (T, W, KEY, OUT)] == ["T", "W", "KEY", "OUT"]
+    assert all(mod_inverse(x) * x % 2**32 == 1 for x in range(1, 2001, 2))
+    assert mod_inverse(3) == -559_240_533_333_333  # PyFlink's value (unbounded ints)
+    # the SplitMix64 finalizer on unbounded ints, as PyFlink's
+    assert long_to_int_with_bit_mixing(0) == 0
+    assert long_to_int_with_bit_mixing(1) == 0x6F3AB829F50116C1007ADB3B100B05E5
+    assert Min().reduce(3, 2) == 2
+
+    class EveryTenMillis(WindowAssigner[T, TimeWindow]):  # a program's own generic assigner
+        def assign_windows(self, element: T, timestamp: int, context: Any) -> list[TimeWindow]:
+            start = timestamp - timestamp % 10
+            return [TimeWindow(start, start + 10)]
+
+        def get_default_trigger(self, env: Any) -> Any:
+            from flinkwin.datastream.window import EventTimeTrigger
+
+            return EventTimeTrigger.create()
+
+        def get_window_serializer(self) -> Any:
+            from flinkwin.datastream.window import TimeWindowSerializer
+
+            return TimeWindowSerializer()
+
+        def is_event_time(self) -> bool:
+            return True
+
+    assert EveryTenMillis().assign_windows("x", 23, None) == [TimeWindow(20, 30)]
+
+
+def test_pyflinks_simple_helpers_are_real() -> None:
+    from flinkwin.common.constants import DEFAULT_OUTPUT_TAG, MAX_LONG_VALUE, MIN_LONG_VALUE
+    from flinkwin.datastream.data_stream import WINDOW_STATE_NAME, CloseableIterator
+    from flinkwin.datastream.functions import (
+        NullByteKeySelector,
+        PassThroughAllWindowFunction,
+        PassThroughWindowFunction,
+    )
+    from flinkwin.datastream.state import AppendingState, MergingState, State
+    from flinkwin.state import ListState, MapState, ReducingState, StateTables
+    from flinkwin.state.descriptors import ListStateDescriptor
+
+    assert (MAX_LONG_VALUE, MIN_LONG_VALUE, DEFAULT_OUTPUT_TAG) == (2**63 - 1, -(2**63), "")
+    assert WINDOW_STATE_NAME == "window-contents"
+    assert NullByteKeySelector().get_key(("a", 1)) == 0
+    assert list(PassThroughWindowFunction().apply("k", None, [1, 2])) == [1, 2]
+    assert list(PassThroughAllWindowFunction().apply(None, [1, 2])) == [1, 2]
+    assert issubclass(ListState, MergingState) and issubclass(ReducingState, AppendingState)
+    assert issubclass(MapState, State) and not issubclass(MapState, AppendingState)
+    handle = StateTables().handle(ListStateDescriptor("l", None), "k", None)
+    assert isinstance(handle, AppendingState)
+
+    collected = CloseableIterator([1, 2, 3])
+    assert collected == [1, 2, 3] and next(collected) == 1 and collected.next() == 2
+    with collected as results:
+        assert list(results) == [1, 2, 3]  # a for loop starts over, as over a list
+    with pytest.raises(StopIteration):
+        next(collected)  # closed

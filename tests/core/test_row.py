@@ -153,9 +153,10 @@ def test_row_is_exported_as_pyflink_common_does():
     assert Record is Row  # the former name
 
 
-def test_reduce_result_tuple_takes_the_shape_of_the_input_rows():
-    """A window function after ``reduce`` sees a Row whether the window held one element or
-    several (the reduce returns plain tuples)."""
+def test_a_window_function_after_reduce_gets_the_object_the_reduce_returned():
+    """PyFlink hands the window function (and the next reduce call) the object the reduce
+    function returned: a tuple reduced from Rows stays a tuple; a window of one element
+    hands that element, a Row."""
     seen = []
 
     class Collect(flinkwin.ProcessWindowFunction):
@@ -170,9 +171,10 @@ def test_reduce_result_tuple_takes_the_shape_of_the_input_rows():
     )
     h.process_element({"k": "x", "v": 1}, 1)
     h.process_element({"k": "x", "v": 2}, 2)
+    h.process_element({"k": "x", "v": 4}, 3)
     h.process_element({"k": "y", "v": 5}, 3)
     h.process_watermark(9)
-    assert sorted(seen) == [("Row", "Row(k='x', v=3)"), ("Row", "Row(k='y', v=5)")]
+    assert sorted(seen) == [("Row", "Row(k='y', v=5)"), ("tuple", "('x', 7)")]
 
 
 def test_reduce_returning_another_arity_fails_clearly():
@@ -227,8 +229,9 @@ def test_window_functions_get_tuples_for_a_tuple_stream_on_every_path(assigner):
     # a reduced window (two elements) and a single-element window hand the same type
     reduced = _seen_by_window_function(assigner, True, lambda a, b: (a[0], a[1] + b[1]))
     assert reduced == ["('a', 3)", "('b', 3)"]
+    # over Rows, the tuple the reduce returned (PyFlink's), the single element a Row
     rows = _seen_by_window_function(assigner, False, lambda a, b: (a[0], a[1] + b[1]))
-    assert rows == ["Row(f0='a', f1=3)", "Row(f0='b', f1=3)"]
+    assert rows == ["('a', 3)", "Row(f0='b', f1=3)"]
 
 
 def _seen_in_atomic_stream(assigner, key_field, reduce=None):

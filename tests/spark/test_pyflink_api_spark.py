@@ -25,6 +25,7 @@ from flinkwin import (
     WindowFunction,
 )
 from flinkwin.datastream import DataStream
+from flinkwin.errors import PickledElementsError
 from flinkwin.spark.schema import is_pickled, unpickle
 
 SCHEMA = "k string, ts long, v long"
@@ -73,7 +74,7 @@ def test_windowed_stream_builders_set_options_on_the_stream(five_a: DataStream) 
     )
     assert ws.trigger(CountTrigger.of(2)) is ws  # not chained: the trigger must stick
     ws.allowed_lateness(0)
-    result = ws.reduce(lambda a, b: (a.k, a.ts, a.v + b.v))
+    result = ws.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
     # CountTrigger(2) without purging: fires at the 2nd and 4th element of key a
     assert sorted(r.v for r in result.toDF().collect()) == [3, 10]
 
@@ -88,19 +89,20 @@ def test_process_without_output_type_outputs_pickled_values(five_a: DataStream) 
     windowed = five_a.assign_timestamps_and_watermarks(watermark(0)).key_by("k").window(
         TumblingEventTimeWindows.of(Time.milliseconds(3))
     )
-    result = windowed.reduce(lambda a, b: (a.k, a.ts, a.v + b.v), Describe())
-    df = result.toDF()
-    assert df.columns == ["value"] and is_pickled(df.schema)
-    values = sorted(unpickle(r.value) for r in df.collect())
-    # one shape: single-element and reduced windows both hand the window function a Row
+    result = windowed.reduce(lambda a, b: (a[0], a[1], a[2] + b[2]), Describe())
+    assert result.get_type() == Types.PICKLED_BYTE_ARRAY()
+    with pytest.raises(PickledElementsError, match=r"reduce\(<lambda>, Describe\)"):
+        result.toDF()  # Spark would see pickle bytes
+    values = sorted(result.execute_and_collect())
+    # the window function gets what the reduce returned, as in PyFlink
     assert values == [
-        ("a", "Row", "Row(k='a', ts=1, v=3)"),  # [0, 3): reduced from 2 elements
-        ("a", "Row", "Row(k='a', ts=3, v=12)"),  # [3, 6): from 3
-        ("b", "Row", "Row(k='b', ts=10, v=100)"),  # a single element
+        ("a", "tuple", "('a', 1, 3)"),  # [0, 3): reduced from 2 elements
+        ("a", "tuple", "('a', 3, 12)"),  # [3, 6): from 3 elements
+        ("b", "Row", "Row(k='b', ts=10, v=100)"),  # a single element: the element itself
     ]
     explicit = windowed.process(Describe(), Types.PICKLED_BYTE_ARRAY())
-    assert is_pickled(explicit.toDF().schema)
-    assert len(explicit.toDF().collect()) == 6  # every element of every window
+    assert explicit.get_type() == Types.PICKLED_BYTE_ARRAY()
+    assert len(explicit.execute_and_collect()) == 6  # every element of every window
 
 
 class RunningTotal(ProcessWindowFunction[Any, tuple, str, TimeWindow]):
@@ -148,7 +150,7 @@ class PyFlinkStyleAssigner(WindowAssigner[Any, TimeWindow]):
 def test_pyflink_style_assigner_without_trigger_compiles_and_runs(five_a: DataStream) -> None:
     result = (
         five_a.assign_timestamps_and_watermarks(watermark(0)).key_by("k")
-        .window(PyFlinkStyleAssigner()).reduce(lambda a, b: (a.k, a.ts, a.v + b.v))
+        .window(PyFlinkStyleAssigner()).reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))
     )
     # CountTrigger(2): [0, 4) fires at its 2nd element (1 + 2), [4, 8) at 4 + 5
     assert sorted(r.v for r in result.toDF().collect()) == [3, 9]

@@ -35,6 +35,7 @@ from flinkwin import (
     Types,
 )
 from flinkwin.datastream import DataStream
+from flinkwin.errors import PickledElementsError
 from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.spark import MemorySink, PipelineError
 from flinkwin.testing import WindowOperatorHarness
@@ -298,7 +299,10 @@ def test_build_time_errors(events: DataStream) -> None:
         watermark(0).withTimestampAssigner(42)
     result = _windowed(events).sum("v")
     # a tag without a type carries pickled values (PyFlink's PICKLED_BYTE_ARRAY default)
-    assert result.getSideOutput(OutputTag("notes")).toDF().columns == ["value"]
+    notes = result.getSideOutput(OutputTag("notes"))
+    assert notes.get_type() == Types.PICKLED_BYTE_ARRAY()
+    with pytest.raises(PickledElementsError, match="the side output OutputTag"):
+        notes.toDF()  # Spark would see pickle bytes: declare the tag's type
     with pytest.raises(PipelineError, match=r"its type must be PyFlink type information"):
         result.getSideOutput(OutputTag("bad", 42))
     typed = OutputTag("alerts", "k string, n bigint")

@@ -1,0 +1,80 @@
+"""Operator names and hints of a stream (PyFlink's ``name``, ``uid``, ``set_parallelism``...):
+recorded on the stream and returned by it, as PyFlink's builders do; they change nothing on
+Spark (a window result's name and uid appear in ``explain()``, its ``set_parallelism`` sizes its
+stage)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+
+class OperatorHints:
+    """Mixed into ``DataStream``: the operator names and hints (see module docstring)."""
+
+    _hints: dict[str, Any]
+
+    def name(self, name: str) -> Self:
+        """Name this operator (recorded; shown by a window result's ``explain()``)."""
+        return self._hint("name", name, str)
+
+    def get_name(self) -> str | None:
+        """The name given with ``name()``, or None."""
+        return self._hints.get("name")
+
+    def uid(self, uid: str) -> Self:
+        """Flink's operator id for savepoints (recorded): a flinkwin query's state belongs to
+        its checkpoint location instead."""
+        return self._hint("uid", uid, str)
+
+    def set_uid_hash(self, uid_hash: str) -> Self:
+        """Flink's operator hash (recorded; see ``uid``)."""
+        return self._hint("uid_hash", uid_hash, str)
+
+    def set_description(self, description: str) -> Self:
+        """Describe this operator (recorded)."""
+        return self._hint("description", description, str)
+
+    def set_parallelism(self, parallelism: int) -> Self:
+        """This operator's parallelism (recorded: a map or source runs in as many Spark tasks
+        as its input has partitions; a window result's ``set_parallelism`` sizes its stage)."""
+        return self._hint("parallelism", parallelism, int)
+
+    def set_max_parallelism(self, max_parallelism: int) -> Self:
+        """This operator's max parallelism (recorded). Key groups belong to a window stage:
+        set them on the window's result (``WindowResultStream.set_max_parallelism``), on the
+        environment, or with ``DataStream(df, key_groups=...)``."""
+        return self._hint("max_parallelism", max_parallelism, int)
+
+    def slot_sharing_group(self, slot_sharing_group: str) -> Self:
+        """Flink's slot sharing group, by name (recorded; Spark schedules its own tasks)."""
+        return self._hint("slot_sharing_group", slot_sharing_group, str)
+
+    def set_buffer_timeout(self, timeout_millis: int) -> Self:
+        """Flink's network buffer timeout (recorded; Spark has no such buffer)."""
+        return self._hint("buffer_timeout", timeout_millis, int)
+
+    def disable_chaining(self) -> Self:
+        """Recorded; Spark plans its own stages."""
+        return self._hint("chaining", "disabled", str)
+
+    def start_new_chain(self) -> Self:
+        """Recorded; Spark plans its own stages."""
+        return self._hint("chaining", "new chain", str)
+
+    def force_non_parallel(self) -> Self:
+        """Recorded; Spark sizes its own tasks."""
+        return self._hint("parallelism", 1, int)
+
+    def _hint(self, key: str, value: Any, kind: type) -> Self:
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise TypeError(f"{key} must be a {kind.__name__}, got {value!r}")
+        if isinstance(value, int) and value < 1:
+            raise ValueError(f"{key} must be positive, got {value!r}")
+        self._hints[key] = value
+        return self
+
+
+__all__ = ["OperatorHints"]
