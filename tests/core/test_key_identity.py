@@ -111,7 +111,7 @@ def test_column_keys_compare_by_value() -> None:
     op = window(key="k")
     for k, v in ((1, 1), (1.0, 2)):
         op.process_element({"k": k, "v": v}, 1)
-    assert [v.v for v in fired(op)] == [3]
+    assert [v[1] for v in fired(op)] == [3]
 
 
 class KeysSeen(ProcessWindowFunction):
