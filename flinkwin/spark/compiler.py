@@ -119,9 +119,11 @@ from .state_key import state_pickler
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, sql_name, text_floats, to_wire
 from .watermarks import (
+    DECLARATION,
     MAX_EVENT_TIME_MS,
     WATERMARK_SHIFT_MS,
     watermark_delay_ms,
+    watermark_shift,
 )
 from .window_tagging import with_window_tagging
 
@@ -171,6 +173,9 @@ class WindowPipeline:
     element_type: Any = None
     #: the stateful stage's tasks (``set_parallelism``; None: see flinkwin.spark.parallelism)
     parallelism: int | None = None
+    #: the stream declares event times at or before 1970 (``DataStream(df,
+    #: times_before_1970=True)``): Spark's watermark is shifted (flinkwin.spark.watermarks)
+    times_before_1970: bool = False
 
     @property
     def tuple_elements(self) -> bool:
@@ -388,12 +393,14 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
 
 
 def _in_event_time_range(
-    pipeline: WindowPipeline, strategy: WatermarkStrategy, event_time: EventTime, column: Column
+    pipeline: WindowPipeline, strategy: WatermarkStrategy, event_time: EventTime, column: Column,
+    after_epoch: bool = False,
 ) -> Column:
     """``column`` (event time in ``event_time.unit``), failing on a row whose timestamp is
     outside ``[-MAX_EVENT_TIME_MS, MAX_EVENT_TIME_MS]`` (see :mod:`flinkwin.spark.watermarks`),
-    with the column, the value and the range in the message. A null passes (it is handled
-    later: an error or the null-timestamp side output)."""
+    with the column, the value and the range in the message; with ``after_epoch`` (a stream in
+    the ordinary watermark mode) also on one at or before the epoch, naming the declaration. A
+    null passes (it is handled later: an error or the null-timestamp side output)."""
     per_ms = 1 if event_time.unit == "ms" else 1000
     low, high = -MAX_EVENT_TIME_MS * per_ms, MAX_EVENT_TIME_MS * per_ms + per_ms - 1
     spec = strategy.timestamp_column
@@ -405,6 +412,10 @@ def _in_event_time_range(
         source = f"timestamp column {spec}"
     # unix_millis floors exactly (a division would go through a double)
     millis = column if per_ms == 1 else F.unix_millis(F.timestamp_micros(column))
+    row = F.to_json(
+        F.struct(*[quoted(c) for c in pipeline.input_schema.fieldNames()]),
+        {"ignoreNullFields": "false"},
+    )
     message = F.concat(
         F.lit(f"{source}: event time "),
         millis.cast("string"),
@@ -413,24 +424,35 @@ def _in_event_time_range(
             f"{MAX_EVENT_TIME_MS}] ms (about 126,000 years either side of 1970: Spark carries "
             "the watermark as a timestamp), in row "
         ),
-        F.to_json(
-            F.struct(*[quoted(c) for c in pipeline.input_schema.fieldNames()]),
-            {"ignoreNullFields": "false"},
-        ),
+        row,
     )
     outside = (column < F.lit(low)) | (column > F.lit(high))
-    return F.when(outside, F.raise_error(message)).otherwise(column)
+    checked = F.when(outside, F.raise_error(message))
+    if after_epoch:
+        epoch = F.concat(
+            F.lit(f"{source}: event time "),
+            millis.cast("string"),
+            F.lit(
+                " ms is at or before 1970-01-01T00:00:00Z: on a stream, Spark's watermark "
+                "carries Flink's exactly for such times only when the pipeline declares them "
+                f"with {DECLARATION} (see docs/spark-semantics.md, \"Watermarks\"), in row "
+            ),
+            row,
+        )
+        checked = checked.when(column < F.lit(per_ms), F.raise_error(epoch))
+    return checked.otherwise(column)
 
 
 def _with_watermark(
-    staged: DataFrame, event_time: EventTime, out_of_orderness_ms: int
+    staged: DataFrame, event_time: EventTime, out_of_orderness_ms: int, shift: int
 ) -> DataFrame:
-    """``staged`` with Spark's watermark on the helper column ``ts + S`` (delay ``D + 1``), and
-    that column then nulled, keeping its watermark metadata (see the module docstring)."""
+    """``staged`` with Spark's watermark on the helper column ``ts + shift`` (delay ``D + 1``),
+    and that column then nulled, keeping its watermark metadata (see the module docstring)."""
     per_ms = 1 if event_time.unit == "ms" else 1000
-    micros = (quoted(event_time.column) + F.lit(WATERMARK_SHIFT_MS * per_ms)) * F.lit(
-        1000 // per_ms
-    )
+    shifted = quoted(event_time.column)
+    if shift:
+        shifted = shifted + F.lit(shift * per_ms)
+    micros = shifted * F.lit(1000 // per_ms)
     delay = watermark_delay_ms(out_of_orderness_ms)
     staged = staged.withColumn(_WM, F.timestamp_micros(micros)).withWatermark(
         _WM, f"{delay} milliseconds"
@@ -557,6 +579,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     if pipeline.key_groups < 1:
         raise PipelineError("key_groups must be at least 1")
     streaming = df.isStreaming
+    shift = watermark_shift(pipeline.times_before_1970) if streaming else 0
     mode = effective_mode(pipeline.runtime_mode, streaming)
     domain = timer_domain(pipeline) if streaming else NO_TIMERS
     uses_event_time = pipeline.assigner.is_event_time() or domain == EVENT_TIME
@@ -653,7 +676,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             # (not needed for the timestamps an upstream window's results carry on static
             # input: they never become a Spark watermark)
             checked = _in_event_time_range(
-                pipeline, strategy, event_time, quoted(event_time.column)
+                pipeline, strategy, event_time, quoted(event_time.column),
+                after_epoch=streaming and not pipeline.times_before_1970,
             )
             if late_label:  # a null key fails first, as in the label's own check
                 checked = failing_on_null_key(pipeline, checked)
@@ -661,7 +685,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         if streaming and strategy.watermarked_upstream:
             staged = watermark_mark(staged, strategy)
         elif streaming:
-            staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
+            staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms, shift)
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
     for f in input_schema.fields:
@@ -737,6 +761,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
         partial=partial,
+        watermark_shift=shift,
     )
     runtime.state_kind = kind
 
@@ -772,6 +797,21 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts
     )
+
+
+def _spark_watermark(
+    pipeline: WindowPipeline, strategy: WatermarkStrategy, streaming: bool
+) -> str:
+    """How Spark carries the watermark, for the summary."""
+    delay = watermark_delay_ms(strategy.out_of_orderness_ms)
+    if not streaming:
+        return ""
+    if pipeline.times_before_1970:
+        return (
+            f" (times_before_1970: Spark's watermark is it plus {WATERMARK_SHIFT_MS} ms, on "
+            f"ts + {WATERMARK_SHIFT_MS} ms with delay {delay} ms)"
+        )
+    return f" (Spark's watermark is it: on ts with delay {delay} ms; event times after 1970)"
 
 
 def _describe_event_time(event_time: EventTime) -> str:
@@ -829,9 +869,7 @@ def _summary(
         "watermark": (
             "none" if strategy is None
             else f"max(ts) - {strategy.out_of_orderness_ms} ms - 1 ms, as Flink's "
-            "BoundedOutOfOrdernessWatermarks (Spark's watermark is it plus "
-            f"{WATERMARK_SHIFT_MS} ms: on ts + {WATERMARK_SHIFT_MS} ms, delay "
-            f"{watermark_delay_ms(strategy.out_of_orderness_ms)} ms)"
+            "BoundedOutOfOrdernessWatermarks" + _spark_watermark(pipeline, strategy, streaming)
         ),
         "allowed lateness": f"{pipeline.allowed_lateness_ms} ms",
         "late data": repr(pipeline.late_tag) if pipeline.late_tag is not None else "dropped",

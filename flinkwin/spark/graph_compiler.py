@@ -72,6 +72,7 @@ from .runtime import (
 from .schema import RowEncoder, is_pickled
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, to_wire
+from .watermarks import watermark_shift
 
 SOURCE_COLUMN = "_fw_in"
 EVENT_COLUMN = "_fw_ets"
@@ -94,10 +95,19 @@ def compile_graph(
     tz = session.conf.get("spark.sql.session.timeZone") or "UTC"
     partition = _partitioning(plan)
     key_groups = plan.sources[0]._key_groups if partition is not None else 1
+    declared = {s._times_before_1970 for s in plan.sources}
+    if streaming and len(declared) > 1:
+        raise PipelineError(
+            "the inputs of one graph must all declare times_before_1970=True or none: Spark "
+            "computes one watermark over them all (see docs/spark-semantics.md, \"Watermarks\")"
+        )
+    before_1970 = streaming and True in declared
     frames, sources, watermarked = [], [], False
     for i, stream in enumerate(plan.sources):
         keys = None if partition is None else partition[i]
-        staged, source, has_wm = _source_frame(i, stream, tz, streaming, keys, key_groups)
+        staged, source, has_wm = _source_frame(
+            i, stream, tz, streaming, keys, key_groups, before_1970
+        )
         frames.append(staged)
         sources.append(source)
         watermarked |= has_wm
@@ -173,6 +183,7 @@ def compile_graph(
         heartbeats=heartbeats,
         idle_close_s=idle_close_seconds(session) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
+        watermark_shift=watermark_shift(before_1970),
     )
     runtime.operator.build()  # fail at build time on an invalid configuration
     grouped = staged.groupBy(KEY_GROUP_COLUMN)
@@ -267,10 +278,11 @@ def _key_group(columns: list[str], key_groups: int, names: list[str]) -> Any:
 
 def _source_frame(
     index: int, stream: Any, tz: str, streaming: bool, keys: list[str] | None,
-    key_groups: int,
+    key_groups: int, before_1970: bool,
 ) -> tuple[DataFrame, SourceSpec, bool]:
     """Source ``index`` as the graph stage reads it: columns renamed ``_fw_i<index>_<j>``, its
-    number, its event time in ms (``MIN_LONG``: none) with its own watermark on a stream."""
+    number, its event time in ms (``MIN_LONG``: none) with its own watermark on a stream
+    (shifted when the graph declares ``times_before_1970``, see flinkwin.spark.watermarks)."""
     df = stream._elements_df()
     schema = stream.toDF().schema
     type_info = stream.get_type()
@@ -296,14 +308,17 @@ def _source_frame(
             staged = staged.withColumn("_fw_ts", helper)
         shim = SimpleNamespace(input_schema=schema)
         checked = _in_event_time_range(
-            shim, strategy, event_time, quoted(event_time.column)  # type: ignore[arg-type]
+            shim, strategy, event_time, quoted(event_time.column),  # type: ignore[arg-type]
+            after_epoch=streaming and not before_1970,
         )
         staged = staged.withColumn(event_time.column, checked)
         if streaming and strategy.watermarked_upstream:
             staged = watermark_mark(staged, strategy)
             has_wm = True
         elif streaming:
-            staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
+            staged = _with_watermark(
+                staged, event_time, strategy.out_of_orderness_ms, watermark_shift(before_1970)
+            )
             has_wm = True
         column = quoted(event_time.column)
         if event_time.unit == "us":  # floor to ms, exactly (no double)

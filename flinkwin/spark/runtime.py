@@ -61,6 +61,7 @@ from flinkwin.operator.graph import GraphOperator
 from flinkwin.operator.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.watermark_guard import Uncertainty, uncertain_watermark
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
@@ -71,7 +72,7 @@ from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS
 from .timestamps import from_wire, on_wire
-from .watermarks import flink_watermark
+from .watermarks import DECLARATION, flink_watermark
 
 TAG_COLUMN = "_fw_tag"
 #: The arrival sequence of a heartbeat row: a copy of an input row sent to every key group so
@@ -239,6 +240,9 @@ class KeyGroupRuntime:
     null_masks: tuple[NullMask, ...] = ()
     #: the input's rows are partial aggregates (flinkwin.operator.partials), combined so
     partial: PartialSpec | None = None
+    #: the shift on Spark's watermark (flinkwin.spark.watermarks): 0, or WATERMARK_SHIFT_MS
+    #: for a stream declaring times before 1970
+    watermark_shift: int = 0
     #: the row order ``_rows`` applied to the last batch (None: as received)
     _order: np.ndarray | None = field(default=None, init=False, repr=False)
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -478,9 +482,26 @@ class KeyGroupRuntime:
         garbage collection waits until the call's output is built (see
         :mod:`flinkwin.spark.daemon`)."""
         with SUBTASKS.running(self.stage_id, self.idle_close_s):
-            with automatic_collection_paused():
+            with automatic_collection_paused(), uncertain_watermark(self._uncertainty(state)):
                 outputs = list(self._process_stream(key, frames, state))
             yield from outputs
+
+    def _uncertainty(self, state: Any) -> Uncertainty | None:
+        """What user code cannot be told exactly in this call: in the ordinary mode, while
+        Spark's watermark is 0 (see :mod:`flinkwin.spark.watermarks`), an event-time timer at
+        or before the epoch; and after micro-batch 0, Flink's watermark itself (``MIN_LONG``
+        or a time at or before the epoch: Spark's 0 no longer tells them apart)."""
+        if not self.has_watermark or self.watermark_shift or state.getCurrentWatermarkMs() > 0:
+            return None
+        return Uncertainty(
+            reads=_batch_id() != 0,
+            timers=True,
+            remedy=(
+                f"Declare {DECLARATION} for a stream whose event times may lie this close to "
+                "1970 or before it: Spark's watermark then carries Flink's exactly (see "
+                "docs/spark-semantics.md, \"Watermarks\")"
+            ),
+        )
 
     def _process_stream(
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
@@ -508,7 +529,8 @@ class KeyGroupRuntime:
 
         rows, nulls, partials = (None, None, None) if state.hasTimedOut else self._input(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
-        watermark = flink_watermark(spark_watermark)  # MIN_LONG: none yet
+        # MIN_LONG: none yet (or uncertain, see _uncertainty)
+        watermark = flink_watermark(spark_watermark, self.watermark_shift)
         batch_time = state.getCurrentProcessingTimeMs()
         if rows is None and nulls is None and (
             op is None or not self._due(op, watermark, batch_time)
@@ -729,6 +751,16 @@ def static_function(runtime: KeyGroupRuntime) -> Any:
             return runtime.process_static(frame)
 
     return process_key_group
+
+
+def _batch_id() -> int | None:
+    """The streaming query's micro-batch id, which Spark sets on the tasks it runs (None:
+    not known)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    value = None if context is None else context.getLocalProperty("streaming.sql.batchId")
+    return None if value is None else int(value)
 
 
 def _quiet_spark_concat_warning() -> None:
