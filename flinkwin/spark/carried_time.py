@@ -63,8 +63,7 @@ def carry_time(
     shim = SimpleNamespace(input_schema=schema)
     streaming = df.isStreaming
     checked = _in_event_time_range(
-        shim, strategy, carried, quoted(RECORD_TIMESTAMP_COLUMN),  # type: ignore[arg-type]
-        after_epoch=streaming and not times_before_1970,
+        shim, strategy, carried, quoted(RECORD_TIMESTAMP_COLUMN)  # type: ignore[arg-type]
     )
     staged = staged.withColumn(RECORD_TIMESTAMP_COLUMN, checked)
     following = copy.copy(strategy)

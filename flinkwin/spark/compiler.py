@@ -119,7 +119,6 @@ from .state_key import state_pickler
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, sql_name, text_floats, to_wire
 from .watermarks import (
-    DECLARATION,
     MAX_EVENT_TIME_MS,
     WATERMARK_SHIFT_MS,
     watermark_delay_ms,
@@ -393,14 +392,12 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
 
 
 def _in_event_time_range(
-    pipeline: WindowPipeline, strategy: WatermarkStrategy, event_time: EventTime, column: Column,
-    after_epoch: bool = False,
+    pipeline: WindowPipeline, strategy: WatermarkStrategy, event_time: EventTime, column: Column
 ) -> Column:
     """``column`` (event time in ``event_time.unit``), failing on a row whose timestamp is
     outside ``[-MAX_EVENT_TIME_MS, MAX_EVENT_TIME_MS]`` (see :mod:`flinkwin.spark.watermarks`),
-    with the column, the value and the range in the message; with ``after_epoch`` (a stream in
-    the ordinary watermark mode) also on one at or before the epoch, naming the declaration. A
-    null passes (it is handled later: an error or the null-timestamp side output)."""
+    with the column, the value and the range in the message. A null passes (it is handled
+    later: an error or the null-timestamp side output)."""
     per_ms = 1 if event_time.unit == "ms" else 1000
     low, high = -MAX_EVENT_TIME_MS * per_ms, MAX_EVENT_TIME_MS * per_ms + per_ms - 1
     spec = strategy.timestamp_column
@@ -412,10 +409,6 @@ def _in_event_time_range(
         source = f"timestamp column {spec}"
     # unix_millis floors exactly (a division would go through a double)
     millis = column if per_ms == 1 else F.unix_millis(F.timestamp_micros(column))
-    row = F.to_json(
-        F.struct(*[quoted(c) for c in pipeline.input_schema.fieldNames()]),
-        {"ignoreNullFields": "false"},
-    )
     message = F.concat(
         F.lit(f"{source}: event time "),
         millis.cast("string"),
@@ -424,23 +417,13 @@ def _in_event_time_range(
             f"{MAX_EVENT_TIME_MS}] ms (about 126,000 years either side of 1970: Spark carries "
             "the watermark as a timestamp), in row "
         ),
-        row,
+        F.to_json(
+            F.struct(*[quoted(c) for c in pipeline.input_schema.fieldNames()]),
+            {"ignoreNullFields": "false"},
+        ),
     )
     outside = (column < F.lit(low)) | (column > F.lit(high))
-    checked = F.when(outside, F.raise_error(message))
-    if after_epoch:
-        epoch = F.concat(
-            F.lit(f"{source}: event time "),
-            millis.cast("string"),
-            F.lit(
-                " ms is at or before 1970-01-01T00:00:00Z: on a stream, Spark's watermark "
-                "carries Flink's exactly for such times only when the pipeline declares them "
-                f"with {DECLARATION} (see docs/spark-semantics.md, \"Watermarks\"), in row "
-            ),
-            row,
-        )
-        checked = checked.when(column < F.lit(per_ms), F.raise_error(epoch))
-    return checked.otherwise(column)
+    return F.when(outside, F.raise_error(message)).otherwise(column)
 
 
 def _with_watermark(
@@ -676,8 +659,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             # (not needed for the timestamps an upstream window's results carry on static
             # input: they never become a Spark watermark)
             checked = _in_event_time_range(
-                pipeline, strategy, event_time, quoted(event_time.column),
-                after_epoch=streaming and not pipeline.times_before_1970,
+                pipeline, strategy, event_time, quoted(event_time.column)
             )
             if late_label:  # a null key fails first, as in the label's own check
                 checked = failing_on_null_key(pipeline, checked)

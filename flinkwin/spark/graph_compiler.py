@@ -308,8 +308,7 @@ def _source_frame(
             staged = staged.withColumn("_fw_ts", helper)
         shim = SimpleNamespace(input_schema=schema)
         checked = _in_event_time_range(
-            shim, strategy, event_time, quoted(event_time.column),  # type: ignore[arg-type]
-            after_epoch=streaming and not before_1970,
+            shim, strategy, event_time, quoted(event_time.column)  # type: ignore[arg-type]
         )
         staged = staged.withColumn(event_time.column, checked)
         if streaming and strategy.watermarked_upstream:

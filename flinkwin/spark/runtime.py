@@ -61,7 +61,11 @@ from flinkwin.operator.graph import GraphOperator
 from flinkwin.operator.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
-from flinkwin.operator.watermark_guard import Uncertainty, uncertain_watermark
+from flinkwin.operator.watermark_guard import (
+    Uncertainty,
+    UncertainWatermarkError,
+    uncertain_watermark,
+)
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
@@ -491,17 +495,14 @@ class KeyGroupRuntime:
         Spark's watermark is 0 (see :mod:`flinkwin.spark.watermarks`), an event-time timer at
         or before the epoch; and after micro-batch 0, Flink's watermark itself (``MIN_LONG``
         or a time at or before the epoch: Spark's 0 no longer tells them apart)."""
-        if not self.has_watermark or self.watermark_shift or state.getCurrentWatermarkMs() > 0:
+        if not self._epoch_uncertain() or state.getCurrentWatermarkMs() > 0:
             return None
-        return Uncertainty(
-            reads=_batch_id() != 0,
-            timers=True,
-            remedy=(
-                f"Declare {DECLARATION} for a stream whose event times may lie this close to "
-                "1970 or before it: Spark's watermark then carries Flink's exactly (see "
-                "docs/spark-semantics.md, \"Watermarks\")"
-            ),
-        )
+        return Uncertainty(reads=_batch_id() != 0, timers=True, remedy=_REMEDY)
+
+    def _epoch_uncertain(self) -> bool:
+        """Spark's watermark of 0 leaves Flink's uncertain (the ordinary mode, see
+        :mod:`flinkwin.spark.watermarks`)."""
+        return self.has_watermark and not self.watermark_shift
 
     def _process_stream(
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
@@ -531,6 +532,8 @@ class KeyGroupRuntime:
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
         # MIN_LONG: none yet (or uncertain, see _uncertainty)
         watermark = flink_watermark(spark_watermark, self.watermark_shift)
+        if rows is not None and spark_watermark <= 0 and self._epoch_uncertain():
+            _check_after_epoch(*rows)
         batch_time = state.getCurrentProcessingTimeMs()
         if rows is None and nulls is None and (
             op is None or not self._due(op, watermark, batch_time)
@@ -751,6 +754,27 @@ def static_function(runtime: KeyGroupRuntime) -> Any:
             return runtime.process_static(frame)
 
     return process_key_group
+
+
+_REMEDY = (
+    f"Declare {DECLARATION} for a stream whose event times may lie this close to 1970 or "
+    "before it: Spark's watermark then carries Flink's exactly (see docs/spark-semantics.md, "
+    "\"Watermarks\")"
+)
+
+
+def _check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
+    """Fail on an element at or before the epoch met while Spark's watermark is 0: whether
+    its windows are late, or its timers due, is what Flink's uncertain watermark decides."""
+    early = np.flatnonzero(timestamps <= 0)
+    if len(early):
+        i = int(early[0])
+        row = {c: frame[c].iloc[i] for c in frame.columns}
+        raise UncertainWatermarkError(
+            f"element {row} has event time {int(timestamps[i])} ms, at or before "
+            "1970-01-01T00:00:00Z, and the stream's watermark is not past the epoch: Spark's "
+            "watermark cannot go below it, so Flink's is uncertain there. " + _REMEDY
+        )
 
 
 def _batch_id() -> int | None:
