@@ -11,10 +11,11 @@ Streaming input becomes::
 
 Static input becomes ``groupBy(_fw_kg).applyInPandas(KeyGroupRuntime.process_static)``.
 
-The watermark sits on a helper column ``ts + S`` (see :mod:`flinkwin.spark.watermarks`) with
-delay ``D + 1`` ms, so Spark's watermark is Flink's ``BoundedOutOfOrdernessWatermarks`` value
-``max(ts) - D - 1`` shifted by ``S`` (``ts`` in Flink's milliseconds: Spark floors the helper's
-microseconds to milliseconds before taking the maximum), and negative watermarks exist. Once
+The watermark sits on a helper column ``ts + S`` (see :mod:`flinkwin.spark.watermarks`: ``S``
+is 0 unless the stream declares ``times_before_1970``) with delay ``D + 1`` ms, so Spark's
+watermark is Flink's ``BoundedOutOfOrdernessWatermarks`` value ``max(ts) - D - 1`` shifted by
+``S`` (``ts`` in Flink's milliseconds: Spark floors the helper's microseconds to milliseconds
+before taking the maximum). Once
 Spark has taken the watermark's statistics, the helper column is replaced by nulls that keep
 its watermark metadata: Spark requires that metadata on an input column of an
 ``EventTimeTimeout`` stage, and drops input rows whose such column is at or below the previous
@@ -793,7 +794,10 @@ def _spark_watermark(
             f" (times_before_1970: Spark's watermark is it plus {WATERMARK_SHIFT_MS} ms, on "
             f"ts + {WATERMARK_SHIFT_MS} ms with delay {delay} ms)"
         )
-    return f" (Spark's watermark is it: on ts with delay {delay} ms; event times after 1970)"
+    return (
+        f" (Spark's watermark is it: on ts with delay {delay} ms; an element at or before 1970 "
+        "fails while it is not past the epoch, see times_before_1970)"
+    )
 
 
 def _describe_event_time(event_time: EventTime) -> str:
