@@ -58,8 +58,10 @@ def uncertain_watermark(uncertainty: Uncertainty | None) -> Iterator[None]:
 
 def read_watermark(value: int) -> int:
     """``value``, an operator's watermark as user code reads it (see module docstring)."""
+    if value != MIN_LONG:
+        return value
     current = _CURRENT.get()
-    if current is not None and current.reads and value == MIN_LONG:
+    if current is not None and current.reads:
         raise UncertainWatermarkError(
             "user code read the current watermark while it is uncertain: every event time "
             "so far is within the watermark's delay of 1970-01-01T00:00:00Z, so Flink's "
@@ -71,8 +73,10 @@ def read_watermark(value: int) -> int:
 
 def check_event_timer(time: int) -> None:
     """Refuse an event-time timer at ``time`` the runtime could not fire exactly."""
+    if time > 0:
+        return
     current = _CURRENT.get()
-    if current is not None and current.timers and time <= 0:
+    if current is not None and current.timers:
         raise UncertainWatermarkError(
             f"an event-time timer at {time} (at or before 1970-01-01T00:00:00Z) was registered "
             "while the watermark is at or before the epoch or not yet known, where this "
