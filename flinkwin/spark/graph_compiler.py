@@ -29,7 +29,7 @@ from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, LongType, StructField, StructType
 
-from flinkwin.operator.graph import GraphPlan, SourceSpec, StreamRef
+from flinkwin.operator.graph import OPERATOR, GraphPlan, SourceSpec, StreamRef
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.time import MIN_LONG
@@ -51,6 +51,7 @@ from .compiler import (
 )
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .graph import GraphPipeline, GraphSpec, StreamPlan
+from .graph_nodes import ProcessBuilder
 from .key_groups import failing_on_null, key_group_labels, label_of
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
@@ -184,6 +185,10 @@ def compile_graph(
         idle_close_s=idle_close_seconds(session) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
         watermark_shift=watermark_shift(before_1970),
+        epoch_elements=any(
+            not isinstance(n.spec.build, ProcessBuilder) for n in plan.nodes
+            if n.spec.kind == OPERATOR
+        ),
     )
     runtime.operator.build()  # fail at build time on an invalid configuration
     grouped = staged.groupBy(KEY_GROUP_COLUMN)

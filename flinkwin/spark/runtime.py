@@ -247,6 +247,9 @@ class KeyGroupRuntime:
     #: the shift on Spark's watermark (flinkwin.spark.watermarks): 0, or WATERMARK_SHIFT_MS
     #: for a stream declaring times before 1970
     watermark_shift: int = 0
+    #: the stage's operators judge elements' timestamps against the watermark (windows,
+    #: joins; not process functions): one at or before the epoch fails while it is uncertain
+    epoch_elements: bool = True
     #: the row order ``_rows`` applied to the last batch (None: as received)
     _order: np.ndarray | None = field(default=None, init=False, repr=False)
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -532,7 +535,10 @@ class KeyGroupRuntime:
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
         # MIN_LONG: none yet (or uncertain, see _uncertainty)
         watermark = flink_watermark(spark_watermark, self.watermark_shift)
-        if rows is not None and spark_watermark <= 0 and self._epoch_uncertain():
+        if (
+            rows is not None and self.epoch_elements and spark_watermark <= 0
+            and self._epoch_uncertain()
+        ):
             _check_after_epoch(*rows)
         batch_time = state.getCurrentProcessingTimeMs()
         if rows is None and nulls is None and (
