@@ -61,14 +61,13 @@ def carry_time(
         staged = staged.drop(_HELPER)
     carried = EventTime(RECORD_TIMESTAMP_COLUMN, "ms")
     shim = SimpleNamespace(input_schema=schema)
-    streaming = df.isStreaming
     checked = _in_event_time_range(
         shim, strategy, carried, quoted(RECORD_TIMESTAMP_COLUMN)  # type: ignore[arg-type]
     )
     staged = staged.withColumn(RECORD_TIMESTAMP_COLUMN, checked)
     following = copy.copy(strategy)
     following.timestamp_column = RECORD_TIMESTAMP_COLUMN
-    if streaming:
+    if df.isStreaming:
         shift = watermark_shift(times_before_1970)
         staged = _with_watermark(staged, carried, strategy.out_of_orderness_ms, shift)
         staged = staged.drop(WATERMARK_COLUMN)

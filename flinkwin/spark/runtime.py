@@ -775,12 +775,17 @@ def _check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
     early = np.flatnonzero(timestamps <= 0)
     if len(early):
         i = int(early[0])
-        row = {c: frame[c].iloc[i] for c in frame.columns}
+        row = {c: _plain(frame[c].iloc[i]) for c in frame.columns}
         raise UncertainWatermarkError(
             f"element {row} has event time {int(timestamps[i])} ms, at or before "
             "1970-01-01T00:00:00Z, and the stream's watermark is not past the epoch: Spark's "
             "watermark cannot go below it, so Flink's is uncertain there. " + _REMEDY
         )
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _batch_id() -> int | None:
