@@ -86,11 +86,12 @@ class DataStream(GraphOperations):
     16 key groups and ``STREAMING`` when a program made none.
 
     ``times_before_1970=True`` declares that a stream's event times may lie at or before
-    1970-01-01T00:00:00Z: its windows and timers there are then exact, and Spark's own view of
-    the watermark (progress, UI, listeners) is shifted by about 128,000 years. Without it, a
-    stream's elements must be after the epoch (one at or before it fails, naming this
-    declaration) and Spark shows Flink's watermark as it is (see docs/spark-semantics.md,
-    "Watermarks"). Static DataFrames need no declaration.
+    1970-01-01T00:00:00Z (or that its watermark is read while every event time is within the
+    out-of-orderness bound of it): its windows, timers and watermark there are then exact, and
+    Spark's own view of the watermark (progress, UI, listeners) is shifted by about 128,000
+    years. Without it Spark shows Flink's watermark as it is, and what Spark's watermark cannot
+    tell there fails naming this declaration (see docs/spark-semantics.md, "Watermarks").
+    Static DataFrames need no declaration.
 
     Operator names and hints (``name``, ``uid``, ``set_parallelism``, ``slot_sharing_group``...)
     are recorded on the stream and returned by it, as PyFlink's builders do; they change nothing

@@ -3,15 +3,15 @@
 A runtime may run operators under ``MIN_LONG`` while Flink's watermark is in fact ``MIN_LONG``
 or some value ``<= 0`` it cannot tell apart (Spark's watermark cannot go below 0: see
 :mod:`flinkwin.spark.watermarks`). That is exact for everything an operator decides from
-elements and timers after the epoch, but not for what user code sees, so for the duration of
-such a call (:func:`uncertain_watermark`):
+elements, windows and timers after the epoch, but not for what user code sees, so for the
+duration of such a call (:func:`uncertain_watermark`):
 
 * a read of the watermark by user code (process functions' ``current_watermark()``, a
   ``ProcessWindowFunction``'s context, a user trigger or evictor) that would return
   ``MIN_LONG`` fails (:func:`read_watermark`); a value above ``MIN_LONG`` is exact (an
   operator's own watermark, e.g. a graph source's);
-* registering an event-time timer at or before the epoch fails (:func:`check_event_timer`):
-  whether it is due is exactly what the runtime cannot tell.
+* an event-time timer at or before the epoch, registered then or still pending, fails
+  (:func:`check_event_timer`): whether it is due is exactly what the runtime cannot tell.
 
 Both fail with :class:`UncertainWatermarkError`, whose message names the runtime's remedy.
 Outside such a call nothing is checked.
@@ -33,12 +33,8 @@ class UncertainWatermarkError(RuntimeError):
 
 @dataclass(frozen=True)
 class Uncertainty:
-    """What the runtime cannot tell in the current call, and what the user can do."""
+    """The watermark is ``MIN_LONG`` or some value ``<= 0``, and what the user can do."""
 
-    #: the watermark is ``MIN_LONG`` or some value ``<= 0``: a read of ``MIN_LONG`` fails
-    reads: bool
-    #: an event-time timer at or before the epoch may be due or not: registering one fails
-    timers: bool
     #: what to do instead (e.g. the declaration that makes the watermark exact)
     remedy: str
 
@@ -61,7 +57,7 @@ def read_watermark(value: int) -> int:
     if value != MIN_LONG:
         return value
     current = _CURRENT.get()
-    if current is not None and current.reads:
+    if current is not None:
         raise UncertainWatermarkError(
             "user code read the current watermark while it is uncertain: every event time "
             "so far is within the watermark's delay of 1970-01-01T00:00:00Z, so Flink's "
@@ -76,11 +72,11 @@ def check_event_timer(time: int) -> None:
     if time > 0:
         return
     current = _CURRENT.get()
-    if current is not None and current.timers:
+    if current is not None:
         raise UncertainWatermarkError(
-            f"an event-time timer at {time} (at or before 1970-01-01T00:00:00Z) was registered "
-            "while the watermark is at or before the epoch or not yet known, where this "
-            f"runtime cannot tell when it is due. {current.remedy}"
+            f"an event-time timer at {time} (at or before 1970-01-01T00:00:00Z) meets an "
+            "uncertain watermark (Long.MIN_VALUE or a time at or before the epoch, which this "
+            f"runtime cannot tell apart): whether it is due is unknown. {current.remedy}"
         )
 
 

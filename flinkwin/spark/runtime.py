@@ -64,6 +64,7 @@ from flinkwin.operator.snapshot import StatePickler
 from flinkwin.operator.watermark_guard import (
     Uncertainty,
     UncertainWatermarkError,
+    check_event_timer,
     uncertain_watermark,
 )
 from flinkwin.output_tag import OutputTag
@@ -489,26 +490,27 @@ class KeyGroupRuntime:
         garbage collection waits until the call's output is built (see
         :mod:`flinkwin.spark.daemon`)."""
         with SUBTASKS.running(self.stage_id, self.idle_close_s):
-            with automatic_collection_paused(), uncertain_watermark(self._uncertainty(state)):
-                outputs = list(self._process_stream(key, frames, state))
+            uncertainty = self._uncertainty(state)
+            with automatic_collection_paused(), uncertain_watermark(uncertainty):
+                outputs = list(
+                    self._process_stream(key, frames, state, uncertainty is not None)
+                )
             yield from outputs
 
     def _uncertainty(self, state: Any) -> Uncertainty | None:
-        """What user code cannot be told exactly in this call: in the ordinary mode, while
-        Spark's watermark is 0 (see :mod:`flinkwin.spark.watermarks`), an event-time timer at
-        or before the epoch; and after micro-batch 0, Flink's watermark itself (``MIN_LONG``
-        or a time at or before the epoch: Spark's 0 no longer tells them apart)."""
-        if not self._epoch_uncertain() or state.getCurrentWatermarkMs() > 0:
+        """Whether Flink's watermark is uncertain in this call (see
+        :mod:`flinkwin.spark.watermarks`): in the ordinary mode, Spark's watermark is 0 after
+        micro-batch 0, where it stands for ``MIN_LONG`` or a time at or before the epoch."""
+        if (
+            not self.has_watermark or self.watermark_shift or state.getCurrentWatermarkMs() > 0
+            or _batch_id() == 0
+        ):
             return None
-        return Uncertainty(reads=_batch_id() != 0, timers=True, remedy=_REMEDY)
-
-    def _epoch_uncertain(self) -> bool:
-        """Spark's watermark of 0 leaves Flink's uncertain (the ordinary mode, see
-        :mod:`flinkwin.spark.watermarks`)."""
-        return self.has_watermark and not self.watermark_shift
+        return Uncertainty(_REMEDY)
 
     def _process_stream(
-        self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any
+        self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any,
+        uncertain: bool = False,
     ) -> Iterator[pd.DataFrame]:
         group = int(key[0])
         factory = self._factory(group)
@@ -535,11 +537,12 @@ class KeyGroupRuntime:
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
         # MIN_LONG: none yet (or uncertain, see _uncertainty)
         watermark = flink_watermark(spark_watermark, self.watermark_shift)
-        if (
-            rows is not None and self.epoch_elements and spark_watermark <= 0
-            and self._epoch_uncertain()
-        ):
-            _check_after_epoch(*rows)
+        if uncertain:  # what the uncertain watermark would decide fails (watermark_guard)
+            if rows is not None and self.epoch_elements:
+                _check_after_epoch(*rows)
+            timer = None if op is None else op.next_event_time_timer()
+            if timer is not None:
+                check_event_timer(timer)
         batch_time = state.getCurrentProcessingTimeMs()
         if rows is None and nulls is None and (
             op is None or not self._due(op, watermark, batch_time)
@@ -770,16 +773,17 @@ _REMEDY = (
 
 
 def _check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
-    """Fail on an element at or before the epoch met while Spark's watermark is 0: whether
-    its windows are late, or its timers due, is what Flink's uncertain watermark decides."""
+    """Fail on an element at or before the epoch met under the uncertain watermark: whether
+    its windows are late is what that watermark would decide."""
     early = np.flatnonzero(timestamps <= 0)
     if len(early):
         i = int(early[0])
         row = {c: _plain(frame[c].iloc[i]) for c in frame.columns}
         raise UncertainWatermarkError(
             f"element {row} has event time {int(timestamps[i])} ms, at or before "
-            "1970-01-01T00:00:00Z, and the stream's watermark is not past the epoch: Spark's "
-            "watermark cannot go below it, so Flink's is uncertain there. " + _REMEDY
+            "1970-01-01T00:00:00Z, while the stream's watermark is uncertain (Long.MIN_VALUE "
+            "or a time at or before the epoch: Spark's watermark cannot go below it). "
+            + _REMEDY
         )
 
 

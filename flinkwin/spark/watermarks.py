@@ -9,13 +9,13 @@ Spark's watermark starts at 0, never decreases and cannot go below 0, while Flin
   (``eventTime.watermark``), its UI and every ``StreamingQueryListener`` show it as a normal
   timestamp. Spark's 0 means "no watermark yet" (Flink's ``MIN_LONG``) in micro-batch 0, and
   "``MIN_LONG``, or a watermark at or before the epoch" after it (the *uncertain* watermark:
-  every element so far is at most ``D + 1`` ms after 1970). Event times must be after the
-  epoch (``ts >= 1`` ms): an element at or before it fails, naming the declaration below.
-  While the watermark is uncertain the stage runs as under ``MIN_LONG``, which is exact for
-  everything flinkwin decides itself (every window and timer of an element after the epoch
-  is after it too); user code that reads the watermark there, or registers an event-time
-  timer at or before the epoch while Spark's watermark is 0, fails with the declaration
-  named (:mod:`flinkwin.operator.watermark_guard`).
+  every element so far is at most ``D + 1`` ms after 1970). While it is uncertain the stage
+  runs as under ``MIN_LONG``, which is exact for everything flinkwin decides itself (every
+  window and timer of an element after the epoch is after it too); what the value would
+  decide fails, naming the declaration below: an element at or before the epoch reaching a
+  window or join, an event-time timer at or before the epoch (pending or registered), user
+  code reading the watermark (:mod:`flinkwin.operator.watermark_guard`). Once Spark's
+  watermark is past the epoch everything is exact, elements before 1970 included (late).
 * **Before 1970 (``S`` = :data:`WATERMARK_SHIFT_MS`), declared with
   ``DataStream(df, times_before_1970=True)``.** Every watermark a window needs is above
   Spark's 0, negative or not: any positive value ``w`` is Flink's ``w - S`` and 0 is "none
