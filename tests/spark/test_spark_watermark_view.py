@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from pyspark.errors import StreamingQueryException
-from spark_scenarios import run_stream, watermark, write_batches
+from spark_scenarios import assert_matches_harness, run_stream, watermark, write_batches
 from test_event_time_range import BEFORE_1970, LATE
 from test_spark_streaming import SCHEMA, ev
 
@@ -21,12 +21,18 @@ from flinkwin import (
     IncompatibleRestartError,
     KeyedProcessFunction,
     Time,
+    Trigger,
+    TriggerResult,
     TumblingEventTimeWindows,
+    Types,
+    ValueStateDescriptor,
 )
 from flinkwin.datastream import DataStream
+from flinkwin.functions.builtin import sum_of
 from flinkwin.spark import MemorySink
 from flinkwin.spark.restart import DOCUMENT
 from flinkwin.spark.watermarks import WATERMARK_SHIFT_MS, progress_watermark
+from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MIN_LONG
 
 NOW_MS = 1_714_564_800_000  # 2024-05-01T12:00:00Z
@@ -169,6 +175,75 @@ def test_windows_near_the_epoch_need_no_declaration(spark: Any, tmp_path: Path) 
     assert rows == [("a", 500, 6)]  # [0, 10 s) closes at the watermark 12500 - 2001
     assert [progress_watermark(p) for p in progress] == [MIN_LONG, MIN_LONG, MIN_LONG, 6_999,
                                                         10_499]
+
+
+class TimerBeforeElement(KeyedProcessFunction):
+    def process_element(self, value: Any, ctx: Any) -> None:
+        ctx.timer_service().register_event_time_timer(value.ts - 1_000)
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        yield ctx.get_current_key(), timestamp, 0
+
+
+def test_a_timer_before_the_epoch_under_the_uncertain_watermark_fails(
+    spark: Any, tmp_path: Path
+) -> None:
+    """a@500 sets a timer at -500 in micro-batch 0; in batch 1 Flink's watermark -1501 or
+    MIN_LONG, which Spark's 0 cannot tell apart, decides whether it is due."""
+    with pytest.raises(StreamingQueryException, match=r"timer at -500 .*times_before_1970=True"):
+        _run(spark, tmp_path, SMALL_BATCHES, lambda s: (
+            s.assignTimestampsAndWatermarks(watermark(2000)).keyBy("k")
+            .process(TimerBeforeElement(), output_type="k string, ts long, watermark long")
+        ), "view_uncertain_timer")
+
+
+class EverySecond(Trigger):
+    """The docs' OneSecondIntervalTrigger: fires each second of event time from the watermark
+    the window's first element meets (Long.MIN_VALUE in micro-batch 0: a timer near it)."""
+
+    first = ValueStateDescriptor("first", Types.BOOLEAN())
+
+    def on_element(self, element: Any, timestamp: int, window: Any, ctx: Any) -> Any:
+        if ctx.get_partitioned_state(self.first).value() is None:
+            wm = ctx.get_current_watermark()
+            ctx.register_event_time_timer(wm + (1000 - wm % 1000))
+            ctx.register_event_time_timer(window.max_timestamp())
+            ctx.get_partitioned_state(self.first).update(True)
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time: int, window: Any, ctx: Any) -> Any:
+        if time == window.max_timestamp():
+            return TriggerResult.FIRE_AND_PURGE
+        wm = ctx.get_current_watermark()
+        if wm + (1000 - wm % 1000) < window.max_timestamp():
+            ctx.register_event_time_timer(wm + (1000 - wm % 1000))
+        return TriggerResult.FIRE
+
+    def on_processing_time(self, time: int, window: Any, ctx: Any) -> Any:
+        return TriggerResult.CONTINUE
+
+    def clear(self, window: Any, ctx: Any) -> None:
+        ctx.get_partitioned_state(self.first).clear()
+
+
+def test_a_user_trigger_reading_no_watermark_yet_runs_as_in_flink(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Micro-batch 0's watermark is exactly Long.MIN_VALUE: a user trigger reads it and sets
+    a timer near it, which the next watermark (after the epoch) fires, as Flink's would."""
+    trigger = EverySecond()
+    write_batches(tmp_path / "in", NOW_BATCHES)
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA,
+        lambda s: s.assignTimestampsAndWatermarks(watermark(2000)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10))).trigger(trigger).sum("v"),
+    )
+    harness = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(Time.seconds(10)), sum_of("v"), key_field="k",
+        trigger=trigger,
+    )
+    assert_matches_harness(run, NOW_BATCHES, harness, ts="ts", delay_ms=2000)
+    assert any(run.main.values())
 
 
 # --------------------------------------------------- checkpoints with a shifted watermark
