@@ -84,7 +84,7 @@ async def _execute_all(
 @pytest.mark.beside  # its own kernels and Spark sessions: `make test` runs it beside the rest
 def test_notebooks_run_top_to_bottom(tmp_path: Path) -> None:
     if shutil.which("java") is None:
-        pytest.skip("Java 17 is needed for the Spark cells")
+        pytest.fail("Java 17 is needed for the Spark cells; no java on PATH", pytrace=False)
     nbformat = pytest.importorskip("nbformat")
     pytest.importorskip("nbclient")
     notebooks = [nbformat.read(path, as_version=4) for path in NOTEBOOKS]

@@ -54,7 +54,8 @@ class GraphOperations:
         """Flink's ``union``: one stream of this stream's and ``streams``' elements, which must
         be of the same type (same columns and types, same declared type). Each input keeps its
         own ``WatermarkStrategy``; the operators after the union see the minimum of their
-        inputs' watermarks (Spark's global watermark), as Flink's do. The union and everything
+        inputs' watermarks, as Flink's do (an input without a strategy holds it at
+        ``Long.MIN_VALUE``). The union and everything
         after it run as one stage (see docs/architecture.md#stream-graphs)."""
         from flinkwin.graph_stream import GraphResultStream
         from flinkwin.operator.graph import UNION, NodeSpec

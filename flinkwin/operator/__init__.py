@@ -5,6 +5,7 @@ from flinkwin.operator.interval_join_operator import IntervalJoinOperator
 from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.operator.snapshot import (
     SnapshotAuthenticationError,
+    SnapshotBinding,
     SnapshotRestoreError,
     StatePickler,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "IntervalJoinOperator",
     "MergingWindowSet",
     "SnapshotAuthenticationError",
+    "SnapshotBinding",
     "SnapshotRestoreError",
     "StatePickler",
     "TimerQueue",

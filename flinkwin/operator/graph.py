@@ -24,13 +24,21 @@ What happens, exactly:
   timestamps seen in earlier micro-batches (``max - delay - 1``, what Spark computes per
   ``withWatermark``). After a union or a two-input operator that is the minimum over all
   inputs, Spark's global watermark; an operator reading one source of several sees that
-  source's own.
+  source's own. A source without watermarks (no ``WatermarkStrategy``) stays at
+  ``Long.MIN_VALUE``, as a Flink input that never emits a watermark: every operator reading
+  it, directly or through a union or as one input of two, holds its watermark there until
+  the end of input (``MAX_LONG``).
 * **Processing time** is advanced the same way.
 * **Outputs.** The stage's main output is one stream of the graph (``main``); its side outputs
   are side outputs (late data, ``ctx.output``) of any of the graph's operators.
 
 The snapshot holds each operator's own snapshot and the clocks (an Arrow IPC stream, no
-pickle of its own).
+pickle of its own; the runtime stores it sealed, all of it under one HMAC, see
+:func:`flinkwin.operator.states.sealed_snapshot`). With one key group (``own_watermarks``) the
+sources' watermarks are the graph's own (Spark gives back only the stage's global watermark
+and the batch time), so a graph whose operators hold nothing still keeps its snapshot once one
+of them has moved (:meth:`holds_nothing`): a stateless process function, map or filter keeps
+its watermark from batch to batch.
 """
 
 from __future__ import annotations
@@ -70,7 +78,8 @@ class SourceSpec:
     pickled_elements: bool = False
     atomic_elements: bool = False
     converters: dict[str, Any] = field(default_factory=dict)
-    #: the source's ``forBoundedOutOfOrderness`` delay in ms (None: it has no watermarks)
+    #: the source's ``forBoundedOutOfOrderness`` delay in ms (None: it has no watermarks, and
+    #: its watermark stays ``MIN_LONG`` until the end of input, as in Flink)
     delay_ms: int | None = None
     #: ``withIdleness``: processing time without elements after which the source is idle
     idle_timeout_ms: int | None = None
@@ -215,18 +224,17 @@ class GraphOperator:
         self.current_watermark = watermark
         self._advance_nodes()
 
-    def source_watermark(self, i: int) -> int | None:
+    def source_watermark(self, i: int) -> int:
         """Source ``i``'s watermark, as its ``WatermarkStrategy`` generates it from the
-        timestamps seen (Spark's per-source watermark): ``max - delay - 1``; None for a source
-        without watermarks."""
+        timestamps seen (Spark's per-source watermark): ``max - delay - 1``; ``MIN_LONG`` for
+        a source without watermarks (Flink's initial watermark of an input, which only a
+        watermark of that input raises)."""
         source = self.plan.sources[i]
         if source.stage_watermark:
             return self.current_watermark
         delay = source.delay_ms
-        if delay is None:
-            return None
         top = self.source_max[i]
-        return MIN_LONG if top == MIN_LONG else top - delay - 1
+        return MIN_LONG if delay is None or top == MIN_LONG else top - delay - 1
 
     def _idle(self, i: int) -> bool:
         """Source ``i`` has had no element for its ``withIdleness`` timeout."""
@@ -238,21 +246,29 @@ class GraphOperator:
 
     def _advance_nodes(self) -> None:
         """Advance each operator to its own input watermark: the minimum of the watermarks of
-        the sources it reads (through any nodes), as Flink's operators take the minimum of
-        their inputs'; the stage's watermark for an operator reading no watermarked source,
-        and for all at the end of a bounded input (``MAX_LONG``)."""
+        ALL the sources it reads (through any nodes), as Flink's operators take the minimum
+        of their inputs' (``StatusWatermarkValve``, ``processWatermark1/2``), an input without
+        watermarks counting as ``MIN_LONG``; without ``own_watermarks`` the stage's watermark
+        stands for the watermarked sources' minimum. At the end of a bounded input
+        (``MAX_LONG``) every operator takes the stage's."""
         stage = self.current_watermark
-        marks = [self.source_watermark(i) for i in range(len(self.plan.sources))]
-        idle = [self._idle(i) for i in range(len(self.plan.sources))]
+        sources = self.plan.sources
+        marks = [self.source_watermark(i) for i in range(len(sources))]
+        idle = [self._idle(i) for i in range(len(sources))]
         for j, op in enumerate(self.operators):
             if op is None:
                 continue
-            read = [i for i in self._node_sources[j] if marks[i] is not None]
+            read = self._node_sources[j]
             active = [marks[i] for i in read if not idle[i]]
-            if stage == MAX_LONG or not read or not self.plan.own_watermarks:
+            if stage == MAX_LONG:
                 target = stage
+            elif not self.plan.own_watermarks:
+                watermarkless = any(
+                    sources[i].delay_ms is None and not sources[i].stage_watermark for i in read
+                )
+                target = MIN_LONG if watermarkless else stage
             elif active:
-                target = min(m for m in active if m is not None)
+                target = min(active)
             else:  # every input idle: the watermark stays
                 target = self._node_watermarks[j]
             if target > self._node_watermarks[j]:
@@ -345,7 +361,28 @@ class GraphOperator:
         return sum(k for k, _ in sizes), sum(n for _, n in sizes)
 
     def holds_nothing(self) -> bool:
-        return all(op.holds_nothing() for op in self._ops())
+        """True when no operator holds state and no clock of the graph's own has moved: the
+        runtime may then drop the key group's state and build the graph anew next time.
+        With ``own_watermarks`` the greatest timestamps of the sources with a watermark
+        strategy (and, with idleness, their activity and the operators' watermarks) are the
+        graph's alone: dropping them would restart every operator's watermark at
+        ``MIN_LONG``. Every other clock comes back from Spark on the next call (the stage's
+        watermark, the batch time) and is derived again from it."""
+        return all(op.holds_nothing() for op in self._ops()) and not self._own_clocks_moved()
+
+    def _own_clocks_moved(self) -> bool:
+        if not self.plan.own_watermarks:
+            return False
+        sources = self.plan.sources
+        if any(s.idle_timeout_ms is not None for s in sources) and any(
+            active != MIN_LONG for active in self.source_active
+        ):
+            return True
+        return any(
+            top != MIN_LONG
+            for source, top in zip(sources, self.source_max)
+            if source.delay_ms is not None and not source.stage_watermark
+        )
 
     # ---------------------------------------------------------------- snapshots
     def snapshot(self) -> bytes:

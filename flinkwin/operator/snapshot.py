@@ -17,6 +17,13 @@ written under this key fails with :class:`SnapshotAuthenticationError` (see
 ``docs/reliability.md`` for what the key protects against). An object whose class cannot be
 found under its pickled name (moved or renamed since the snapshot was taken) fails with
 :class:`SnapshotRestoreError` naming the class.
+
+What a stage stores in Spark's state is *sealed* (:meth:`StatePickler.seal`): whatever form the
+key group's state takes (this operator snapshot, the columnar frames, a graph's snapshots of its
+operators), one HMAC-SHA256 under the state key covers all of its bytes together with the
+:class:`SnapshotBinding` it belongs to (the query's checkpoint, the stage, the key group).
+:meth:`StatePickler.unseal` checks it before anything is decoded (no Arrow, no pickle), so
+columns that hold pickled values (a stream without a declared type) are covered too.
 """
 
 from __future__ import annotations
@@ -95,6 +102,30 @@ class SnapshotAuthenticationError(SnapshotRestoreError):
 UNKEYED = b"flinkwin: no state key configured"
 _MAGIC = b"FWS1"  # signed pickled objects: magic, HMAC-SHA256 (32 bytes), pickled bytes
 _TAG = hashlib.sha256().digest_size
+#: A sealed snapshot: magic, HMAC-SHA256 (32 bytes) over the binding and the snapshot, snapshot.
+_SEAL = b"FWSEAL1:"
+_SEAL_DOMAIN = b"flinkwin sealed snapshot 1"
+
+
+@dataclass(frozen=True)
+class SnapshotBinding:
+    """What a sealed snapshot belongs to: the query's ``checkpoint`` (Spark's query id, kept in
+    the checkpoint's metadata), the ``stage`` (its fingerprint, see
+    ``flinkwin.spark.state_key.stage_fingerprint``) and the ``key_group``. A snapshot sealed
+    under one binding is refused under any other."""
+
+    checkpoint: str = ""
+    stage: str = ""
+    key_group: str = ""
+
+    def message(self) -> bytes:
+        """The binding as the HMAC's unambiguous prefix (each part length-prefixed)."""
+        parts = [_SEAL_DOMAIN, *(p.encode() for p in (self.checkpoint, self.stage, self.key_group))]
+        return b"".join(len(p).to_bytes(4, "big") + p for p in parts)
+
+    def describe(self) -> str:
+        return (f"checkpoint (query id) {self.checkpoint or '-'}, key group "
+                f"{self.key_group or '-'}, stage {self.stage or '-'}")
 
 
 @dataclass(frozen=True)
@@ -139,6 +170,43 @@ class StatePickler:
                 "was written with, or start from a new checkpoint location"
             )
         return _Unpickler(io.BytesIO(payload)).load()
+
+    def _seal_tag(self, data: bytes, binding: SnapshotBinding) -> bytes:
+        mac = hmac.new(self.key, binding.message(), hashlib.sha256)
+        mac.update(data)
+        return mac.digest()
+
+    def seal(self, data: bytes, binding: SnapshotBinding) -> bytes:
+        """``data`` (a snapshot, any form) with one HMAC-SHA256 over it and ``binding``."""
+        return _SEAL + self._seal_tag(data, binding) + data
+
+    def unseal(self, sealed: bytes, binding: SnapshotBinding, what: str = "snapshot") -> bytes:
+        """The snapshot :meth:`seal` sealed under ``binding``, checked before anything in it is
+        decoded. A snapshot written before sealing (no seal) is returned as it is when no state
+        key is configured (read as before: the pickled objects of the object form carry their
+        own signature, under the public key) and refused under a configured key."""
+        head = len(_SEAL) + _TAG
+        if not sealed.startswith(_SEAL):
+            if self.key == UNKEYED:
+                return sealed
+            raise SnapshotAuthenticationError(
+                f"{what}: the stored state carries no flinkwin seal, while a state key is "
+                f"configured ({self.source}); refusing to decode it. It was written by a "
+                "flinkwin before sealed snapshots (which did not sign every state form), or "
+                "modified outside flinkwin: start the pipeline from a new checkpoint location"
+            )
+        data = sealed[head:]
+        if len(sealed) < head or not hmac.compare_digest(
+            sealed[len(_SEAL):head], self._seal_tag(data, binding)
+        ):
+            raise SnapshotAuthenticationError(
+                f"{what}: HMAC-SHA256 check of the stored state failed under the state key "
+                f"({self.source}) for {binding.describe()}; refusing to decode it. The state "
+                "was modified outside flinkwin, written under another key, or belongs to "
+                "another checkpoint, stage or key group: restart with the key and checkpoint "
+                "the state was written with, or start from a new checkpoint location"
+            )
+        return data
 
 
 class _Writer:

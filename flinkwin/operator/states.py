@@ -17,7 +17,8 @@ All of them process a batch (``process_batch``), advance the watermark and proce
 expose their outputs (frames for the aggregations, :meth:`frame_outputs`; values otherwise),
 report timers and sizes, and snapshot. A columnar state hands a batch it cannot take over to the
 equivalent operator (:func:`prepare`) and takes the state back after it (:func:`settle`); a
-snapshot is restored into the form it was written in (:func:`restore_state`).
+snapshot is restored into the form it was written in (:func:`restore_state`). What a stage stores
+is sealed (:func:`sealed_snapshot`, :func:`restore_sealed`): checked before it is decoded.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from flinkwin.operator.panes import supports as panes_supports
 from flinkwin.operator.sessions import FORMAT as SESSIONS_FORMAT
 from flinkwin.operator.sessions import SessionAggregation
 from flinkwin.operator.sessions import supports as sessions_supports
+from flinkwin.operator.snapshot import SnapshotBinding, StatePickler
 from flinkwin.operator.window_operator import WindowOperator
 
 OBJECT, COLUMNAR, PANES, SESSIONS, LISTS = "object", "columnar", "panes", "sessions", "lists"
@@ -103,6 +105,21 @@ def restore_state(snapshot: bytes, factory: Factory) -> Any:
     return state
 
 
+def sealed_snapshot(state: Any, pickler: StatePickler, binding: SnapshotBinding) -> bytes:
+    """``state``'s snapshot as a stage stores it: sealed under ``binding`` (one HMAC-SHA256
+    over all of its bytes, see :meth:`StatePickler.seal`)."""
+    return pickler.seal(state.snapshot(), binding)
+
+
+def restore_sealed(
+    stored: bytes, factory: Factory, pickler: StatePickler, binding: SnapshotBinding,
+    what: str = "snapshot",
+) -> Any:
+    """The state a :func:`sealed_snapshot` holds, in the form it was written in; the seal is
+    checked (:meth:`StatePickler.unseal`) before anything is decoded."""
+    return restore_state(pickler.unseal(stored, binding, what), factory)
+
+
 def prepare(state: Any, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> Any:
     """The state to process this batch with under ``watermark``: ``state``, or its operator
     equivalent when it cannot take the batch."""
@@ -149,7 +166,9 @@ __all__ = [
     "holds_nothing",
     "new_state",
     "prepare",
+    "restore_sealed",
     "restore_state",
+    "sealed_snapshot",
     "settle",
     "state_kind",
 ]

@@ -116,7 +116,7 @@ from .schema import (
     pickled_schema,
     value_schema,
 )
-from .state_key import state_pickler
+from .state_key import stage_fingerprint, state_pickler
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, sql_name, text_floats, to_wire
 from .watermarks import (
@@ -745,6 +745,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         null_masks=masks,
         partial=partial,
         watermark_shift=shift,
+        stage_fingerprint=stage_fingerprint(
+            "window", pipeline.df.schema.simpleString(), main.simpleString(),
+        ),
     )
     runtime.state_kind = kind
 

@@ -196,6 +196,8 @@ class GraphSpec:
     key_groups: int = 1
     task_name: str = "Graph"
     overflow: str = "wrap"
+    #: seals the key groups' stored state (see flinkwin.spark.state_key)
+    state_pickler: StatePickler = field(default_factory=StatePickler)
 
     def task_info(self, key_group: int) -> TaskInfo:
         return TaskInfo(

@@ -13,7 +13,9 @@
   graphs"); a :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key
   group and micro-batch. With one key group it sees every row, so each operator gets the
   watermark of the sources it reads (and idle inputs are told apart); with several, every
-  operator reads every source and gets Spark's global watermark;
+  operator reads every source and gets Spark's global watermark. A source without a
+  ``WatermarkStrategy`` holds the operators reading it at ``Long.MIN_VALUE`` either way, as
+  in Flink (Spark's global watermark leaves it out);
 * the stage's outputs are encoded as a single-window stage's are (main output, side outputs,
   metrics row), so sinks, ``start()`` and ``writeStream`` work unchanged.
 """
@@ -50,7 +52,7 @@ from .compiler import (
     overflow_policy,
 )
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
-from .graph import GraphPipeline, GraphSpec, StreamPlan
+from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
 from .graph_nodes import ProcessBuilder
 from .key_groups import failing_on_null, key_group_labels, label_of
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
@@ -71,6 +73,7 @@ from .runtime import (
     stream_function,
 )
 from .schema import RowEncoder, is_pickled
+from .state_key import stage_fingerprint
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, to_wire
 from .watermarks import watermark_shift
@@ -165,7 +168,8 @@ def compile_graph(
         )
     names = " -> ".join(n.spec.name for n in plan.nodes) or "union"
     runtime = KeyGroupRuntime(
-        operator=GraphSpec(graph, key_groups, f"Graph({names})", overflow_policy(session)),
+        operator=GraphSpec(graph, key_groups, f"Graph({names})", overflow_policy(session),
+                           stage_pickler(plan)),
         input_schema=input_schema,
         event_time=EventTime(EVENT_COLUMN, "ms"),
         time_zone=tz,
@@ -188,6 +192,10 @@ def compile_graph(
         epoch_elements=any(
             not isinstance(n.spec.build, ProcessBuilder) for n in plan.nodes
             if n.spec.kind == OPERATOR
+        ),
+        # the graph's shape, which cannot change on restart anyway (GraphOperator.restore)
+        stage_fingerprint=stage_fingerprint(
+            "graph", [(n.spec.kind, _wiring(n.spec.inputs)) for n in plan.nodes],
         ),
     )
     runtime.operator.build()  # fail at build time on an invalid configuration
@@ -220,6 +228,12 @@ def compile_graph(
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts  # type: ignore[arg-type]
     )
+
+
+def _wiring(inputs: tuple[tuple[StreamRef, int], ...]) -> list[Any]:
+    """A node's inputs as plain values (a side output by its tag's id): part of the stage's
+    fingerprint."""
+    return [([getattr(part, "tag_id", part) for part in ref], index) for ref, index in inputs]
 
 
 def _partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
@@ -344,9 +358,13 @@ def _source_frame(
     )
     staged = staged.select(*keep, *extra, F.lit(index).cast("int").alias(SOURCE_COLUMN))
     pickled = is_pickled(schema) or is_pickled_type(type_info)
-    # a source whose watermark Spark computes before a filter/map: the stage's watermark
-    # (the rows seen here are not all the rows the watermark was computed from)
-    upstream = strategy is not None and streaming and strategy.watermarked_upstream
+    # a source whose watermark Spark computes before a filter/map, or whose timestamps an
+    # earlier stage gave: the stage's watermark (the rows seen here are not all the rows the
+    # watermark was computed from). A stream without a WatermarkStrategy has none: it holds
+    # every operator reading it at Long.MIN_VALUE, as in Flink (see GraphOperator)
+    upstream = streaming and (
+        carried or (strategy is not None and strategy.watermarked_upstream)
+    )
     delay = strategy.out_of_orderness_ms if strategy is not None and streaming else None
     if upstream:
         delay = None

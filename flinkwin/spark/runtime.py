@@ -20,7 +20,9 @@ once per key group whose timeout is due. Each call:
 4. emits main and side outputs as one frame with a discriminator column (side outputs the stage
    does not emit are discarded and counted), plus one metrics row (tag ``METRICS_TAG``) that
    ``observe`` sums per batch and every output filters out (see ``docs/metrics.md``);
-5. snapshots the operator back into the state (or removes it when the operator holds nothing)
+5. snapshots the operator back into the state, sealed (see
+   :func:`~flinkwin.spark.state_key.snapshot_binding`; the seal is checked in step 1 before
+   anything is decoded), or removes it when the operator holds nothing,
    and sets the timeout from the operator's next timer. The operator also stays in the
    worker's memory, tagged with the snapshot's version: when the same worker gets the key group
    next and the state still carries that version, step 1 skips the restore.
@@ -75,6 +77,7 @@ from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
 from .nulls import NullMask, restore_nulls
 from .schema import RowEncoder, arrow_to_pandas
+from .state_key import snapshot_binding
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS
 from .timestamps import from_wire, on_wire
 from .watermarks import DECLARATION, flink_watermark
@@ -254,6 +257,9 @@ class KeyGroupRuntime:
     #: the row order ``_rows`` applied to the last batch (None: as received)
     _order: np.ndarray | None = field(default=None, init=False, repr=False)
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: what the key groups' sealed state is bound to besides the checkpoint and the key group
+    #: (flinkwin.spark.state_key.stage_fingerprint)
+    stage_fingerprint: str = ""
 
     # ------------------------------------------------------------------ input
     def _input(
@@ -514,6 +520,9 @@ class KeyGroupRuntime:
     ) -> Iterator[pd.DataFrame]:
         group = int(key[0])
         factory = self._factory(group)
+        binding = snapshot_binding(self.stage_fingerprint, group)
+        # operators kept in memory belong to the checkpoint they were restored from
+        cached = f"{self.stage_id}/{binding.checkpoint}"
         op = None
         snapshot_bytes = 0
         version = None
@@ -526,12 +535,13 @@ class KeyGroupRuntime:
                     "change on restart (like Flink's max parallelism): use the original value "
                     "or a new checkpoint location"
                 )
-            op = _CACHE.take(self.stage_id, group, version, factory.subtask)
+            op = _CACHE.take(cached, group, version, factory.subtask)
             if op is None:
-                op = states.restore_state(bytes(snapshot), factory)
+                op = states.restore_sealed(bytes(snapshot), factory, self._pickler, binding,
+                                           f"key group {group}'s state")
             snapshot_bytes = len(snapshot)
         else:
-            _CACHE.take(self.stage_id, group, None, factory.subtask)
+            _CACHE.take(cached, group, None, factory.subtask)
 
         rows, nulls, partials = (None, None, None) if state.hasTimedOut else self._input(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
@@ -552,7 +562,7 @@ class KeyGroupRuntime:
             if op is not None:
                 assert version is not None  # op came from the state
                 self._set_timeout(op, state, spark_watermark, batch_time)
-                _CACHE.put(self.stage_id, group, version, op, factory.subtask)
+                _CACHE.put(cached, group, version, op, factory.subtask)
             yield self._metrics_frame(keys, windows, snapshot_bytes)
             return
         if op is None:
@@ -597,14 +607,19 @@ class KeyGroupRuntime:
             state.remove()
         else:
             version = uuid.uuid4().hex
-            snapshot = op.snapshot()
+            snapshot = states.sealed_snapshot(op, self._pickler, binding)
             snapshot_bytes = len(snapshot)
             state.update((self.key_groups, snapshot, version))
             self._set_timeout(op, state, spark_watermark, batch_time)
-            _CACHE.put(self.stage_id, group, version, op, factory.subtask)
+            _CACHE.put(cached, group, version, op, factory.subtask)
         assert out is not None  # the metrics row at least
         out.iat[len(out) - 1, out.columns.get_loc(_STATE_BYTES)] = snapshot_bytes
         yield out
+
+    @property
+    def _pickler(self) -> StatePickler:
+        """Seals the key groups' stored state (see flinkwin.operator.snapshot)."""
+        return self.operator.state_pickler
 
     def _due(self, op: Any, watermark: int, now: int) -> bool:
         """True if advancing ``op`` to Flink's watermark and batch time fires a timer (a
@@ -830,8 +845,9 @@ class _OperatorCache:
     one in Spark's state (anything else, e.g. a retried batch reading an older state, restores
     from the snapshot); it is removed while in use, so a failed call never leaves a
     half-updated operator behind; and only with the subtask it was built for (a subtask closed
-    meanwhile leaves its operators unused). Holds the key groups of the ``max_stages`` most
-    recent stages."""
+    meanwhile leaves its operators unused). A stage's entries are kept per checkpoint (the
+    runtime's ``stage`` names both), so a copy of a checkpoint never continues another's
+    operators unchecked. Holds the key groups of the ``max_stages`` most recent stages."""
 
     def __init__(self, max_stages: int = 4) -> None:
         self.max_stages = max_stages

@@ -9,17 +9,23 @@ built and travels to the Python workers inside the stage's function, as Spark sh
 Python function (never into the checkpoint). Without either, snapshots are signed under a fixed
 public key: that detects corruption but authenticates nothing, and flinkwin logs a warning once
 per process. See ``docs/reliability.md``.
+
+Each key group's stored state is sealed (:meth:`StatePickler.seal`) under its
+:func:`snapshot_binding`: the query's id (Spark keeps it in the checkpoint's ``metadata`` and
+hands it to every task as the local property ``sql.streaming.queryId``), the stage's
+fingerprint (:func:`stage_fingerprint`, compiled into the stage) and the key group's label.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 
-from pyspark import cloudpickle
+from pyspark import TaskContext, cloudpickle
 from pyspark.sql import SparkSession
 
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshot import SnapshotBinding, StatePickler
 
 #: The Spark conf holding the state key.
 CONF = "spark.flinkwin.state.secret"
@@ -27,6 +33,9 @@ CONF = "spark.flinkwin.state.secret"
 ENV = "FLINKWIN_STATE_KEY"
 #: The shortest key accepted, in bytes (HMAC-SHA256 wants at least 32 bytes of entropy).
 MIN_KEY_BYTES = 16
+#: The task's local property holding the streaming query's id (Spark's
+#: ``StreamExecution.QUERY_ID_KEY``): the same on every restart from one checkpoint.
+QUERY_ID_PROPERTY = "sql.streaming.queryId"
 
 _log = logging.getLogger("flinkwin")
 _warned = False
@@ -68,6 +77,21 @@ def state_pickler(session: SparkSession) -> StatePickler:
     return StatePickler(key=key, dumps=cloudpickle.dumps, source=source)
 
 
+def stage_fingerprint(*parts: object) -> str:
+    """A short stable digest of what a stage is (its kind, its user-visible schemas, its
+    operators' wiring): what a key group's sealed state is bound to besides its checkpoint."""
+    text = "\n".join(str(p) for p in parts)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def snapshot_binding(stage: str, key_group: int) -> SnapshotBinding:
+    """The binding of key group ``key_group``'s state in the running task: the streaming
+    query's id (empty outside a streaming task), ``stage``, the key group."""
+    context = TaskContext.get()
+    query = context.getLocalProperty(QUERY_ID_PROPERTY) if context is not None else None
+    return SnapshotBinding(query or "", stage, str(key_group))
+
+
 def _warn_unkeyed() -> None:
     global _warned
     if not _warned:
@@ -79,4 +103,7 @@ def _warn_unkeyed() -> None:
         )
 
 
-__all__ = ["CONF", "ENV", "StateKeyError", "state_pickler"]
+__all__ = [
+    "CONF", "ENV", "QUERY_ID_PROPERTY", "StateKeyError", "snapshot_binding",
+    "stage_fingerprint", "state_pickler",
+]

@@ -12,7 +12,13 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from flinkwin import OutputTag, Time, TumblingEventTimeWindows
+from flinkwin import (
+    OutputTag,
+    ProcessFunction,
+    ProcessJoinFunction,
+    Time,
+    TumblingEventTimeWindows,
+)
 from flinkwin.functions.builtin import sum_of
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.graph import (
@@ -24,6 +30,8 @@ from flinkwin.operator.graph import (
     NodeSpec,
     SourceSpec,
 )
+from flinkwin.operator.interval_join_operator import IntervalJoinOperator
+from flinkwin.operator.keyed_process_operator import ProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.time import MAX_LONG, MIN_LONG
 
@@ -171,3 +179,165 @@ def test_elements_without_timestamps_reach_operators_as_none() -> None:
     op.process_batch(frame([(0, "a", 1)]), [MIN_LONG])
     assert [ts for _, ts in op.drain_output()] == [None]
     assert op.holds_nothing()
+
+
+# ------------------------------------------------ clocks kept when the operators hold nothing
+def run_batches(plan: GraphPlan, batches: list[tuple[pd.DataFrame | None, list[int], int]]
+                ) -> tuple[list[Any], dict[OutputTag, list[Any]], list[bytes | None]]:
+    """The runtime's cycle per micro-batch (``KeyGroupRuntime.process_stream``): restore the
+    key group's snapshot (or build a new graph when there is none), advance it to the
+    stage's watermark and the batch time, process the rows, then drop the state when the
+    graph holds nothing, else snapshot it. ``batches``: (rows or None, their timestamps,
+    Spark's watermark for the batch)."""
+    stored: bytes | None = None
+    out: list[Any] = []
+    sides: dict[OutputTag, list[Any]] = {}
+    states: list[bytes | None] = []
+    for now, (rows, stamps, watermark) in enumerate(batches, start=1):
+        op = GraphOperator(plan, INFO)
+        if stored is not None:
+            op.restore(stored)
+        op.advance_watermark(watermark)
+        op.advance_processing_time(now)
+        if rows is not None:
+            op.process_batch(rows, stamps)
+        out.extend(op.drain_output())
+        for tag, items in op.drain_side_outputs().items():
+            sides.setdefault(tag, []).extend(items)
+        stored = None if op.holds_nothing() else op.snapshot()
+        states.append(stored)
+    return out, sides, states
+
+
+class WatermarkSpy(ProcessFunction):
+    """Emits each element's value, timestamp and the operator's current watermark."""
+
+    def process_element(self, value: Any, ctx: ProcessFunction.Context) -> Any:
+        yield (value.v, ctx.timestamp(), ctx.timer_service().current_watermark())
+
+
+def spy_builder(task_info: TaskInfo) -> ProcessOperator:
+    return ProcessOperator(WatermarkSpy(), task_info=task_info)
+
+
+def test_a_stateless_process_function_keeps_its_watermark_across_micro_batches() -> None:
+    """Timestamps 1000, 2000, 500 in three micro-batches (monotonous watermarks): Flink's
+    ProcessFunction sees watermarks MIN, 999 and 1999, and the third element is behind the
+    watermark (late), although the function keeps no state and the runtime snapshots and
+    restores the graph between the batches."""
+    nodes = (NodeSpec("spy", OPERATOR, ((("source", 0), 0),), build=spy_builder),)
+    plan = GraphPlan((source(0),), nodes, ("node", 0))
+    out, _, states = run_batches(plan, [
+        (frame([(0, "a", 1)]), [1000], MIN_LONG),
+        (frame([(0, "a", 2)]), [2000], 999),
+        (frame([(0, "a", 3)]), [500], 1999),
+    ])
+    assert [value for value, _ in out] == [(1, 1000, MIN_LONG), (2, 2000, 999), (3, 500, 1999)]
+    assert all(state is not None for state in states)  # the clocks are kept
+
+
+def test_a_late_element_stays_late_after_the_graph_held_nothing() -> None:
+    """A window behind a filter: window [0, 10) fires at watermark 29 and the graph then
+    holds no window; an element at 7 arriving after that is late (side output), as in
+    Flink, not a new window nobody fires."""
+    nodes = (
+        NodeSpec("positive", "filter", ((("source", 0), 0),), function=lambda r: r.v > 0),
+        NodeSpec("window", OPERATOR, ((("node", 0), 0),),
+                 build=window_builder(10, "k", LATE)),
+    )
+    plan = GraphPlan((source(0),), nodes, ("node", 1), {LATE: ("side", 1, LATE)})
+    out, sides, _ = run_batches(plan, [
+        (frame([(0, "a", 1)]), [5], MIN_LONG),
+        (frame([(0, "a", 0)]), [30], 4),   # filtered out: it only moves the watermark
+        (None, [], 29),                    # fires [0, 10)
+        (frame([(0, "a", 9)]), [7], 29),
+    ])
+    assert [(tuple(v), ts) for v, ts in out] == [(("a", 1), 9)]
+    assert [(tuple(v), ts) for v, ts in sides[LATE]] == [(("a", 9), 7)]
+
+
+def test_a_graph_without_clocks_moved_holds_nothing() -> None:
+    """Elements without timestamps move no watermark: nothing to keep, the state goes."""
+    nodes = (NodeSpec("spy", OPERATOR, ((("source", 0), 0),), build=spy_builder),)
+    op = GraphOperator(GraphPlan((source(0, None),), nodes, ("node", 0)), INFO)
+    op.advance_processing_time(5)
+    op.process_batch(frame([(0, "a", 1)]), [MIN_LONG])
+    assert op.holds_nothing()
+
+
+def test_several_key_groups_take_their_clocks_from_the_stage() -> None:
+    """Without own watermarks (several key groups) each operator's watermark is the stage's,
+    which Spark gives back on the next call: a graph holding nothing may go."""
+    nodes = (NodeSpec("spy", OPERATOR, ((("source", 0), 0),), build=spy_builder),)
+    plan = GraphPlan((source(0),), nodes, ("node", 0), own_watermarks=False)
+    out, _, states = run_batches(plan, [
+        (frame([(0, "a", 1)]), [1000], MIN_LONG),
+        (frame([(0, "a", 2)]), [2000], 999),
+    ])
+    assert [value for value, _ in out] == [(1, 1000, MIN_LONG), (2, 2000, 999)]
+    assert states == [None, None]
+
+
+# ------------------------------------------------------------- inputs without watermarks
+def test_a_union_with_a_source_without_watermarks_holds_its_windows_unfired() -> None:
+    """Flink: an input that never emits a watermark stays at Long.MIN_VALUE in the union's
+    minimum (StatusWatermarkValve); the window fires only at the end of input."""
+    nodes = (
+        NodeSpec("union", UNION, ((("source", 0), 0), (("source", 1), 0))),
+        NodeSpec("window", OPERATOR, ((("node", 0), 0),), build=window_builder(10, "k")),
+    )
+    plan = GraphPlan((source(0), source(1, None)), nodes, ("node", 1))
+    op = GraphOperator(plan, INFO)
+    op.process_batch(frame([(0, "a", 1)]), [1])
+    for ts in (100, 200):
+        op.process_batch(frame([(0, "a", 3)]), [ts])
+        op.advance_watermark(ts - 1)
+    assert op.drain_output() == []
+    assert op.operators[1] is not None and op.operators[1].current_watermark == MIN_LONG
+    op.advance_watermark(MAX_LONG)
+    assert sorted((tuple(v), ts) for v, ts in op.drain_output()) == [
+        (("a", 1), 9), (("a", 3), 109), (("a", 3), 209)
+    ]
+
+
+def test_several_key_groups_with_a_source_without_watermarks_hold_the_minimum() -> None:
+    """The stage's watermark (Spark's, over the watermarked sources only) does not advance
+    an operator that also reads a source without watermarks."""
+    nodes = (
+        NodeSpec("union", UNION, ((("source", 0), 0), (("source", 1), 0))),
+        NodeSpec("window", OPERATOR, ((("node", 0), 0),), build=window_builder(10, "k")),
+    )
+    plan = GraphPlan((source(0), source(1, None)), nodes, ("node", 1), own_watermarks=False)
+    op = GraphOperator(plan, INFO)
+    op.process_batch(frame([(0, "a", 1)]), [1])
+    op.advance_watermark(99)
+    assert op.drain_output() == []
+    op.advance_watermark(MAX_LONG)
+    assert [(tuple(v), ts) for v, ts in op.drain_output()] == [(("a", 1), 9)]
+
+
+class Pairs(ProcessJoinFunction):
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Any:
+        yield (left.v, right.v)
+
+
+def interval_join_builder(task_info: TaskInfo) -> IntervalJoinOperator:
+    return IntervalJoinOperator(
+        -5, 5, True, True, LATE, None, Pairs(), "k", "k", task_info=task_info,
+    )
+
+
+def test_a_two_input_operator_with_an_input_without_watermarks_has_none() -> None:
+    """AbstractStreamOperator.processWatermark1/2: the combined watermark is the minimum of
+    both inputs', each starting at Long.MIN_VALUE; an input that never emits one holds it
+    there, so a left element far behind the left input's timestamps is not late."""
+    nodes = (NodeSpec("join", OPERATOR, ((("source", 0), 0), (("source", 1), 1)),
+                      build=interval_join_builder),)
+    plan = GraphPlan((source(0), source(1, None)), nodes, ("node", 0),
+                     {LATE: ("side", 0, LATE)})
+    op = GraphOperator(plan, INFO)
+    op.process_batch(frame([(0, "a", 1)]), [100])
+    op.process_batch(frame([(0, "a", 2)]), [2])
+    assert op.drain_side_outputs() == {}
+    join = op.operators[0]
+    assert join is not None and join.current_watermark == MIN_LONG

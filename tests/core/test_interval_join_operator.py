@@ -327,7 +327,7 @@ def test_runs_as_a_node_of_a_stream_graph() -> None:
         inputs=((("source", 0), 0), (("source", 1), 1)),
         build=lambda info: join(0, 2, left_late=late, task_info=info),
     )
-    source = SourceSpec(columns=("k", "v"), names=("k", "v"))
+    source = SourceSpec(columns=("k", "v"), names=("k", "v"), stage_watermark=True)
     plan = GraphPlan(sources=(source, source), nodes=(node,), main=("node", 0),
                      sides={late: ("side", 0, late)})
     graph = GraphOperator(plan, TaskInfo(task_name="graph"))

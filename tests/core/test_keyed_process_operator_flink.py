@@ -536,7 +536,8 @@ def test_hot_items_in_a_stream_graph_equals_the_operators_chained_by_hand() -> N
     """The same pipeline as one stream graph (the window node feeding the keyed process
     node), snapshotted and restored between every step."""
     plan = GraphPlan(
-        sources=(SourceSpec(columns=("item", "ts"), names=("item", "ts"), tuple_elements=True),),
+        sources=(SourceSpec(columns=("item", "ts"), names=("item", "ts"), tuple_elements=True,
+                            stage_watermark=True),),
         nodes=(
             NodeSpec("window", OPERATOR, ((("source", 0), 0),), build=lambda info: WindowOperator(
                 SlidingEventTimeWindows.of(Time.minutes(60), Time.minutes(5)),

@@ -26,7 +26,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _need_java() -> None:
     if shutil.which("java") is None:
-        pytest.skip("Java 17 is needed for the deployment tests")
+        pytest.fail("Java 17 is needed for the deployment tests and was not found on PATH "
+                    "(apt-get install openjdk-17-jre-headless)", pytrace=False)
 
 
 @pytest.fixture(scope="session")

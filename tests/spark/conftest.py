@@ -20,7 +20,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     if shutil.which("java") is None:
-        pytest.skip("Java 17 is needed for the Spark tests")
+        # Loud, never a skip: a CI run without Java must not pass with no Spark test run.
+        pytest.fail("Java 17 is needed for the Spark tests and was not found on PATH "
+                    "(apt-get install openjdk-17-jre-headless)", pytrace=False)
     # The Python workers must run this interpreter (the venv with flinkwin), set before start.
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable

@@ -1,12 +1,15 @@
 """Restart safety: the pipeline recorded in the checkpoint (flinkwin/pipeline.json) is checked
 at start(); incompatible changes fail naming what changed, compatible ones (sink, Spark
-trigger, query name) continue with identical results; a staggered window keeps its offset."""
+trigger, query name) continue with identical results; a staggered window keeps its offset; the
+state of one checkpoint copied into another query is refused."""
 
 from __future__ import annotations
 
 import json
 import random
+import shutil
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +20,11 @@ from test_spark_streaming import LATE, SCHEMA, TUMBLING_BATCHES, ev
 
 from flinkwin import IncompatibleRestartError, Time, TumblingEventTimeWindows, WindowStagger
 from flinkwin.datastream import DataStream
+from flinkwin.functions import ProcessAllWindowFunction
 from flinkwin.spark import MemorySink
 from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT, differences
+from flinkwin.spark.schema import unpickle
+from flinkwin.watermark import WatermarkStrategy
 from flinkwin.window_result_stream import WindowResultStream
 
 MAIN_ROWS = [("a", 1000, 6), ("a", 12000, 4), ("b", 2000, 10), ("c", 4000, 7)]
@@ -222,3 +228,47 @@ def test_state_format_lists_every_state_kind_and_accepts_older_documents() -> No
     assert differences(changed, STATE_FORMAT, "state_format") == [
         f"state_format.sessions: 'sessions-0' -> {STATE_FORMAT['sessions']!r}"
     ]
+
+
+class _Values(ProcessAllWindowFunction):
+    def process(self, context: Any, elements: Any) -> Any:
+        yield sorted(elements)
+
+
+def test_state_copied_into_another_querys_checkpoint_is_refused_and_the_original_restarts(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key group's stored state is bound to its checkpoint (Spark's query id, which a restart
+    from the same checkpoint keeps): the checkpoint copied under another query id, what
+    replaying one pipeline's signed state into another amounts to, is refused before the state
+    is decoded. The pipeline keeps pickled values in columnar element lists (``map`` without an
+    output type, then ``window_all(...).process``), the form that was restored unsigned."""
+    path = tmp_path / "in"
+    write_batches(path, [[ev("a", 1000, 1), ev("b", 2000, 2)]])
+
+    def run(checkpoint: Path, name: str) -> list[Any]:
+        stream = DataStream(_source(spark, path)).assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts"))
+        result = stream.map(lambda r: r.v).window_all(
+            TumblingEventTimeWindows.of(Time.seconds(10))).process(_Values())
+        result.explain()
+        assert "columnar element lists" in capsys.readouterr().out
+        result.start(MemorySink(name), checkpoint_location=str(checkpoint),
+                     trigger={"availableNow": True}).awaitTermination()
+        return [list(unpickle(r[0])) for r in spark.table(name).collect()]
+
+    spark.conf.set("spark.flinkwin.state.secret", "the state key of the replay test")
+    try:
+        assert run(tmp_path / "ck", "fw_replay_first") == []  # the window is still open
+        copy = tmp_path / "copy"
+        shutil.copytree(tmp_path / "ck", copy)
+        metadata = json.loads((copy / "metadata").read_text())
+        (copy / "metadata").write_text(json.dumps({**metadata, "id": str(uuid.uuid4())}))
+        write_batches(path, [[ev("c", 15000, 3)]], first=1)
+        with pytest.raises(Exception, match=(
+            r"(?s)HMAC-SHA256 check of the stored state failed .*spark.flinkwin.state.secret"
+            r".*another checkpoint, stage or key group")):
+            run(copy, "fw_replay_copy")
+        assert run(tmp_path / "ck", "fw_replay_original") == [[1, 2]]
+    finally:
+        spark.conf.unset("spark.flinkwin.state.secret")

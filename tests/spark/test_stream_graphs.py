@@ -18,10 +18,14 @@ from spark_scenarios import write_batches
 from flinkwin import (
     CoGroupFunction,
     Duration,
+    KeyedProcessFunction,
     OutputTag,
     ProcessAllWindowFunction,
+    ProcessFunction,
     Time,
     TumblingEventTimeWindows,
+    Types,
+    ValueStateDescriptor,
     WatermarkStrategy,
 )
 from flinkwin.datastream import DataStream
@@ -324,3 +328,147 @@ def test_a_filtered_out_element_still_advances_a_windows_watermark(
     )
     main, _ = run(result, tmp_path / "cp", "filtered_watermark")
     assert flat(main) == [("a", 1, 1000)]
+
+
+# ------------------------------------------ clocks survive a graph that holds no state
+MIN_LONG = -(2**63)
+SPY_TYPE = "v long, ts long, wm long"
+
+
+class WatermarkSpy(ProcessFunction):
+    """Each element's value, timestamp and the operator's watermark when it arrives."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        ts = ctx.timestamp()
+        yield (value.v, MIN_LONG if ts is None else ts, ctx.timer_service().current_watermark())
+
+
+class CountingWatermarkSpy(KeyedProcessFunction):
+    """WatermarkSpy that also counts its elements in keyed state (the graph holds state)."""
+
+    def open(self, runtime_context: Any) -> None:
+        self.count = runtime_context.get_state(ValueStateDescriptor("n", Types.LONG()))
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        self.count.update((self.count.value() or 0) + 1)
+        ts = ctx.timestamp()
+        yield (value.v, MIN_LONG if ts is None else ts, ctx.timer_service().current_watermark())
+
+
+def test_a_process_function_sees_the_watermarks_of_earlier_micro_batches(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A stateless ProcessFunction over three micro-batches with timestamps 1000, 2000 and
+    500 (monotonous watermarks), the third in a restarted query: Flink's watermarks are
+    MIN, 999 and 1999, and the third element is behind the watermark (late), although the
+    function keeps no state."""
+    batches = [[ev("a", 1, 1000)], [ev("a", 2, 2000)], [ev("a", 3, 500)]]
+    write_batches(tmp_path / "in", batches[:2])
+
+    def build() -> Any:
+        return stamped(source(spark, tmp_path / "in")).process(WatermarkSpy(), SPY_TYPE)
+
+    first, _ = run(build(), tmp_path / "cp", "spy_1")
+    write_batches(tmp_path / "in", batches[2:], first=2)
+    second, _ = run(build(), tmp_path / "cp", "spy_2")
+    assert flat(first) + flat(second) == [(1, 1000, MIN_LONG), (2, 2000, 999), (3, 500, 1999)]
+
+
+def test_a_late_element_after_a_graph_window_fired_and_held_nothing_is_late(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A window after a process function (one graph): [0, 5 s) fires at 11999 (the third
+    micro-batch, whose element the function drops) and the graph then holds nothing; the
+    element at 3000 in the next micro-batch is late (side output), as in Flink."""
+
+    class Positive(ProcessFunction):
+        def process_element(self, value: Any, ctx: Any) -> Any:
+            if value.v > 0:
+                yield value
+
+    write_batches(tmp_path / "in", [
+        [ev("a", 1, 1000)], [ev("a", 0, 12000)], [ev("a", 0, 12001)], [ev("a", 7, 3000)]
+    ])
+    result = (
+        stamped(source(spark, tmp_path / "in")).process(Positive(), SCHEMA)
+        .window_all(TUMBLING_5S).side_output_late_data(LATE)
+        .process(TopOfWindow(), output_type="start long, k string, v long")
+    )
+    main, sides = run(result, tmp_path / "cp", "held_nothing", (LATE,))
+    assert flat(main) == [(0, "a", 1)]
+    assert [tuple(r) for r in flat(sides["late"])] == [("a", 7, 3000)]
+
+
+# ------------------------------------------------------ inputs without a WatermarkStrategy
+def test_a_union_with_a_stream_without_watermarks_stays_at_min(
+    spark: Any, tmp_path: Path
+) -> None:
+    """b has no WatermarkStrategy: in Flink it never emits a watermark, so the union's
+    operator stays at Long.MIN_VALUE however far a advances (b's elements carry no
+    timestamp)."""
+    write_batches(tmp_path / "a", [[ev("a", 1, 1000)], [ev("a", 2, 6000)], [ev("a", 3, 9000)]])
+    write_batches(tmp_path / "b", [[ev("a", 10, 0)], [ev("a", 20, 0)]])
+    a = stamped(source(spark, tmp_path / "a"))
+    b = DataStream(source(spark, tmp_path / "b"))
+    result = a.union(b).key_by(lambda r: r.k, key_type=Types.STRING()) \
+        .process(CountingWatermarkSpy(), SPY_TYPE)
+    main, _ = run(result, tmp_path / "cp", "union_no_wm")
+    assert sorted(flat(main)) == [
+        (1, 1000, MIN_LONG), (2, 6000, MIN_LONG), (3, 9000, MIN_LONG),
+        (10, MIN_LONG, MIN_LONG), (20, MIN_LONG, MIN_LONG),
+    ]
+
+
+def test_a_union_with_a_stream_without_watermarks_holds_its_windows_unfired(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The same with a window keyed by a column (the stage's key groups, whose watermark is
+    Spark's over the watermarked inputs only): no window fires on a stream; on static
+    input the end of input fires them all."""
+    write_batches(tmp_path / "a", A_BATCHES)
+    (tmp_path / "b").mkdir()
+    a = stamped(source(spark, tmp_path / "a"))
+    b = DataStream(source(spark, tmp_path / "b"))
+    main, _ = run(a.union(b).key_by("k").window(TUMBLING_5S).sum("v"), tmp_path / "cp",
+                  "union_no_wm_window")
+    assert flat(main) == []
+    static_a = stamped(spark.createDataFrame([("a", 1, 1000), ("a", 2, 9000)], SCHEMA))
+    static_b = DataStream(spark.createDataFrame([], SCHEMA))
+    fired = static_a.union(static_b).key_by("k").window(TUMBLING_5S).sum("v")
+    assert sorted(tuple(r) for r in fired.execute_and_collect()) == [
+        ("a", 1, 1000), ("a", 2, 9000)
+    ]
+
+
+def test_a_co_group_with_a_stream_without_watermarks_fires_no_window(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A two-input operator (coGroup) whose second input has no WatermarkStrategy: its
+    watermark is the minimum of both inputs', Long.MIN_VALUE, so no window fires."""
+    write_batches(tmp_path / "a", A_BATCHES)
+    (tmp_path / "b").mkdir()
+    a = stamped(source(spark, tmp_path / "a"))
+    b = DataStream(source(spark, tmp_path / "b"))
+    result = (
+        a.co_group(b).where("k").equal_to("k").window(TUMBLING_5S)
+        .apply(Counts(), output_type="k string, n1 int, n2 int")
+    )
+    main, _ = run(result, tmp_path / "cp", "cogroup_no_wm")
+    assert flat(main) == []
+
+
+def test_a_window_stage_that_held_nothing_still_side_outputs_a_late_element(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The single window stage's counterpart: its watermark is Spark's, given back on every
+    call, so dropping the state of a key group that holds nothing loses no clock."""
+    write_batches(tmp_path / "in", [
+        [ev("a", 1, 1000)], [ev("a", 0, 12000)], [ev("a", 0, 12001)], [ev("a", 7, 3000)]
+    ])
+    result = (
+        stamped(source(spark, tmp_path / "in")).filter(lambda r: r.v > 0)
+        .key_by("k").window(TUMBLING_5S).side_output_late_data(LATE).sum("v")
+    )
+    main, sides = run(result, tmp_path / "cp", "window_held_nothing", (LATE,))
+    assert flat(main) == [("a", 1, 1000)]
+    assert [tuple(r) for r in flat(sides["late"])] == [("a", 7, 3000)]
