@@ -67,7 +67,6 @@ from flinkwin.spark.runtime import (
     OperatorSpec,
 )
 from flinkwin.spark.schema import RowEncoder
-from flinkwin.spark.watermarks import WATERMARK_SHIFT_MS
 
 T0_MS = 1_704_067_200_000
 KEYS, BATCHES, GROUPS, CHUNK, DELAY_MS = 10_000, 10, 16, 10_000, 5_000
@@ -217,9 +216,9 @@ def run(stage: KeyGroupRuntime, data: list[Batch], restore: bool = False) -> tup
         for group, chunks in groups.items():
             states_[group].watermark, states_[group].now = watermark, 1_000 + b
             call(group, iter(chunks))
-        watermark = max_ts - DELAY_MS - 1 + WATERMARK_SHIFT_MS
+        watermark = max_ts - DELAY_MS - 1
     for group, state in states_.items():
-        state.watermark, state.now = T0_MS + 10**9 + WATERMARK_SHIFT_MS, 2_000
+        state.watermark, state.now = T0_MS + 10**9, 2_000
         state.hasTimedOut = True
         call(group, iter(()))
     return outputs.hexdigest()[:16], snapshots.hexdigest()[:16]

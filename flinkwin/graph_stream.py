@@ -43,6 +43,7 @@ class GraphResultStream(DataStream):
             key_groups=self._stage([]).pipeline.key_groups,
             runtime_mode=first._runtime_mode,
             type_info=None if head.pickled else type_info,
+            times_before_1970=first._times_before_1970,
         )
         self._df, self._type_info = self._stage([]).main_timed(), type_info
         if plan.head[0] == "node":

@@ -52,6 +52,7 @@ class WindowResultStream(DataStream):
             key_groups=pipeline.key_groups,
             runtime_mode=pipeline.runtime_mode,
             type_info=None if pickled else type_info,
+            times_before_1970=pipeline.times_before_1970,
         )
         if pickled:
             self._df, self._type_info = self._stage([]).main_timed(), Types.PICKLED_BYTE_ARRAY()
@@ -70,6 +71,7 @@ class WindowResultStream(DataStream):
             source = self.__dict__["_source"] = DataStream._own(
                 pipeline.df, pipeline.element_type, key_groups=pipeline.key_groups,
                 watermark_strategy=pipeline.watermark, runtime_mode=pipeline.runtime_mode,
+                times_before_1970=pipeline.times_before_1970,
             )
         plan = StreamPlan.of_source(source)
         return plan.with_node(window_node(self._pipeline, plan, self._declared))

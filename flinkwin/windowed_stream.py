@@ -310,6 +310,7 @@ class WindowedStream:
             key_type=state.key_type,
             runtime_mode=state.stream._runtime_mode,
             element_type=state.stream._type_info,
+            times_before_1970=state.stream._times_before_1970,
         )
         if isinstance(declared, TypeInformation):
             type_info: TypeInformation | None = declared

@@ -94,6 +94,14 @@ class DataStream(GraphOperations, OperatorHints):
     :class:`~flinkwin.datastream.stream_execution_environment.StreamExecutionEnvironment`), or
     16 key groups and ``STREAMING`` when a program made none.
 
+    ``times_before_1970=True`` declares that a stream's event times may lie at or before
+    1970-01-01T00:00:00Z (or that its watermark is read while every event time is within the
+    out-of-orderness bound of it): its windows, timers and watermark there are then exact, and
+    Spark's own view of the watermark (progress, UI, listeners) is shifted by about 128,000
+    years. Without it Spark shows Flink's watermark as it is, and what Spark's watermark cannot
+    tell there fails naming this declaration (see docs/spark-semantics.md, "Watermarks").
+    Static DataFrames need no declaration.
+
     Operator names and hints (``name``, ``uid``, ``set_parallelism``, ``slot_sharing_group``...)
     are recorded on the stream and returned by it, as PyFlink's builders do; they change nothing
     on Spark (the name and uid of a window result appear in ``explain()``).
@@ -113,6 +121,7 @@ class DataStream(GraphOperations, OperatorHints):
         watermark_strategy: WatermarkStrategy | None = None,
         runtime_mode: RuntimeExecutionMode | None = None,
         type_info: TypeInformation | None = None,
+        times_before_1970: bool = False,
     ) -> None:
         if key_groups is None or runtime_mode is None:
             env_mode, env_key_groups = stream_defaults()
@@ -125,6 +134,8 @@ class DataStream(GraphOperations, OperatorHints):
             raise ValueError(f"key_groups must be a positive int, got {key_groups!r}")
         if not isinstance(runtime_mode, RuntimeExecutionMode):
             raise TypeError(f"runtime_mode must be a RuntimeExecutionMode, got {runtime_mode!r}")
+        if not isinstance(times_before_1970, bool):
+            raise TypeError(f"times_before_1970 must be a bool, got {times_before_1970!r}")
         if is_pickled_type(type_info):
             raise ValueError(
                 "a DataFrame cannot be declared a stream of pickled values "
@@ -145,6 +156,7 @@ class DataStream(GraphOperations, OperatorHints):
         self._watermark = watermark_strategy
         self._runtime_mode = runtime_mode
         self._type_info = type_info
+        self._times_before_1970 = times_before_1970
 
     def _derive(self, df: DataFrame, **changes: Any) -> DataStream:
         """A stream over ``df`` with this stream's settings (``changes`` override them)."""
@@ -153,6 +165,7 @@ class DataStream(GraphOperations, OperatorHints):
             "watermark_strategy": self._watermark,
             "runtime_mode": self._runtime_mode,
             "type_info": self._type_info,
+            "times_before_1970": self._times_before_1970,
         }
         settings.update(changes)
         stream = DataStream._own(df, **settings)
@@ -262,7 +275,7 @@ class DataStream(GraphOperations, OperatorHints):
             # TimestampsAndWatermarksOperator): see flinkwin.spark.carried_time
             if isinstance(strategy.timestamp_column, TimestampAssigner):
                 df, strategy = self._stamped(df, strategy)
-            df, strategy = carry_time(df, strategy, schema)
+            df, strategy = carry_time(df, strategy, schema, self._times_before_1970)
         df = apply_transform(
             df, kind, function, schema, out_schema, kind,
             tuple_elements=_is_tuple_type(self._type_info), rich=rich,

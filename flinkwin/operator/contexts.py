@@ -11,9 +11,10 @@ from flinkwin.evictors.base import EvictorContext
 from flinkwin.functions.base import WindowContext
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.metrics import MetricGroup
+from flinkwin.operator.watermark_guard import check_event_timer, read_watermark
 from flinkwin.state.backend import VOID_NAMESPACE, KeyedStateStore
 from flinkwin.state.descriptors import StateDescriptor
-from flinkwin.triggers.base import OnMergeContext
+from flinkwin.triggers.base import OnMergeContext, Trigger
 
 if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
@@ -40,12 +41,15 @@ class OperatorTriggerContext(OnMergeContext):
         self.key: Any = None
         self.window: Any = None
         self.merged_windows: list[Any] | None = None
+        self._user_trigger = not _builtin(op.trigger)
 
     def get_current_processing_time(self) -> int:
         return self._op.current_processing_time
 
     def get_current_watermark(self) -> int:
-        return self._op.current_watermark
+        # a built-in trigger compares it with times of its windows only (see watermark_guard)
+        watermark = self._op.current_watermark
+        return read_watermark(watermark) if self._user_trigger else watermark
 
     def get_metric_group(self) -> MetricGroup:
         """The operator's metric group, the one its functions' runtime context gives (as
@@ -56,6 +60,7 @@ class OperatorTriggerContext(OnMergeContext):
         self._op.processing_timers.register(time, self.key, self.window)
 
     def register_event_time_timer(self, time: int) -> None:
+        check_event_timer(time)
         self._op.event_timers.register(time, self.key, self.window)
 
     def delete_processing_time_timer(self, time: int) -> None:
@@ -83,11 +88,18 @@ class OperatorEvictorContext(EvictorContext):
         return self._op.current_processing_time
 
     def get_current_watermark(self) -> int:
-        return self._op.current_watermark
+        return read_watermark(self._op.current_watermark)
 
     def get_metric_group(self) -> MetricGroup:
         """The operator's metric group (see ``OperatorTriggerContext.get_metric_group``)."""
         return self._op.runtime_context.get_metrics_group()
+
+
+def _builtin(trigger: Trigger) -> bool:
+    """``trigger`` is one of flinkwin's own (a ``PurgingTrigger`` of one included)."""
+    while hasattr(trigger, "nested_trigger"):
+        trigger = trigger.nested_trigger
+    return type(trigger).__module__.startswith("flinkwin.triggers.")
 
 
 class MergingWindowStateStore:
@@ -121,7 +133,7 @@ class ProcessContext(WindowContext):
         return self._op.current_processing_time
 
     def current_watermark(self) -> int:
-        return self._op.current_watermark
+        return read_watermark(self._op.current_watermark)
 
     def window_state(self) -> KeyedStateStore | MergingWindowStateStore:
         if self._op.is_merging:

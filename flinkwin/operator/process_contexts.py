@@ -14,6 +14,7 @@ from flinkwin.functions.process import (
     TimerService,
 )
 from flinkwin.keys import user_key
+from flinkwin.operator.watermark_guard import check_event_timer, read_watermark
 from flinkwin.output_tag import OutputTag
 from flinkwin.state.backend import VOID_NAMESPACE
 from flinkwin.time import MAX_LONG, MIN_LONG
@@ -58,13 +59,14 @@ class KeyedTimerService(TimerService):
         return self._op.current_processing_time
 
     def current_watermark(self) -> int:
-        return self._op.current_watermark
+        return read_watermark(self._op.current_watermark)
 
     def register_processing_time_timer(self, timestamp: int) -> None:
         self._op.processing_timers.register(
             _timer_time(timestamp), self._op.current_key, VOID_NAMESPACE)
 
     def register_event_time_timer(self, timestamp: int) -> None:
+        check_event_timer(_timer_time(timestamp))
         self._op.event_timers.register(_timer_time(timestamp), self._op.current_key, VOID_NAMESPACE)
 
     def delete_processing_time_timer(self, timestamp: int) -> None:
@@ -157,7 +159,7 @@ class NonKeyedContext(ProcessFunction.Context, TimerService):
         return self._op.current_processing_time
 
     def current_watermark(self) -> int:
-        return self._op.current_watermark
+        return read_watermark(self._op.current_watermark)
 
     def register_processing_time_timer(self, timestamp: int) -> None:
         raise UnsupportedOperationError(UNSUPPORTED_REGISTER_TIMER_MSG)

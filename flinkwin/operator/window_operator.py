@@ -66,6 +66,7 @@ from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, T
 from flinkwin.operator.snapshot import StatePickler
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
+from flinkwin.operator.watermark_guard import check_event_timer
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import element_class, to_record
 from flinkwin.state.backend import StateTables
@@ -556,6 +557,7 @@ class WindowOperator(UserFunctionLifecycle):
         if cleanup == MAX_LONG:
             return  # no GC timer for "end of time"
         if self.is_event_time:
+            check_event_timer(cleanup)
             self.event_timers.register(cleanup, key, window)
         else:
             self.processing_timers.register(cleanup, key, window)

@@ -30,19 +30,20 @@ from flinkwin.watermark import WatermarkStrategy
 from .elements import RECORD_TIMESTAMP_COLUMN
 from .runtime import EventTime
 from .timestamps import quoted
-from .watermarks import watermark_delay_ms
+from .watermarks import watermark_delay_ms, watermark_shift
 
 _HELPER = "_fw_ts"
 WATERMARK_COLUMN = "_fw_wm"
 
 
 def carry_time(
-    df: DataFrame, strategy: WatermarkStrategy, schema: StructType
+    df: DataFrame, strategy: WatermarkStrategy, schema: StructType, times_before_1970: bool
 ) -> tuple[DataFrame, WatermarkStrategy]:
-    """``df`` with its timestamps in ``_fw_rts`` and, on a stream, Spark's watermark applied;
-    and the strategy the stream carries on (reading ``_fw_rts``). ``schema`` is the elements'
-    (for error messages). A ``TimestampAssigner`` strategy must have run already (its
-    timestamps in ``_fw_rts``)."""
+    """``df`` with its timestamps in ``_fw_rts`` and, on a stream, Spark's watermark applied
+    (shifted if the stream declares ``times_before_1970``, see
+    :mod:`flinkwin.spark.watermarks`); and the strategy the stream carries on (reading
+    ``_fw_rts``). ``schema`` is the elements' (for error messages). A ``TimestampAssigner``
+    strategy must have run already (its timestamps in ``_fw_rts``)."""
     if strategy.watermarked_upstream:
         return df, strategy
     from .compiler import _event_time, _in_event_time_range, _with_watermark
@@ -67,7 +68,8 @@ def carry_time(
     following = copy.copy(strategy)
     following.timestamp_column = RECORD_TIMESTAMP_COLUMN
     if df.isStreaming:
-        staged = _with_watermark(staged, carried, strategy.out_of_orderness_ms)
+        shift = watermark_shift(times_before_1970)
+        staged = _with_watermark(staged, carried, strategy.out_of_orderness_ms, shift)
         staged = staged.drop(WATERMARK_COLUMN)
         following.watermarked_upstream = True
     return staged, following

@@ -11,10 +11,11 @@ Streaming input becomes::
 
 Static input becomes ``groupBy(_fw_kg).applyInPandas(KeyGroupRuntime.process_static)``.
 
-The watermark sits on a helper column ``ts + S`` (see :mod:`flinkwin.spark.watermarks`) with
-delay ``D + 1`` ms, so Spark's watermark is Flink's ``BoundedOutOfOrdernessWatermarks`` value
-``max(ts) - D - 1`` shifted by ``S`` (``ts`` in Flink's milliseconds: Spark floors the helper's
-microseconds to milliseconds before taking the maximum), and negative watermarks exist. Once
+The watermark sits on a helper column ``ts + S`` (see :mod:`flinkwin.spark.watermarks`: ``S``
+is 0 unless the stream declares ``times_before_1970``) with delay ``D + 1`` ms, so Spark's
+watermark is Flink's ``BoundedOutOfOrdernessWatermarks`` value ``max(ts) - D - 1`` shifted by
+``S`` (``ts`` in Flink's milliseconds: Spark floors the helper's microseconds to milliseconds
+before taking the maximum). Once
 Spark has taken the watermark's statistics, the helper column is replaced by nulls that keep
 its watermark metadata: Spark requires that metadata on an input column of an
 ``EventTimeTimeout`` stage, and drops input rows whose such column is at or below the previous
@@ -123,6 +124,7 @@ from .watermarks import (
     MAX_EVENT_TIME_MS,
     WATERMARK_SHIFT_MS,
     watermark_delay_ms,
+    watermark_shift,
 )
 from .window_tagging import with_window_tagging
 
@@ -172,6 +174,9 @@ class WindowPipeline:
     element_type: Any = None
     #: the stateful stage's tasks (``set_parallelism``; None: see flinkwin.spark.parallelism)
     parallelism: int | None = None
+    #: the stream declares event times at or before 1970 (``DataStream(df,
+    #: times_before_1970=True)``): Spark's watermark is shifted (flinkwin.spark.watermarks)
+    times_before_1970: bool = False
 
     @property
     def tuple_elements(self) -> bool:
@@ -424,14 +429,15 @@ def _in_event_time_range(
 
 
 def _with_watermark(
-    staged: DataFrame, event_time: EventTime, out_of_orderness_ms: int
+    staged: DataFrame, event_time: EventTime, out_of_orderness_ms: int, shift: int
 ) -> DataFrame:
-    """``staged`` with Spark's watermark on the helper column ``ts + S`` (delay ``D + 1``), and
-    that column then nulled, keeping its watermark metadata (see the module docstring)."""
+    """``staged`` with Spark's watermark on the helper column ``ts + shift`` (delay ``D + 1``),
+    and that column then nulled, keeping its watermark metadata (see the module docstring)."""
     per_ms = 1 if event_time.unit == "ms" else 1000
-    micros = (quoted(event_time.column) + F.lit(WATERMARK_SHIFT_MS * per_ms)) * F.lit(
-        1000 // per_ms
-    )
+    shifted = quoted(event_time.column)
+    if shift:
+        shifted = shifted + F.lit(shift * per_ms)
+    micros = shifted * F.lit(1000 // per_ms)
     delay = watermark_delay_ms(out_of_orderness_ms)
     staged = staged.withColumn(_WM, F.timestamp_micros(micros)).withWatermark(
         _WM, f"{delay} milliseconds"
@@ -558,6 +564,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     if pipeline.key_groups < 1:
         raise PipelineError("key_groups must be at least 1")
     streaming = df.isStreaming
+    shift = watermark_shift(pipeline.times_before_1970) if streaming else 0
     mode = effective_mode(pipeline.runtime_mode, streaming)
     domain = timer_domain(pipeline) if streaming else NO_TIMERS
     uses_event_time = pipeline.assigner.is_event_time() or domain == EVENT_TIME
@@ -663,7 +670,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         if streaming and strategy.watermarked_upstream:
             staged = watermark_mark(staged, strategy)
         elif streaming:
-            staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
+            staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms, shift)
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
     for f in input_schema.fields:
@@ -739,6 +746,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
         partial=partial,
+        watermark_shift=shift,
         stage_fingerprint=stage_fingerprint(
             "window", pipeline.df.schema.simpleString(), main.simpleString(),
         ),
@@ -777,6 +785,24 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     )
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts
+    )
+
+
+def _spark_watermark(
+    pipeline: WindowPipeline, strategy: WatermarkStrategy, streaming: bool
+) -> str:
+    """How Spark carries the watermark, for the summary."""
+    delay = watermark_delay_ms(strategy.out_of_orderness_ms)
+    if not streaming:
+        return ""
+    if pipeline.times_before_1970:
+        return (
+            f" (times_before_1970: Spark's watermark is it plus {WATERMARK_SHIFT_MS} ms, on "
+            f"ts + {WATERMARK_SHIFT_MS} ms with delay {delay} ms)"
+        )
+    return (
+        f" (Spark's watermark is it: on ts with delay {delay} ms; an element at or before 1970 "
+        "fails while it is not past the epoch, see times_before_1970)"
     )
 
 
@@ -835,9 +861,7 @@ def _summary(
         "watermark": (
             "none" if strategy is None
             else f"max(ts) - {strategy.out_of_orderness_ms} ms - 1 ms, as Flink's "
-            "BoundedOutOfOrdernessWatermarks (Spark's watermark is it plus "
-            f"{WATERMARK_SHIFT_MS} ms: on ts + {WATERMARK_SHIFT_MS} ms, delay "
-            f"{watermark_delay_ms(strategy.out_of_orderness_ms)} ms)"
+            "BoundedOutOfOrdernessWatermarks" + _spark_watermark(pipeline, strategy, streaming)
         ),
         "allowed lateness": f"{pipeline.allowed_lateness_ms} ms",
         "late data": repr(pipeline.late_tag) if pipeline.late_tag is not None else "dropped",

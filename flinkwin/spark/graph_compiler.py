@@ -31,7 +31,7 @@ from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, LongType, StructField, StructType
 
-from flinkwin.operator.graph import GraphPlan, SourceSpec, StreamRef
+from flinkwin.operator.graph import OPERATOR, GraphPlan, SourceSpec, StreamRef
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.time import MIN_LONG
@@ -53,6 +53,7 @@ from .compiler import (
 )
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
+from .graph_nodes import ProcessBuilder
 from .key_groups import failing_on_null, key_group_labels, label_of
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
@@ -76,6 +77,7 @@ from .state_key import stage_fingerprint
 from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
 from .timestamps import on_wire, quoted, to_wire
+from .watermarks import watermark_shift
 
 SOURCE_COLUMN = "_fw_in"
 EVENT_COLUMN = "_fw_ets"
@@ -98,10 +100,19 @@ def compile_graph(
     tz = session.conf.get("spark.sql.session.timeZone") or "UTC"
     partition = _partitioning(plan)
     key_groups = plan.sources[0]._key_groups if partition is not None else 1
+    declared = {s._times_before_1970 for s in plan.sources}
+    if streaming and len(declared) > 1:
+        raise PipelineError(
+            "the inputs of one graph must all declare times_before_1970=True or none: Spark "
+            "computes one watermark over them all (see docs/spark-semantics.md, \"Watermarks\")"
+        )
+    before_1970 = streaming and True in declared
     frames, sources, watermarked = [], [], False
     for i, stream in enumerate(plan.sources):
         keys = None if partition is None else partition[i]
-        staged, source, has_wm = _source_frame(i, stream, tz, streaming, keys, key_groups)
+        staged, source, has_wm = _source_frame(
+            i, stream, tz, streaming, keys, key_groups, before_1970
+        )
         frames.append(staged)
         sources.append(source)
         watermarked |= has_wm
@@ -178,6 +189,11 @@ def compile_graph(
         heartbeats=heartbeats,
         idle_close_s=idle_close_seconds(session) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
+        watermark_shift=watermark_shift(before_1970),
+        epoch_elements=any(
+            not isinstance(n.spec.build, ProcessBuilder) for n in plan.nodes
+            if n.spec.kind == OPERATOR
+        ),
         # the graph's shape, which cannot change on restart anyway (GraphOperator.restore)
         stage_fingerprint=stage_fingerprint(
             "graph", [(n.spec.kind, _wiring(n.spec.inputs)) for n in plan.nodes],
@@ -283,10 +299,11 @@ def _key_group(columns: list[str], key_groups: int, names: list[str]) -> Any:
 
 def _source_frame(
     index: int, stream: Any, tz: str, streaming: bool, keys: list[str] | None,
-    key_groups: int,
+    key_groups: int, before_1970: bool,
 ) -> tuple[DataFrame, SourceSpec, bool]:
     """Source ``index`` as the graph stage reads it: columns renamed ``_fw_i<index>_<j>``, its
-    number, its event time in ms (``MIN_LONG``: none) with its own watermark on a stream."""
+    number, its event time in ms (``MIN_LONG``: none) with its own watermark on a stream
+    (shifted when the graph declares ``times_before_1970``, see flinkwin.spark.watermarks)."""
     df = stream._elements_df()
     schema = stream._public_df().schema
     type_info = stream.get_type()
@@ -319,7 +336,9 @@ def _source_frame(
             staged = watermark_mark(staged, strategy)
             has_wm = True
         elif streaming:
-            staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms)
+            staged = _with_watermark(
+                staged, event_time, strategy.out_of_orderness_ms, watermark_shift(before_1970)
+            )
             has_wm = True
         column = quoted(event_time.column)
         if event_time.unit == "us":  # floor to ms, exactly (no double)

@@ -150,6 +150,8 @@ def fingerprint(pipeline: WindowPipeline, stage: CompiledStage) -> dict[str, Any
         "watermark": None if strategy is None else {
             "out_of_orderness_ms": strategy.out_of_orderness_ms,
             "timestamp_column": describe(strategy.timestamp_column),
+            # how Spark's watermark in the checkpoint is shifted (flinkwin.spark.watermarks)
+            "times_before_1970": pipeline.times_before_1970,
         },
         "input_schema": pipeline.df.schema.simpleString(),
         "main_schema": stage.main().schema.simpleString(),
@@ -212,6 +214,22 @@ def checkpoint_location(
     return None
 
 
+_SHIFT_ITEM = "fingerprint.watermark.times_before_1970:"
+_SHIFT_HINT = (
+    "Spark's watermark in the checkpoint is shifted for times before 1970 only with "
+    "DataStream(df, times_before_1970=True); declare it as the checkpoint was written"
+)
+
+
+def _shifted_before(recorded: dict[str, Any]) -> None:
+    """A document written before ``times_before_1970`` existed: its stream's watermark was
+    always shifted, as the declaration shifts it now."""
+    fingerprint = recorded.get("fingerprint")
+    watermark = fingerprint.get("watermark") if isinstance(fingerprint, dict) else None
+    if isinstance(watermark, dict):
+        watermark.setdefault("times_before_1970", True)
+
+
 def prepare_restart(
     store: CheckpointStore, pipeline: WindowPipeline, stage: CompiledStage
 ) -> WindowPipeline:
@@ -224,12 +242,16 @@ def prepare_restart(
     if recorded is None:
         store.write_json(DOCUMENT, current)
         return pipeline
+    _shifted_before(recorded)
     changes: list[str] = []
     for item in ("state_format", "key_groups", "fingerprint"):
         if item not in recorded:
             changes.append(f"{item}: missing from the recorded {DOCUMENT}")
         else:
             changes += differences(recorded[item], current[item], item)
+    changes = [
+        f"{c} ({_SHIFT_HINT})" if c.startswith(_SHIFT_ITEM) else c for c in changes
+    ]
     if changes:
         raise IncompatibleRestartError(store.location, changes)
     offset = recorded.get("stagger_offset")

@@ -63,6 +63,12 @@ from flinkwin.operator.graph import GraphOperator
 from flinkwin.operator.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.watermark_guard import (
+    Uncertainty,
+    UncertainWatermarkError,
+    check_event_timer,
+    uncertain_watermark,
+)
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
@@ -74,7 +80,7 @@ from .schema import RowEncoder, arrow_to_pandas
 from .state_key import snapshot_binding
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS, current_run, reused_worker
 from .timestamps import from_wire, on_wire
-from .watermarks import flink_watermark
+from .watermarks import DECLARATION, flink_watermark
 
 TAG_COLUMN = "_fw_tag"
 #: The arrival sequence of a heartbeat row: a copy of an input row sent to every key group so
@@ -245,6 +251,12 @@ class KeyGroupRuntime:
     null_masks: tuple[NullMask, ...] = ()
     #: the input's rows are partial aggregates (flinkwin.operator.partials), combined so
     partial: PartialSpec | None = None
+    #: the shift on Spark's watermark (flinkwin.spark.watermarks): 0, or WATERMARK_SHIFT_MS
+    #: for a stream declaring times before 1970
+    watermark_shift: int = 0
+    #: the stage's operators judge elements' timestamps against the watermark (windows,
+    #: joins; not process functions): one at or before the epoch fails while it is uncertain
+    epoch_elements: bool = True
     #: the row order ``_rows`` applied to the last batch (None: as received)
     _order: np.ndarray | None = field(default=None, init=False, repr=False)
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -489,9 +501,11 @@ class KeyGroupRuntime:
         run = current_run()
         stage = f"{self.stage_id}/{run}"  # one stage per query run (see flinkwin.spark.subtasks)
         with SUBTASKS.running(stage, self.idle_close_s, run):
+            uncertainty = self._uncertainty(state)
             try:
-                with automatic_collection_paused():
-                    outputs = list(self._process_stream(key, frames, state, stage, run))
+                with automatic_collection_paused(), uncertain_watermark(uncertainty):
+                    outputs = list(self._process_stream(
+                        key, frames, state, stage, run, uncertainty is not None))
             except BaseException:
                 SUBTASKS.close_stage(stage)  # the worker process exits now, closing nothing
                 raise
@@ -499,9 +513,20 @@ class KeyGroupRuntime:
                 SUBTASKS.close_stage(stage)
         yield from outputs
 
+    def _uncertainty(self, state: Any) -> Uncertainty | None:
+        """Whether Flink's watermark is uncertain in this call (see
+        :mod:`flinkwin.spark.watermarks`): in the ordinary mode, Spark's watermark is 0 after
+        micro-batch 0, where it stands for ``MIN_LONG`` or a time at or before the epoch."""
+        if (
+            not self.has_watermark or self.watermark_shift or state.getCurrentWatermarkMs() > 0
+            or _batch_id() == 0
+        ):
+            return None
+        return Uncertainty(_REMEDY)
+
     def _process_stream(
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any, stage: str,
-        run: str,
+        run: str, uncertain: bool = False,
     ) -> Iterator[pd.DataFrame]:
         group = int(key[0])
         factory = self._factory(group, stage, run)
@@ -530,7 +555,14 @@ class KeyGroupRuntime:
 
         rows, nulls, partials = (None, None, None) if state.hasTimedOut else self._input(frames)
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
-        watermark = flink_watermark(spark_watermark)  # MIN_LONG: none yet
+        # MIN_LONG: none yet (or uncertain, see _uncertainty)
+        watermark = flink_watermark(spark_watermark, self.watermark_shift)
+        if uncertain:  # what the uncertain watermark would decide fails (watermark_guard)
+            if rows is not None and self.epoch_elements:
+                _check_after_epoch(*rows)
+            timer = None if op is None else op.next_event_time_timer()
+            if timer is not None:
+                check_event_timer(timer)
         batch_time = state.getCurrentProcessingTimeMs()
         if rows is None and nulls is None and (
             op is None or not self._due(op, watermark, batch_time)
@@ -757,6 +789,43 @@ def static_function(runtime: KeyGroupRuntime) -> Any:
             return runtime.process_static(frame)
 
     return process_key_group
+
+
+_REMEDY = (
+    f"Declare {DECLARATION} for a stream whose event times may lie this close to 1970 or "
+    "before it: Spark's watermark then carries Flink's exactly (see docs/spark-semantics.md, "
+    "\"Watermarks\")"
+)
+
+
+def _check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
+    """Fail on an element at or before the epoch met under the uncertain watermark: whether
+    its windows are late is what that watermark would decide."""
+    early = np.flatnonzero(timestamps <= 0)
+    if len(early):
+        i = int(early[0])
+        row = {c: _plain(frame[c].iloc[i]) for c in frame.columns}
+        raise UncertainWatermarkError(
+            f"element {row} has event time {int(timestamps[i])} ms, at or before "
+            "1970-01-01T00:00:00Z, while the stream's watermark is uncertain (Long.MIN_VALUE "
+            "or a time at or before the epoch: Spark's watermark cannot go below it). "
+            + _REMEDY
+        )
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _batch_id() -> int | None:
+    """The streaming query's micro-batch id, which Spark sets on the tasks it runs (None:
+    not known)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    value = None if context is None else context.getLocalProperty("streaming.sql.batchId")
+    return None if value is None else int(value)
 
 
 def _quiet_spark_concat_warning() -> None:

@@ -1,17 +1,35 @@
 """Flink's watermark carried by Spark's, and the range of event time a stage accepts.
 
 Spark's watermark starts at 0, never decreases and cannot go below 0, while Flink's is any
-``long``. A stage therefore puts Spark's watermark on a helper column ``ts + S`` (``S`` =
-:data:`WATERMARK_SHIFT_MS`) with delay ``D + 1`` ms: Spark's watermark is ``max(ts) - D - 1 + S``,
-Flink's ``BoundedOutOfOrdernessWatermarks`` value shifted by ``S``. Spark's 0 means "no
-watermark yet" (Flink's ``MIN_LONG``); any positive value ``w`` is Flink's watermark ``w - S``,
-negative (before 1970) or not.
+``long``. A streaming stage puts Spark's watermark on a helper column ``ts + S`` with delay
+``D + 1`` ms, so Spark's watermark is ``max(ts) - D - 1 + S``: Flink's
+``BoundedOutOfOrdernessWatermarks`` value shifted by ``S``. Two modes choose ``S``:
+
+* **Ordinary (``S = 0``, the default).** Spark's watermark *is* Flink's, so Spark's progress
+  (``eventTime.watermark``), its UI and every ``StreamingQueryListener`` show it as a normal
+  timestamp. Spark's 0 means "no watermark yet" (Flink's ``MIN_LONG``) in micro-batch 0, and
+  "``MIN_LONG``, or a watermark at or before the epoch" after it (the *uncertain* watermark:
+  every element so far is at most ``D + 1`` ms after 1970). While it is uncertain the stage
+  runs as under ``MIN_LONG``, which is exact for everything flinkwin decides itself (every
+  window and timer of an element after the epoch is after it too); what the value would
+  decide fails, naming the declaration below: an element at or before the epoch reaching a
+  window or join, an event-time timer at or before the epoch (pending or registered), user
+  code reading the watermark (:mod:`flinkwin.operator.watermark_guard`). Once Spark's
+  watermark is past the epoch everything is exact, elements before 1970 included (late).
+* **Before 1970 (``S`` = :data:`WATERMARK_SHIFT_MS`), declared with
+  ``DataStream(df, times_before_1970=True)``.** Every watermark a window needs is above
+  Spark's 0, negative or not: any positive value ``w`` is Flink's ``w - S`` and 0 is "none
+  yet". Spark's own view of the watermark is then shifted (it reads as a date about
+  128,000 years ahead); :func:`progress_watermark` reads it back.
 
 Event timestamps must lie in ``[-MAX_EVENT_TIME_MS, MAX_EVENT_TIME_MS]`` (about 126,000 years
 either side of 1970): there ``ts + S`` is a valid Spark timestamp (epoch microseconds in a
-``long``) and positive, so Spark's own microsecond-to-millisecond truncation is Flink's floor,
-and every watermark a window needs is above Spark's 0. Static and streaming stages both
-enforce this range (a timestamp outside fails the batch, naming the column, value and range).
+``long``) and positive, so Spark's own microsecond-to-millisecond truncation is Flink's floor.
+Static and streaming stages both enforce this range (a timestamp outside fails the batch,
+naming the column, value and range); static stages need no declaration (they never use
+Spark's watermark). In the ordinary mode no watermark can exceed ``MAX_EVENT_TIME_MS``, so a
+larger one is a checkpoint written in the shifted mode (by an earlier flinkwin, which always
+shifted, or with the declaration), which the stage refuses to continue undeclared.
 """
 
 from __future__ import annotations
@@ -23,8 +41,20 @@ from flinkwin.time import MIN_LONG
 
 #: The largest event timestamp (epoch milliseconds) a stage accepts; the smallest is its negation.
 MAX_EVENT_TIME_MS = 4_000_000_000_000_000
-#: The helper column's shift: Spark's watermark is Flink's plus this (see module docstring).
+#: The helper column's shift in the mode declared for times before 1970 (module docstring).
 WATERMARK_SHIFT_MS = MAX_EVENT_TIME_MS + 1
+#: The declaration a pipeline with event times at or before the epoch needs on a stream.
+DECLARATION = "DataStream(df, times_before_1970=True)"
+
+
+class ShiftedWatermarkError(RuntimeError):
+    """Spark's watermark is a shifted one (``times_before_1970``) but the stage does not
+    declare that mode: the checkpoint was written by a pipeline that did."""
+
+
+def watermark_shift(times_before_1970: bool) -> int:
+    """The helper column's shift ``S`` of a stage (see module docstring)."""
+    return WATERMARK_SHIFT_MS if times_before_1970 else 0
 
 
 def watermark_delay_ms(out_of_orderness_ms: int) -> int:
@@ -33,20 +63,32 @@ def watermark_delay_ms(out_of_orderness_ms: int) -> int:
     return out_of_orderness_ms + 1
 
 
-def flink_watermark(spark_watermark_ms: int) -> int:
-    """Flink's watermark for Spark's (``GroupState.getCurrentWatermarkMs()``): ``MIN_LONG``
-    (none yet) for Spark's initial 0, else the value less the helper column's shift."""
+def flink_watermark(spark_watermark_ms: int, shift: int) -> int:
+    """Flink's watermark for Spark's (``GroupState.getCurrentWatermarkMs()``) in the mode of
+    shift ``shift``: ``MIN_LONG`` for Spark's 0 (none yet; in the ordinary mode possibly a
+    watermark at or before the epoch, see module docstring), else the value less the shift.
+    Raises :class:`ShiftedWatermarkError` for a shifted watermark met in the ordinary mode."""
     if spark_watermark_ms <= 0:
         return MIN_LONG
-    return spark_watermark_ms - WATERMARK_SHIFT_MS
+    if shift == 0 and spark_watermark_ms > MAX_EVENT_TIME_MS:
+        raise ShiftedWatermarkError(
+            f"Spark's watermark is {spark_watermark_ms} ms, beyond any event time flinkwin "
+            f"accepts ({MAX_EVENT_TIME_MS} ms): this query's checkpoint was written with the "
+            "watermark shifted for event times before 1970 (by an earlier flinkwin, which "
+            "always shifted it, or by a pipeline declaring times_before_1970). Declare "
+            f"{DECLARATION} to continue it, or start from a new checkpoint location"
+        )
+    return spark_watermark_ms - shift
 
 
 _ISO = re.compile(r"([+-]?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,3}))?Z")
 
 
-def progress_watermark(progress: dict[str, Any]) -> int:
-    """Flink's watermark of a streaming query's progress (``query.lastProgress``): Spark
-    reports its own, shifted one as ``eventTime.watermark``; ``MIN_LONG`` if there is none."""
+def progress_watermark(progress: dict[str, Any], times_before_1970: bool = False) -> int:
+    """Flink's watermark of a streaming query's progress (``query.lastProgress``), which
+    reports Spark's as ``eventTime.watermark``; ``MIN_LONG`` if there is none (or, in the
+    ordinary mode, while it is at or before the epoch, which Spark shows as 1970-01-01).
+    ``times_before_1970`` is the pipeline's declaration (the watermark is then shifted)."""
     iso = progress.get("eventTime", {}).get("watermark")
     if iso is None:
         return MIN_LONG
@@ -57,7 +99,7 @@ def progress_watermark(progress: dict[str, Any]) -> int:
     millis = int((match.group(7) or "0").ljust(3, "0"))
     days = _days_from_civil(year, month, day)
     spark_ms = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
-    return flink_watermark(spark_ms)
+    return flink_watermark(spark_ms, watermark_shift(times_before_1970))
 
 
 def _days_from_civil(year: int, month: int, day: int) -> int:
@@ -72,9 +114,12 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
 
 
 __all__ = [
+    "DECLARATION",
     "MAX_EVENT_TIME_MS",
     "WATERMARK_SHIFT_MS",
+    "ShiftedWatermarkError",
     "flink_watermark",
     "progress_watermark",
     "watermark_delay_ms",
+    "watermark_shift",
 ]

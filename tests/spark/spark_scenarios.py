@@ -46,9 +46,11 @@ class StreamRun:
 
     main: dict[int, list[dict[str, Any]]]
     sides: dict[str, dict[int, list[dict[str, Any]]]]
-    #: Flink's watermark per batch, from Spark's progress (``MIN_LONG``: none yet)
+    #: Flink's watermark per batch, from Spark's progress (``MIN_LONG``: none yet, or, unless
+    #: the stream declares times before 1970, at or before the epoch)
     watermarks: list[int]
     input_rows: list[int]
+    times_before_1970: bool = False
 
 
 def run_stream(
@@ -59,11 +61,12 @@ def run_stream(
     build: Callable[[DataStream], WindowResultStream],
     side_tags: Sequence[OutputTag] = (),
     type_info: Any = None,
+    times_before_1970: bool = False,
 ) -> StreamRun:
-    """Run ``build(DataStream(stream of source_dir, type_info=type_info))`` to completion
-    under availableNow."""
+    """Run ``build(DataStream(stream of source_dir, type_info=type_info, times_before_1970=
+    times_before_1970))`` to completion under availableNow."""
     return _finish(*_start(spark, source_dir, checkpoint, schema, build, side_tags, type_info,
-                           "scenario"))
+                           "scenario", times_before_1970), times_before_1970)
 
 
 def run_streams(
@@ -93,13 +96,14 @@ def _start(
     side_tags: Sequence[OutputTag],
     type_info: Any,
     name: str,
+    times_before_1970: bool = False,
 ) -> tuple[Any, MemorySink, dict[OutputTag, MemorySink]]:
     df = (
         spark.readStream.schema(schema)
         .option("maxFilesPerTrigger", 1)
         .json(str(source_dir))
     )
-    result = build(DataStream(df, type_info=type_info))
+    result = build(DataStream(df, type_info=type_info, times_before_1970=times_before_1970))
     main = MemorySink(f"{name}_main")
     sides = {tag: MemorySink(f"{name}_{tag.tag_id}") for tag in side_tags}
     query = result.start(
@@ -111,7 +115,10 @@ def _start(
     return query, main, sides
 
 
-def _finish(query: Any, main: MemorySink, sides: dict[OutputTag, MemorySink]) -> StreamRun:
+def _finish(
+    query: Any, main: MemorySink, sides: dict[OutputTag, MemorySink],
+    times_before_1970: bool = False,
+) -> StreamRun:
     query.awaitTermination()
     progress = sorted(query.recentProgress, key=lambda p: p["batchId"])
     return StreamRun(
@@ -120,8 +127,9 @@ def _finish(query: Any, main: MemorySink, sides: dict[OutputTag, MemorySink]) ->
             tag.tag_id: {b: [r.asDict() for r in rows] for b, rows in sink.batches.items()}
             for tag, sink in sides.items()
         },
-        watermarks=[progress_watermark(p) for p in progress],
+        watermarks=[progress_watermark(p, times_before_1970) for p in progress],
         input_rows=[p["numInputRows"] for p in progress],
+        times_before_1970=times_before_1970,
     )
 
 
@@ -173,6 +181,13 @@ def replay(
     return out
 
 
+def reported(watermark: int, times_before_1970: bool) -> int:
+    """Flink's ``watermark`` as Spark's progress shows it: exactly, except that without the
+    ``times_before_1970`` declaration Spark's watermark stops at the epoch, where it reads as
+    none yet (``MIN_LONG``; flinkwin.spark.watermarks)."""
+    return watermark if times_before_1970 or watermark > 0 else MIN_LONG
+
+
 def canon(values: Sequence[Any], names: Sequence[str] | None = None) -> list[Any]:
     """Order-insensitive comparable form of a batch's outputs (Records, Rows, dicts; plain
     tuples are named by ``names``)."""
@@ -203,14 +218,16 @@ def assert_matches_harness(
     side_tags: Sequence[OutputTag] = (),
     names: Sequence[str] | None = None,
 ) -> None:
-    """Spark batch i read file i; Spark's watermarks are max(ts) - delay - 1 of earlier batches;
-    every batch's main and side outputs equal the harness replay's."""
+    """Spark batch i read file i; Spark's watermarks are max(ts) - delay - 1 of earlier batches
+    (as its progress shows them: see :func:`reported`); every batch's main and side outputs
+    equal the harness replay's under Flink's watermarks."""
     n = len(run.watermarks)
     assert run.input_rows == [len(b) for b in batches] + [0] * (n - len(batches))
+    marks = None
     if delay_ms is not None:
         assert ts is not None
-        assert run.watermarks == expected_watermarks(batches, ts, delay_ms, n)
-    marks = run.watermarks if delay_ms is not None else None
+        marks = expected_watermarks(batches, ts, delay_ms, n)
+        assert run.watermarks == [reported(m, run.times_before_1970) for m in marks]
     expected = replay(harness, batches, marks, ts, side_tags, n)
     for i in range(n):
         assert canon(run.main[i]) == canon(expected.main[i], names), f"main, batch {i}"

@@ -57,7 +57,7 @@ def test_a_stream_before_1970_fires_its_windows_as_flink_does(
         lambda s: s.assignTimestampsAndWatermarks(watermark(1000)).keyBy("k")
         .window(TumblingEventTimeWindows.of(Time.seconds(10)))
         .sideOutputLateData(LATE).sum("v"),
-        side_tags=[LATE],
+        side_tags=[LATE], times_before_1970=True,
     )
     # Flink's watermarks, all negative, then the trailing no-data batch's
     assert run.watermarks == [MIN_LONG, -30_001, -22_001, -13_001, -3_501]
@@ -114,7 +114,9 @@ def test_sessions_sliding_windows_and_continuous_triggers_before_1970_match_flin
         return windowed.sum("v")
 
     write_batches(tmp_path / "in", SESSIONS_BEFORE_1970)
-    run = run_stream(spark, tmp_path / "in", tmp_path / "ck", SCHEMA, build)
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA, build, times_before_1970=True
+    )
     assert any(run.main.values())  # windows fire before 1970
     harness = WindowOperatorHarness(assigner, sum_of("v"), key_field="k", trigger=trigger)
     assert_matches_harness(run, SESSIONS_BEFORE_1970, harness, ts="ts", delay_ms=1000)
@@ -242,7 +244,9 @@ def test_epoch_millis_up_to_the_range_limit_are_windowed_in_both_modes(
     expected = [("a", -edge, 1), ("a", edge - 5, 2), ("a", edge, 3)]
     assert sorted(tuple(r) for r in _millis_windows(static).toDF().collect()) == expected
     write_batches(tmp_path / "in", batches)
-    run = run_stream(spark, tmp_path / "in", tmp_path / "ck", SCHEMA, _millis_windows)
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", SCHEMA, _millis_windows, times_before_1970=True
+    )
     # the last window stays open: the stream's watermark stops at edge - 1
     assert _flatten(run.main) == expected[:2]
     assert run.watermarks[-1] == edge - 1

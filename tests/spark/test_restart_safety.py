@@ -87,7 +87,9 @@ def test_the_checkpoint_records_the_pipeline(first_run: Path) -> None:
     assert fp["function"] == {"state": "reducing", "incremental": "sum('v')",
                               "window_function": None, "with_window": False}
     assert (fp["late_tag"], fp["key_columns"], fp["allowed_lateness_ms"]) == ("late", ["k"], 0)
-    assert fp["watermark"] == {"out_of_orderness_ms": 2000, "timestamp_column": "ts"}
+    assert fp["watermark"] == {
+        "out_of_orderness_ms": 2000, "timestamp_column": "ts", "times_before_1970": False,
+    }
     assert fp["main_schema"] == fp["late_schema"] == "struct<k:string,ts:bigint,v:bigint>"
 
 
