@@ -595,6 +595,10 @@ class KeyGroupRuntime:
             partial_rows.process_batch(op, *rows, partials)
         elif rows is not None:
             op.process_batch(*rows)
+        if uncertain:  # a window at the epoch (its timers at 0) is what the watermark decides
+            timer = op.next_event_time_timer()
+            if timer is not None:
+                check_event_timer(timer)
         self._check_timers(op)
         keys, windows = op.state_size()
         counts = {
@@ -799,14 +803,16 @@ _REMEDY = (
 
 
 def _check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
-    """Fail on an element at or before the epoch met under the uncertain watermark: whether
-    its windows are late is what that watermark would decide."""
-    early = np.flatnonzero(timestamps <= 0)
+    """Fail on an element before the epoch met under the uncertain watermark: whether its
+    windows are late is what that watermark would decide. An element at 0 is exact: every
+    window holding it ends after 0, and one whose timers are at 0 (the only case the value
+    decides) fails on its timer after the batch (``check_event_timer``)."""
+    early = np.flatnonzero(timestamps < 0)
     if len(early):
         i = int(early[0])
         row = {c: _plain(frame[c].iloc[i]) for c in frame.columns}
         raise UncertainWatermarkError(
-            f"element {row} has event time {int(timestamps[i])} ms, at or before "
+            f"element {row} has event time {int(timestamps[i])} ms, before "
             "1970-01-01T00:00:00Z, while the stream's watermark is uncertain (Long.MIN_VALUE "
             "or a time at or before the epoch: Spark's watermark cannot go below it). "
             + _REMEDY

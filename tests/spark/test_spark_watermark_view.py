@@ -177,6 +177,17 @@ def test_windows_near_the_epoch_need_no_declaration(spark: Any, tmp_path: Path) 
                                                         10_499]
 
 
+def test_an_element_at_the_epoch_under_the_uncertain_watermark_is_exact(
+    spark: Any, tmp_path: Path
+) -> None:
+    """a@0 in micro-batch 1 meets the uncertain watermark (-2001 or MIN_LONG): its window
+    [0, 10 s) ends after the epoch, so neither value makes it late: Flink's results, no error
+    (the random scenarios of the crash test meet such elements)."""
+    batches = [[ev("a", 1_000, 1)], [ev("a", 0, 2), ev("b", 500, 3)], [ev("a", 12_500, 4)]]
+    rows, _ = _run(spark, tmp_path, batches, _tumbling, "view_epoch_element")
+    assert rows == [("a", 1_000, 3), ("b", 500, 3)]
+
+
 class TimerBeforeElement(KeyedProcessFunction):
     def process_element(self, value: Any, ctx: Any) -> None:
         ctx.timer_service().register_event_time_timer(value.ts - 1_000)
