@@ -62,7 +62,10 @@ class Acc:
     count: int = 0
 
 
-class SumCount(AggregateFunction):
+class Recorded:
+    """Records its function's open and close in ``log`` (per process and subtask); fails from
+    the element with value ``fail_from`` on, where the function says so."""
+
     def __init__(self, log: str, fail_from: int | None = None) -> None:
         self.log = log
         self.fail_from = fail_from
@@ -75,6 +78,8 @@ class SumCount(AggregateFunction):
     def close(self) -> None:
         _record(self.log, "close", self.subtask)
 
+
+class SumCount(Recorded, AggregateFunction):
     def create_accumulator(self) -> Acc:
         return Acc()
 
@@ -130,20 +135,8 @@ class KeepLastTwo(Evictor):
         pass
 
 
-class Numbering(KeyedProcessFunction):
+class Numbering(Recorded, KeyedProcessFunction):
     """Emits each element's value with its key; records its lifecycle like ``SumCount``."""
-
-    def __init__(self, log: str, fail_from: int | None = None) -> None:
-        self.log = log
-        self.fail_from = fail_from
-        self.subtask = -1
-
-    def open(self, runtime_context: Any) -> None:
-        self.subtask = runtime_context.get_index_of_this_subtask()
-        _record(self.log, "open", self.subtask)
-
-    def close(self) -> None:
-        _record(self.log, "close", self.subtask)
 
     def process_element(self, value: Any, ctx: Any) -> Any:
         if self.fail_from is not None and value.v >= self.fail_from:
