@@ -1,7 +1,8 @@
-"""Probe (issue 32, point 1): Spark's internal ``spark.sql.streaming.internal.stateStore.partitions``
-set around ``start()`` (then unset again) sizes only the query's stateful operators; the user's
-own upstream ``repartition`` keeps the session's ``spark.sql.shuffle.partitions``; the offset log
-records it, so a restart keeps it; a client may set and unset it on Spark Connect.
+"""Probe (issue 32, point 1): Spark's internal
+``spark.sql.streaming.internal.stateStore.partitions`` set around ``start()`` (then unset
+again) sizes only the query's stateful operators; the user's own upstream ``repartition``
+keeps the session's ``spark.sql.shuffle.partitions``; the offset log records it, so a restart
+keeps it; a client may set and unset it on Spark Connect.
 
     PYTHONPATH=$PWD /work/main/.venv/bin/python bench/probes/probe_state_partitions_key.py classic
     PYTHONPATH=$PWD /work/main/.venv/bin/python bench/probes/probe_state_partitions_key.py connect
@@ -44,7 +45,8 @@ def run(spark, src, chk, name, partitions):
         spark.conf.unset(KEY)
     query.awaitTermination()
     ops = [o["numShufflePartitions"] for o in query.lastProgress["stateOperators"]]
-    pids = {r["k"]: r["pid"] for r in spark.read.schema("k string, pid int").parquet(out + "/*.parquet").collect()}
+    rows = spark.read.schema("k string, pid int").parquet(out + "/*.parquet").collect()
+    pids = {r["k"]: r["pid"] for r in rows}
     return ops, pids
 
 
