@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -106,7 +107,10 @@ class WindowResultStream(DataStream):
             runtime_mode=self._pipeline.runtime_mode,
         )
         side._origin = f"the side output {output_tag!r}"
-        side._sizing = StageSize(self._pipeline.key_groups, self._pipeline.parallelism)
+        side._sizing = StageSize(
+            self._pipeline.key_groups, self._pipeline.parallelism,
+            check=functools.partial(self._check_restart, side_tags=[output_tag]),
+        )
         return side
 
     def _stage_size(self) -> StageSize:
@@ -249,13 +253,16 @@ class WindowResultStream(DataStream):
         pipeline = restart.prepare_restart(store, self._pipeline, stage)
         return stage if pipeline is self._pipeline else compile_pipeline(pipeline, side_tags)
 
-    def _check_restart(self, location: str | None) -> None:
+    def _check_restart(
+        self, location: str | None, side_tags: list[OutputTag] | None = None
+    ) -> None:
         """``start()``'s checks of the checkpoint at ``location`` for a query the user starts
-        from ``toDF()``, whose plan is already built: a recorded stagger offset other than this
-        result's fails too (``start()`` would run with the recorded one)."""
+        from ``toDF()`` (of this result or of its side output ``side_tags``), whose plan is
+        already built: a recorded stagger offset other than this result's fails too
+        (``start()`` would run with the recorded one)."""
         if location is None:
             return
-        stage = self._stage([])
+        stage = self._stage(side_tags or [])
         store = CheckpointStore(stage.combined.sparkSession, location)
         if restart.prepare_restart(store, self._pipeline, stage) is not self._pipeline:
             raise restart.IncompatibleRestartError(location, [

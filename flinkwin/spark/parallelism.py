@@ -13,8 +13,10 @@ the session's setting and whoever starts the query (:mod:`flinkwin.spark.sizing`
   cluster), capped by the key groups (a key group is processed by one task, so more tasks than
   key groups would sit idle) and rounded down to a divisor of 100800, so that the key-group
   labels spread the groups evenly (:mod:`flinkwin.spark.key_groups`). On Spark Connect, where
-  the client cannot read the cores, the session's ``spark.default.parallelism`` when it is set,
-  else the key groups, rounded down the same way.
+  the client cannot read the cores, the session's ``spark.default.parallelism`` stands for
+  them when it is set, else the session's own number of state partitions (its
+  ``spark.sql.shuffle.partitions``): never more than the session would run, nor than the key
+  groups (16 instead of Spark's default 200).
 
 The value applies at the query's first start; a restart from a checkpoint keeps the checkpoint's
 (Spark's rule: the state is partitioned that way). Static DataFrames are left to Spark (its
@@ -29,6 +31,8 @@ from flinkwin.spark.key_groups import BALANCING_MODULUS
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 DEFAULT_PARALLELISM = "spark.default.parallelism"
+#: Spark's conf for the state partitions of a query started now (unset: shuffle.partitions)
+STATE_PARTITIONS = "spark.sql.streaming.internal.stateStore.partitions"
 
 
 def stage_parallelism(session: Any, key_groups: int, requested: int | None = None) -> int:
@@ -41,15 +45,19 @@ def stage_parallelism(session: Any, key_groups: int, requested: int | None = Non
     try:
         cores = int(session.sparkContext.defaultParallelism)
     except Exception:  # noqa: BLE001 (Spark Connect: no SparkContext on the client)
-        cores = _configured_parallelism(session) or key_groups
+        cores = _session_parallelism(session) or key_groups
     cap = max(1, min(cores, key_groups))
     return max(p for p in range(1, cap + 1) if BALANCING_MODULUS % p == 0)
 
 
-def _configured_parallelism(session: Any) -> int | None:
-    """The session's ``spark.default.parallelism`` when set to a positive int, else None."""
-    try:
-        value = int(session.conf.get(DEFAULT_PARALLELISM, None) or 0)
-    except Exception:  # noqa: BLE001 (unreadable or not a number: not a usable setting)
-        return None
-    return value if value > 0 else None
+def _session_parallelism(session: Any) -> int | None:
+    """The session's ``spark.default.parallelism``, else its state partitions, when set to a
+    positive int (``spark.sql.shuffle.partitions`` may be ``auto`` on Databricks); else None."""
+    for key in (DEFAULT_PARALLELISM, STATE_PARTITIONS, SHUFFLE_PARTITIONS):
+        try:
+            value = int(session.conf.get(key, None) or 0)
+        except Exception:  # noqa: BLE001 (unreadable or not a number: not a usable setting)
+            continue
+        if value > 0:
+            return value
+    return None

@@ -37,11 +37,9 @@ from typing import Any, cast
 from pyspark.sql import DataFrame
 
 from .file_source_log import before_start
-from .parallelism import SHUFFLE_PARTITIONS, stage_parallelism
+from .parallelism import SHUFFLE_PARTITIONS, STATE_PARTITIONS, stage_parallelism
 from .restart import checkpoint_location
 
-#: Spark's conf for the state partitions of a query started now (unset: shuffle.partitions)
-STATE_PARTITIONS = "spark.sql.streaming.internal.stateStore.partitions"
 #: DataFrame methods that register the DataFrame for SQL (a query then derives from it)
 _VIEWS = frozenset({
     "createTempView", "createOrReplaceTempView", "createGlobalTempView",
