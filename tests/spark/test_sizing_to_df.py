@@ -16,7 +16,7 @@ import pytest
 from pyspark.sql import functions as F
 from spark_scenarios import watermark, write_batches
 
-from flinkwin import DataStream, Time, TumblingEventTimeWindows
+from flinkwin import DataStream, OutputTag, Time, TumblingEventTimeWindows, Types
 from flinkwin.graph_stream import GraphResultStream
 from flinkwin.spark.parallelism import SHUFFLE_PARTITIONS
 from flinkwin.spark.restart import IncompatibleRestartError
@@ -149,6 +149,52 @@ def test_a_to_df_query_restarts_from_its_checkpoint_at_the_recorded_partitions(
     assert _recorded(checkpoint) == tasks
     partitions = [p.name for p in (checkpoint / "state" / "0").iterdir() if p.name.isdigit()]
     assert len(partitions) == tasks
+
+
+@pytest.mark.parametrize("what", ["late side output", "map after the window", "print"])
+def test_every_stream_downstream_of_a_stage_starts_sized(
+    spark_default_partitions: Any, tmp_path: Path, what: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Spark's writer on the ``toDF()`` of a side output or of a ``map`` after the window, and
+    ``print()``, run the stage at ``set_parallelism(3)``."""
+    spark = spark_default_partitions
+    source = tmp_path / "in"
+    write_batches(source, BATCHES[:2] + [[{"user": "u1", "ts": 500, "n": 7}]])
+    late = OutputTag("late")
+    result = (DataStream(_stream(spark, source)).assign_timestamps_and_watermarks(watermark(0))
+              .key_by("user").window(TumblingEventTimeWindows.of(Time.seconds(10)))
+              .side_output_late_data(late).sum("n").set_parallelism(3))
+    rows: list[Any] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnsizedStageWarning)
+        if what == "print":
+            query = result.print()
+        else:
+            if what == "late side output":
+                stream = result.get_side_output(late)
+            else:  # the map joins the window's graph, whose parallelism is its own (as Flink's)
+                stream = result.map(lambda r: (r["user"], r["n"] * 2),
+                                    output_type=Types.TUPLE([Types.STRING(), Types.LONG()]))
+                assert isinstance(stream, GraphResultStream)
+                stream.set_parallelism(3)
+            query = (stream.toDF().writeStream
+                     .foreachBatch(lambda batch, _: rows.extend(batch.collect()))
+                     .option("checkpointLocation", str(tmp_path / "chk"))
+                     .trigger(availableNow=True).start())
+    _session_untouched(spark)
+    if what == "print":
+        query.processAllAvailable()
+        query.stop()
+        printed = capsys.readouterr().out
+        assert "u0" in printed and "u5" in printed
+    else:
+        query.awaitTermination()
+    assert [o["numShufflePartitions"] for o in query.recentProgress[0]["stateOperators"]] == [3]
+    if what == "late side output":
+        assert [(r["user"], r["ts"], r["n"]) for r in rows] == [("u1", 500, 7)]
+    elif what == "map after the window":
+        assert sorted(tuple(r) for r in rows) == sorted(
+            (u, 2 * (i + 1)) for i, u in enumerate(USERS))
 
 
 def test_to_table_starts_the_query_sized(spark_default_partitions: Any, tmp_path: Path) -> None:
