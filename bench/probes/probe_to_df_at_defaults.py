@@ -9,6 +9,7 @@ noop sink, ``availableNow``. Prints the state partitions, the batches run and th
 ``triggerExecution`` of the data batches.
 
     PYTHONPATH=$PWD /work/main/.venv/bin/python bench/probes/probe_to_df_at_defaults.py
+    PYTHONPATH=$PWD /work/main/.venv/bin/python bench/probes/probe_to_df_at_defaults.py --connect
 """
 
 from __future__ import annotations
@@ -79,10 +80,15 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=2000)
     parser.add_argument("--keys", type=int, default=100)
     parser.add_argument("--only", default="sized,unsized,native")
+    parser.add_argument("--connect", action="store_true",
+                        help="on a local Spark Connect server (remote('local[2]'))")
     args = parser.parse_args()
-    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    builder = (SparkSession.builder.config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false"))
+    spark = (builder.remote("local[2]") if args.connect else builder.master("local[2]")
+             ).getOrCreate()
+    if not args.connect:
+        spark.sparkContext.setLogLevel("ERROR")
     work = tempfile.mkdtemp()
     write(f"{work}/in", args.files, args.rows, args.keys)
     print(f"load average at start: {os.getloadavg()}")

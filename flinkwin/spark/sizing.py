@@ -95,9 +95,14 @@ def _explicit(session: Any, key: str) -> str | None:
     return None if value is None else str(value)
 
 
-def session_state_partitions(session: Any) -> int:
-    """The state partitions a query started now from ``session`` would get from the session."""
-    return int(_explicit(session, STATE_PARTITIONS) or session.conf.get(SHUFFLE_PARTITIONS))
+def session_state_partitions(session: Any) -> int | None:
+    """The state partitions a query started now from ``session`` would get from the session
+    (None: not a number, e.g. Databricks' ``auto``)."""
+    value = _explicit(session, STATE_PARTITIONS) or session.conf.get(SHUFFLE_PARTITIONS)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 # --------------------------------------------------------------- the DataFrame of toDF()
@@ -163,7 +168,7 @@ def _warn_derived(df: Any, method: str) -> None:
     df.__dict__["_fw_warned"] = True
     session, size = df.sparkSession, df._fw_size
     wanted, current = size.partitions(session), session_state_partitions(session)
-    if current <= 2 * wanted and (size.requested is None or current == wanted):
+    if current is None or (current <= 2 * wanted and (size.requested is None or current == wanted)):
         return
     key = STATE_PARTITIONS if _explicit(session, STATE_PARTITIONS) else SHUFFLE_PARTITIONS
     warnings.warn(
