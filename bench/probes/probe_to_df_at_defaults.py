@@ -63,10 +63,11 @@ def run(spark: SparkSession, source: str, how: str, work: str) -> dict[str, obje
              .trigger(availableNow=True).start())
     query.awaitTermination()
     wall = time.monotonic() - began
-    data = [p for p in query.recentProgress if p["numInputRows"]]
+    progress = [json.loads(p.json) if hasattr(p, "json") else p for p in query.recentProgress]
+    data = [p for p in progress if sum(s["numInputRows"] for s in p["sources"])]
     return {
-        "state partitions": query.lastProgress["stateOperators"][0]["numShufflePartitions"],
-        "batches": len(query.recentProgress),
+        "state partitions": progress[-1]["stateOperators"][0]["numShufflePartitions"],
+        "batches": len(progress),
         "median data batch s": statistics.median(
             p["durationMs"]["triggerExecution"] for p in data) / 1000,
         "wall s": round(wall, 2),

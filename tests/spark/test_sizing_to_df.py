@@ -20,7 +20,12 @@ from flinkwin import DataStream, OutputTag, Time, TumblingEventTimeWindows, Type
 from flinkwin.graph_stream import GraphResultStream
 from flinkwin.spark.parallelism import SHUFFLE_PARTITIONS
 from flinkwin.spark.restart import IncompatibleRestartError
-from flinkwin.spark.sizing import STATE_PARTITIONS, UnsizedStageWarning, state_partitions
+from flinkwin.spark.sizing import (
+    STATE_PARTITIONS,
+    UnsizedStageWarning,
+    session_state_partitions,
+    state_partitions,
+)
 
 SCHEMA = "user string, ts long, n long"
 USERS = [f"u{i}" for i in range(6)]
@@ -316,3 +321,10 @@ def test_where_spark_refuses_the_internal_key_the_shuffle_partitions_size_the_st
     with state_partitions(_Session(conf), 3):
         assert conf.values == {SHUFFLE_PARTITIONS: "3"}
     assert conf.values == {}  # unset again: Spark's default applies, as before
+
+
+def test_a_session_count_that_is_not_a_number_is_not_compared() -> None:
+    """Databricks may run ``spark.sql.shuffle.partitions=auto``: no count to warn about."""
+    assert session_state_partitions(_Session(_Conf({SHUFFLE_PARTITIONS: "auto"}))) is None
+    assert session_state_partitions(_Session(_Conf({STATE_PARTITIONS: "7"}))) == 7
+    assert session_state_partitions(_Session(_Conf({}))) == 200
