@@ -154,7 +154,8 @@ class Bench:
 
         import flinkwin as fw
         from flinkwin.spark.compiler import key_group_column
-        from flinkwin.spark.parallelism import shuffle_partitions, stage_parallelism
+        from flinkwin.spark.parallelism import stage_parallelism
+        from flinkwin.spark.sizing import state_partitions
 
         source = self._source(directory)
         labels = key_group_column(
@@ -174,7 +175,7 @@ class Bench:
             function, "n long", "n long", "append", kind)
         # as many state partitions as flinkwin's stage would run (flinkwin.spark.parallelism)
         parallelism = stage_parallelism(self.spark, self.args.key_groups)
-        with shuffle_partitions(self.spark, parallelism):
+        with state_partitions(self.spark, parallelism):
             return self._start(stage, sink)
 
     def _source(self, directory: str) -> Any:

@@ -23,6 +23,7 @@ from flinkwin.spark.graph_compiler import compile_graph
 from flinkwin.spark.parallelism import stage_parallelism
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.sinks import start_query
+from flinkwin.spark.sizing import StageSize
 from flinkwin.spark.writer import WindowDataStreamWriter
 from flinkwin.types import TypeInformation, Types, is_pickled_type
 
@@ -79,7 +80,12 @@ class GraphResultStream(DataStream):
         side = DataStream._own(stage.side(output_tag), type_info,
                                key_groups=self._key_groups, runtime_mode=self._runtime_mode)
         side._origin = f"the side output {output_tag!r}"
+        side._sizing = self._stage_size()
         return side
+
+    def _stage_size(self) -> StageSize:
+        pipeline = self._stage([]).pipeline
+        return StageSize(pipeline.key_groups, pipeline.parallelism)
 
     def explain(self, mode: str | None = None) -> None:
         """Print flinkwin's plan of the graph's stage, then Spark's."""

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -29,6 +30,7 @@ from flinkwin.spark.parallelism import stage_parallelism
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled
 from flinkwin.spark.sinks import start_query
+from flinkwin.spark.sizing import StageSize
 from flinkwin.spark.writer import WindowDataStreamWriter
 from flinkwin.types import TypeInformation, Types, is_pickled_type
 
@@ -105,7 +107,15 @@ class WindowResultStream(DataStream):
             runtime_mode=self._pipeline.runtime_mode,
         )
         side._origin = f"the side output {output_tag!r}"
+        side._sizing = StageSize(
+            self._pipeline.key_groups, self._pipeline.parallelism,
+            check=functools.partial(self._check_restart, side_tags=[output_tag]),
+        )
         return side
+
+    def _stage_size(self) -> StageSize:
+        pipeline = self._pipeline
+        return StageSize(pipeline.key_groups, pipeline.parallelism, check=self._check_restart)
 
     def metrics(self) -> dict[str, int]:
         """The window stage's metrics on a static input (see ``docs/metrics.md``): those of
@@ -242,6 +252,24 @@ class WindowResultStream(DataStream):
         store = CheckpointStore(session, location)
         pipeline = restart.prepare_restart(store, self._pipeline, stage)
         return stage if pipeline is self._pipeline else compile_pipeline(pipeline, side_tags)
+
+    def _check_restart(
+        self, location: str | None, side_tags: list[OutputTag] | None = None
+    ) -> None:
+        """``start()``'s checks of the checkpoint at ``location`` for a query the user starts
+        from ``toDF()`` (of this result or of its side output ``side_tags``), whose plan is
+        already built: a recorded stagger offset other than this result's fails too
+        (``start()`` would run with the recorded one)."""
+        if location is None:
+            return
+        stage = self._stage(side_tags or [])
+        store = CheckpointStore(stage.combined.sparkSession, location)
+        if restart.prepare_restart(store, self._pipeline, stage) is not self._pipeline:
+            raise restart.IncompatibleRestartError(location, [
+                "stagger_offset: the checkpoint's windows are staggered by another offset than "
+                "this toDF()'s; start the query with result.start(...) or result.writeStream, "
+                "which reuse the checkpoint's offset"
+            ])
 
     @property
     def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802

@@ -51,9 +51,9 @@ from flinkwin.spark.elements import (
     TIMESTAMP_COLUMN,
     apply_element_stage,
 )
-from flinkwin.spark.parallelism import shuffle_partitions, stage_parallelism
 from flinkwin.spark.printing import element_shaper, printer
 from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema, without_pickled_marks
+from flinkwin.spark.sizing import StageSize, sized_data_frame, state_partitions
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
@@ -112,6 +112,8 @@ class DataStream(GraphOperations, OperatorHints):
     _plan: Any = None
     #: the operator that produced this stream's elements, named in errors (None: unknown)
     _origin: str | None = None
+    #: what sizes the flinkwin stage this stream's elements come from (None: no stage)
+    _sizing: StageSize | None = None
 
     def __init__(
         self,
@@ -170,6 +172,7 @@ class DataStream(GraphOperations, OperatorHints):
         settings.update(changes)
         stream = DataStream._own(df, **settings)
         stream._origin = self._origin
+        stream._sizing = self._stage_size()
         return stream
 
     @staticmethod
@@ -186,10 +189,21 @@ class DataStream(GraphOperations, OperatorHints):
         DataFrame's own for a stream over one). Elements without a declared type (pickled
         Python objects, ``get_type()`` is ``Types.PICKLED_BYTE_ARRAY()``) have no Spark form:
         a :class:`~flinkwin.errors.PickledElementsError` names the operator that produced them
-        and says to declare its ``output_type``."""
+        and says to declare its ``output_type``.
+
+        Downstream of a flinkwin stage, a streaming query started from it with Spark's
+        ``writeStream...start()`` / ``toTable()`` runs the stage at its parallelism, as
+        flinkwin's ``start()`` does (:mod:`flinkwin.spark.sizing`)."""
         if is_pickled_type(self._type_info):
             raise pickled_elements_error("toDF()", self._origin)
-        return self._public_df()
+        df, size = self._public_df(), self._stage_size()
+        if size is None or not df.isStreaming:
+            return df
+        return sized_data_frame(df, size)
+
+    def _stage_size(self) -> StageSize | None:
+        """What sizes the flinkwin stage of this stream (None: the stream has none)."""
+        return self._sizing
 
     def _public_df(self) -> DataFrame:
         """The DataFrame of the elements without the hidden columns (pickled ones included:
@@ -357,8 +371,8 @@ class DataStream(GraphOperations, OperatorHints):
             deliver(df.collect())
             return None
         writer = df.writeStream.foreachBatch(lambda batch, _id: deliver(batch.collect()))
-        session = df.sparkSession
-        with shuffle_partitions(session, stage_parallelism(session, self._key_groups)):
+        session, size = df.sparkSession, self._stage_size()
+        with state_partitions(session, None if size is None else size.partitions(session)):
             return writer.start()
 
     def _static_df(self, what: str) -> DataFrame:

@@ -6,13 +6,17 @@ on. Spark's default, 200, suits large batch joins; for a window stage it means 2
 partitions, each running its Python stage on every micro-batch even when empty.
 
 flinkwin therefore starts its queries with its own value (:func:`stage_parallelism`), whatever
-the session's setting:
+the session's setting and whoever starts the query (:mod:`flinkwin.spark.sizing`):
 
 * ``set_parallelism(n)`` / ``setParallelism(n)`` on the window result, when given;
 * else Spark's default parallelism (the cores of a local master, the executors' cores of a
   cluster), capped by the key groups (a key group is processed by one task, so more tasks than
   key groups would sit idle) and rounded down to a divisor of 100800, so that the key-group
-  labels spread the groups evenly (:mod:`flinkwin.spark.key_groups`).
+  labels spread the groups evenly (:mod:`flinkwin.spark.key_groups`). On Spark Connect, where
+  the client cannot read the cores, the session's ``spark.default.parallelism`` stands for
+  them when it is set, else the session's own number of state partitions (its
+  ``spark.sql.shuffle.partitions``): never more than the session would run, nor than the key
+  groups (16 instead of Spark's default 200).
 
 The value applies at the query's first start; a restart from a checkpoint keeps the checkpoint's
 (Spark's rule: the state is partitioned that way). Static DataFrames are left to Spark (its
@@ -21,19 +25,19 @@ adaptive execution coalesces empty partitions of batch jobs).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from flinkwin.spark.key_groups import BALANCING_MODULUS
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
+DEFAULT_PARALLELISM = "spark.default.parallelism"
+#: Spark's conf for the state partitions of a query started now (unset: shuffle.partitions)
+STATE_PARTITIONS = "spark.sql.streaming.internal.stateStore.partitions"
 
 
-def stage_parallelism(session: Any, key_groups: int, requested: int | None = None) -> int | None:
+def stage_parallelism(session: Any, key_groups: int, requested: int | None = None) -> int:
     """The number of state partitions for a stage of ``key_groups`` key groups: ``requested``
-    if given, else the default above; ``None`` where Spark's default parallelism cannot be read
-    (Spark Connect) and nothing was requested (the session's setting then applies)."""
+    if given, else the default above."""
     if requested is not None:
         if not isinstance(requested, int) or isinstance(requested, bool) or requested < 1:
             raise ValueError(f"parallelism must be a positive int, got {requested!r}")
@@ -41,21 +45,19 @@ def stage_parallelism(session: Any, key_groups: int, requested: int | None = Non
     try:
         cores = int(session.sparkContext.defaultParallelism)
     except Exception:  # noqa: BLE001 (Spark Connect: no SparkContext on the client)
-        return None
+        cores = _session_parallelism(session) or key_groups
     cap = max(1, min(cores, key_groups))
     return max(p for p in range(1, cap + 1) if BALANCING_MODULUS % p == 0)
 
 
-@contextmanager
-def shuffle_partitions(session: Any, partitions: int | None) -> Iterator[None]:
-    """Within the block, the session's ``spark.sql.shuffle.partitions`` is ``partitions``
-    (a query started inside keeps it); restored afterwards. ``None`` changes nothing."""
-    if partitions is None:
-        yield
-        return
-    before = session.conf.get(SHUFFLE_PARTITIONS)
-    session.conf.set(SHUFFLE_PARTITIONS, str(partitions))
-    try:
-        yield
-    finally:
-        session.conf.set(SHUFFLE_PARTITIONS, before)
+def _session_parallelism(session: Any) -> int | None:
+    """The session's ``spark.default.parallelism``, else its state partitions, when set to a
+    positive int (``spark.sql.shuffle.partitions`` may be ``auto`` on Databricks); else None."""
+    for key in (DEFAULT_PARALLELISM, STATE_PARTITIONS, SHUFFLE_PARTITIONS):
+        try:
+            value = int(session.conf.get(key, None) or 0)
+        except Exception:  # noqa: BLE001 (unreadable or not a number: not a usable setting)
+            continue
+        if value > 0:
+            return value
+    return None

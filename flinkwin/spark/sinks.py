@@ -34,9 +34,10 @@ from flinkwin.sinks import (
 )
 
 from .file_source_log import before_start
-from .parallelism import shuffle_partitions, stage_parallelism
+from .parallelism import stage_parallelism
 from .restart import checkpoint_location as resolved_checkpoint
 from .schema import is_pickled
+from .sizing import state_partitions
 
 if TYPE_CHECKING:
     from .compiler import CompiledStage
@@ -119,7 +120,7 @@ def start_query(
         writer = writer.option(key, value)
     before_start(session, resolved_checkpoint(session, checkpoint_location, query_name))
     pipeline = stage.pipeline
-    with shuffle_partitions(
+    with state_partitions(
         session, stage_parallelism(session, pipeline.key_groups, pipeline.parallelism)
     ):
         return writer.start()

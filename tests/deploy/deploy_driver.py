@@ -217,6 +217,38 @@ def connect_limits(spark: Any, pipeline: Any, work: Path) -> dict[str, str]:
     return found
 
 
+def connect_sizing(spark: Any, source: Path, work: Path) -> dict[str, Any]:
+    """Spark's own ``writeStream`` on ``toDF()`` in a Connect session at Spark's default 200
+    shuffle partitions: the state partitions the stage ran in, the session's settings after the
+    start, and the warnings of a DataFrame derived from ``toDF()``."""
+    import warnings
+
+    from flinkwin.spark.sizing import STATE_PARTITIONS
+
+    shuffle = "spark.sql.shuffle.partitions"
+    before = spark.conf.get(shuffle)
+    spark.conf.set(shuffle, "200")
+    try:
+        stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+        df = build(stream).toDF()
+        query = (df.writeStream.format("noop").option("checkpointLocation", str(work / "sized"))
+                 .trigger(availableNow=True).start())
+        after = {"shuffle": spark.conf.get(shuffle),
+                 "state": spark.conf.get(STATE_PARTITIONS, None)}
+        query.awaitTermination(600)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            df.select("k")
+        return {
+            "state_partitions": [o["numShufflePartitions"]
+                                 for o in query.lastProgress["stateOperators"]],
+            "session_after": after,
+            "derived_warnings": [f"{w.category.__name__}: {w.message}" for w in caught],
+        }
+    finally:
+        spark.conf.set(shuffle, before)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group(required=True)
@@ -230,6 +262,7 @@ def main() -> None:
     source, main_path, late_path = work / "in", work / "main", work / "late"
     executors: set[str] = set()
     limits: dict[str, str] = {}
+    sizing: dict[str, Any] = {}
     for step in range(len(STEPS)):
         write_step(source, step)
         df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
@@ -251,7 +284,9 @@ def main() -> None:
     if args.remote:
         limits = connect_limits(spark, build(spark.readStream.schema(SCHEMA).json(str(source))),
                                 work)
+        sizing = connect_sizing(spark, source, work)
     result = {
+        "connect_sizing": sizing,
         "connect_limits": limits,
         "main": delta_rows(main_path),
         "late": rows([r.asDict() for r in spark.read.parquet(str(late_path)).collect()]),

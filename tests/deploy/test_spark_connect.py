@@ -29,3 +29,17 @@ def test_what_connect_lacks_fails_with_a_clear_error(connect_result: dict[str, A
     limits = connect_result["connect_limits"]
     assert "cannot collect rows on Spark Connect" in limits["memory_sink"]
     assert "no JVM access (Spark Connect)" in limits["remote_checkpoint"]
+
+
+def test_a_query_spark_starts_from_to_df_is_sized_on_connect(
+    connect_result: dict[str, Any]
+) -> None:
+    """In a Connect session at Spark's default 200, ``toDF().writeStream...start()`` runs the
+    stage in its 16 key groups (a Connect client reads no cores), leaves the session as it was,
+    and a DataFrame derived from ``toDF()`` warns with the line that sizes it."""
+    sizing = connect_result["connect_sizing"]
+    assert sizing["state_partitions"] == [16]
+    assert sizing["session_after"] == {"shuffle": "200", "state": None}
+    [warning] = sizing["derived_warnings"]
+    assert warning.startswith("UnsizedStageWarning")
+    assert "spark.conf.set('spark.sql.shuffle.partitions', '16')" in warning

@@ -92,3 +92,31 @@ def test_the_default_parallelism_is_capped_by_the_key_groups_and_spreads_them_ev
     assert stage_parallelism(Session(64), 16, requested=7) == 7
     with pytest.raises(ValueError, match="positive int"):
         stage_parallelism(Session(2), 16, requested=0)
+
+
+def test_on_spark_connect_the_stage_is_sized_without_the_cores() -> None:
+    """A Connect client reads no cores: ``spark.default.parallelism`` stands for them when set,
+    else the session's own state partitions, capped by the key groups; never the session's 200
+    for a stage of 16 key groups."""
+
+    class Conf:
+        def __init__(self, values: dict[str, str]) -> None:
+            self.values = values
+
+        def get(self, key: str, default: Any = None) -> Any:
+            return self.values.get(key, "200" if key == SHUFFLE_PARTITIONS else default)
+
+    class ConnectSession:
+        def __init__(self, **values: str) -> None:
+            self.conf = Conf({k.replace("_", "."): v for k, v in values.items()})
+
+        @property
+        def sparkContext(self) -> Any:  # noqa: N802
+            raise RuntimeError("[JVM_ATTRIBUTE_NOT_SUPPORTED] sparkContext")
+
+    assert stage_parallelism(ConnectSession(), 16) == 16
+    assert stage_parallelism(ConnectSession(), 128) == 126  # a divisor of 100800
+    assert stage_parallelism(ConnectSession(spark_sql_shuffle_partitions="4"), 16) == 4
+    assert stage_parallelism(ConnectSession(spark_sql_shuffle_partitions="auto"), 16) == 16
+    assert stage_parallelism(ConnectSession(spark_default_parallelism="8"), 16) == 8
+    assert stage_parallelism(ConnectSession(), 16, requested=3) == 3
