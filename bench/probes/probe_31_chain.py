@@ -94,11 +94,17 @@ class Op2Tws(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.h = handle
         self.total = handle.getValueState("total", "total long")
+        self.clock = handle.getValueState("clock", "wm long, tick long")
 
     def handleInputRows(self, key, rows, timerValues) -> Iterator[pd.DataFrame]:
         wm = timerValues.getCurrentWatermarkInMs()
         wend = int(key[0])
         out = []
+        clock = self.clock.get() if self.clock.exists() else None
+        out.append(("clock-before-input", wend, "*", clock[0] if clock else -99, wm))
+        if clock is None:  # tick: a timer just past the watermark wakes the key at every advance
+            self.clock.update((wm, wm + 1))
+            self.h.registerTimer(wm + 1)
         tot = self.total.get()[0] if self.total.exists() else 0
         for pdf in rows:
             for r in pdf.itertuples():
@@ -112,8 +118,14 @@ class Op2Tws(StatefulProcessor):
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[pd.DataFrame]:
         wend = int(key[0])
-        tot = self.total.get()[0] if self.total.exists() else -1
         wm = timerValues.getCurrentWatermarkInMs()
+        clock = self.clock.get()
+        if expiredTimerInfo.getExpiryTimeInMs() == clock[1]:
+            self.clock.update((wm, wm + 1))
+            self.h.registerTimer(wm + 1)
+            yield pd.DataFrame([("tick", wend, "*", clock[0], wm)], columns=OUT2_COLS)
+            return
+        tot = self.total.get()[0] if self.total.exists() else -1
         yield pd.DataFrame([("fire2", wend, "*", tot, wm)], columns=OUT2_COLS)
 
     def close(self) -> None:
@@ -197,8 +209,8 @@ def main() -> None:
             .json(src)
             .withWatermark("ts", "0 seconds")
         )
-        if "--keep-meta" in opts:
-            df = df.withColumn("ets", F.col("ts"))
+        if "--keep-meta" in opts or mode.startswith("apiws"):  # apiws needs the mark
+            df = df.select("k", F.col("ts").alias("ets"))
         else:  # hide the watermark metadata: a computed copy, watermarked column dropped
             df = df.select("k", (F.col("ts") + F.expr("INTERVAL 0 SECONDS")).alias("ets"))
         g1 = df.groupBy("k")
@@ -247,7 +259,8 @@ def main() -> None:
         print("  --- restart from checkpoint ---")
         run(list(enumerate(FILES))[RESTART_AT:])
     except Exception as e:  # noqa: BLE001
-        print("FAILED:", type(e).__name__, str(e).split("\n")[0][:600])
+        msg = [m for m in str(e).split("\n") if m.strip() and not m.strip().startswith("at ")]
+        print("FAILED:", type(e).__name__, " | ".join(msg[:3])[:900])
     finally:
         for r in sorted(log, key=lambda r: (r[0], str(r[1:]))):
             print("  ", r)
