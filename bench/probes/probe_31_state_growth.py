@@ -12,6 +12,10 @@ Variants:
   key-apiws  applyInPandasWithState grouped per user key, count per key; HDFS provider
   kg-tws     transformWithStateInPandas grouped by key group (16), MapState (k, wstart)->count,
              only touched entries read/written, one timer per group; RocksDB provider
+  kg-tws-log transformWithStateInPandas grouped by key group (16), the group's panes a change log
+             in a ListState: one appendList of the changed panes per batch, reads served by a
+             worker cache (the log replayed on a miss), compacted when twice the live size
+  kg-apiws-rdb  kg-apiws on the RocksDB provider
   key-tws    transformWithStateInPandas grouped per user key, ValueState + timer; RocksDB
   native     groupBy(window(ts, 1 day), k).count(), append mode; HDFS provider
   native-rdb the same on RocksDB
@@ -115,6 +119,72 @@ class KgTws(StatefulProcessor):
         pass
 
 
+def _cache() -> dict:
+    """Worker-local key group -> (version, panes), as flinkwin's operator cache; kept on an
+    imported module (a __main__ global is pickled by value: a fresh dict in every task)."""
+    import pyspark
+
+    return pyspark.__dict__.setdefault("_p31_cache", {})
+
+
+def _ipc(panes: pd.Series) -> bytes:
+    table = pa.Table.from_pandas(panes.rename("c").reset_index(), preserve_index=False)
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue()
+
+
+def _read_ipc(blob: bytes) -> pd.DataFrame:
+    return pa.ipc.open_stream(io.BytesIO(blob)).read_pandas()
+
+
+class KgTwsLog(StatefulProcessor):
+    """Key group state as a change log: each batch appends the panes it changed (one appendList
+    call), a worker cache serves reads; the log is read whole only on a cache miss."""
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.h = handle
+        self.log = handle.getListState("log", "b binary")
+        self.ver = handle.getValueState("ver", "v long, n long")
+
+    def handleInputRows(self, key, rows, timerValues) -> Iterator[pd.DataFrame]:
+        kg = int(key[0])
+        ver = self.ver.get() if self.ver.exists() else (0, 0)
+        cached = _cache().get(kg)
+        miss = not (cached is not None and cached[0] == ver[0])
+        if not miss:
+            panes = cached[1]
+        elif ver[0] == 0:
+            panes = pd.Series(dtype="int64", index=pd.MultiIndex.from_arrays([[], []], names=["k", "w"]))
+        else:  # cache miss: replay the log (last write wins)
+            log = pd.concat([_read_ipc(r[0]) for r in self.log.get()])
+            panes = log.drop_duplicates(["k", "w"], keep="last").set_index(["k", "w"])["c"]
+        pdf = pd.concat(list(rows))
+        w = pdf["ts"].astype("datetime64[ms]").astype("int64") // DAY * DAY
+        counts = pd.DataFrame({"k": pdf["k"].to_numpy(), "w": w.to_numpy()}).value_counts()
+        changed = counts.add(panes.reindex(counts.index), fill_value=0).astype("int64")
+        panes = pd.concat([panes.drop(changed.index, errors="ignore"), changed])
+        n = ver[1] + len(changed)
+        if n > 2 * len(panes) + 1000:  # compact: rewrite the live panes as one entry
+            self.log.put([(_ipc(panes),)])
+            n = len(panes)
+        else:  # one entry per batch: the changed panes as one Arrow IPC blob
+            self.log.appendValue((_ipc(changed),))
+        new_ver = ver[0] + 1
+        self.ver.update((new_ver, n))
+        _cache()[kg] = (new_ver, panes)
+        for wv in np.unique(w.to_numpy()):
+            self.h.registerTimer(int(wv) + DAY - 1)
+        return iter([pd.DataFrame({"n": [1]})] if miss else [])  # output rows = cache misses
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[pd.DataFrame]:
+        return iter(())
+
+    def close(self) -> None:
+        pass
+
+
 class KeyTws(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.h = handle
@@ -138,7 +208,7 @@ class KeyTws(StatefulProcessor):
 def plan(spark, src, variant):
     df = spark.readStream.schema("k string, ts timestamp").option("maxFilesPerTrigger", 1).parquet(src)
     df = df.withWatermark("ts", "1 hour")
-    if variant == "kg-apiws":
+    if variant in ("kg-apiws", "kg-apiws-rdb"):
         return df.withColumn("kg", F.expr(f"pmod(hash(k), {KG})")).groupBy("kg").applyInPandasWithState(
             kg_apiws, "n long", "snap binary", "append", GroupStateTimeout.EventTimeTimeout
         )
@@ -149,13 +219,16 @@ def plan(spark, src, variant):
     if variant == "kg-tws":
         df = df.withColumn("kg", F.expr(f"pmod(hash(k), {KG})"))
         return df.groupBy("kg").transformWithStateInPandas(KgTws(), "n long", "Append", "EventTime")
+    if variant == "kg-tws-log":
+        df = df.withColumn("kg", F.expr(f"pmod(hash(k), {KG})"))
+        return df.groupBy("kg").transformWithStateInPandas(KgTwsLog(), "n long", "Append", "EventTime")
     if variant == "key-tws":
         return df.groupBy("k").transformWithStateInPandas(KeyTws(), "n long", "Append", "EventTime")
     return df.groupBy(F.window("ts", "1 day"), "k").count()
 
 
 def run(spark, root, src, n, variant):
-    provider = ROCKSDB if variant in ("kg-tws", "key-tws", "native-rdb") else HDFS
+    provider = ROCKSDB if variant in ("kg-tws", "kg-tws-log", "key-tws", "native-rdb", "kg-apiws-rdb") else HDFS
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", provider)
     ckpt = os.path.join(root, f"ck-{variant}-{n}")
     q = (
@@ -171,12 +244,13 @@ def run(spark, root, src, n, variant):
     prog = [p for p in q.recentProgress if p["numInputRows"] > 0]
     load = prog[0]["durationMs"]["triggerExecution"]
     per = [p["durationMs"]["triggerExecution"] for p in prog[1:]]
+    outs = [p["sink"]["numOutputRows"] for p in prog[1:]]
     state = prog[-1]["stateOperators"][0] if prog[-1]["stateOperators"] else {}
     print(
         f"{variant:10s} N={n:7d}: load {load:7d} ms | 10k batches {per} ms, median "
         f"{statistics.median(per):7.0f} | stateRows {state.get('numRowsTotal')} "
         f"updated {state.get('numRowsUpdated')} mem {state.get('memoryUsedBytes')} | wall {wall:.0f}s "
-        f"| load avg {os.getloadavg()[0]:.1f}",
+        f"| out rows {outs} | load avg {os.getloadavg()[0]:.1f}",
         flush=True,
     )
 
