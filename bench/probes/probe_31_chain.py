@@ -10,7 +10,8 @@ input row with the watermark it sees, so we can tell in which micro-batch an ups
 arrives and whether a late firing survives the shuffle.
 
 Run: PYTHONPATH=$PWD python bench/probes/probe_31_chain.py MODE [options]
-MODE: tws-tws | apiws-apiws | apiws-tws | tws-tws-agg (TWS then Spark groupBy.count)
+MODE: tws-tws | apiws-apiws | apiws-tws | tws-union-tws (op2 also reads the source rows)
+| tws-tws-agg (TWS then Spark groupBy(wend).sum, update mode)
 options: --hdfs (default provider), --nocheck (checkCorrectness off), --keep-meta (do not hide
 the watermark metadata from op1's input), --etcol (op1 eventTimeColumnName='ts'),
 --policy max.
@@ -221,10 +222,17 @@ def main() -> None:
             s1 = g1.applyInPandasWithState(
                 op1_apiws, OUT1, "value string", "append", GroupStateTimeout.EventTimeTimeout
             )
+        if mode == "tws-union-tws":  # a two-input op2: op1's firings and the raw source rows
+            raw = df.select(
+                "k", (F.floor(F.col("ets").cast("long") / 10) * 10000 + 10000).alias("wend"),
+                F.lit(1).cast("long").alias("cnt"), F.col("ets").alias("ts"),
+                F.lit("src").alias("kind"), F.lit(-1).cast("long").alias("wm1"),
+            )
+            s1 = s1.unionByName(raw)
         if mode == "tws-tws-agg":
             return s1.groupBy("wend").agg(F.sum("cnt").alias("c"))
         g2 = s1.groupBy("wend")
-        if mode.endswith("-tws"):
+        if mode.endswith("-tws"):  # tws-tws, apiws-tws, tws-union-tws
             return g2.transformWithStateInPandas(Op2Tws(), OUT2, "Append", "EventTime")
         return g2.applyInPandasWithState(
             op2_apiws, OUT2, "tot long", "append", GroupStateTimeout.EventTimeTimeout
