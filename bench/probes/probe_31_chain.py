@@ -25,7 +25,7 @@ import shutil
 import sys
 import tempfile
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import pandas as pd
 from pyspark.sql import SparkSession
@@ -39,11 +39,11 @@ OUT2 = "kind string, wend long, k string, cnt long, wm2 long"
 
 # one file per micro-batch: (k, seconds)
 FILES = [
-    [("a", 1), ("b", 2), ("a", 12)],          # wm -> 12s: window [0,10) due
-    [("a", 5), ("c", 25)],                    # a@5 late (op1 re-fires [0,10)), wm -> 25s
-    [("b", 31)],                              # wm -> 31s
+    [("a", 1), ("b", 2), ("a", 12)],  # wm -> 12s: window [0,10) due
+    [("a", 5), ("c", 25)],  # a@5 late (op1 re-fires [0,10)), wm -> 25s
+    [("b", 31)],  # wm -> 31s
     # --- restart here ---
-    [("a", 8), ("d", 45)],                    # a@8 late again, wm -> 45s
+    [("a", 8), ("d", 45)],  # a@8 late again, wm -> 45s
     [("e", 61)],
 ]
 RESTART_AT = 3
@@ -140,7 +140,9 @@ def op1_apiws(key, pdfs, state):
     out = []
     if state.hasTimedOut:
         for wend in sorted(w for w in counts if w - 1 <= wm):
-            out.append((key[0], wend, counts.pop(wend), pd.Timestamp(wend - 1, unit="ms"), "fire", wm))
+            out.append(
+                (key[0], wend, counts.pop(wend), pd.Timestamp(wend - 1, unit="ms"), "fire", wm)
+            )
     else:
         for pdf in pdfs:
             for t in ms(pdf["ets"]):
@@ -224,9 +226,12 @@ def main() -> None:
             )
         if mode == "tws-union-tws":  # a two-input op2: op1's firings and the raw source rows
             raw = df.select(
-                "k", (F.floor(F.col("ets").cast("long") / 10) * 10000 + 10000).alias("wend"),
-                F.lit(1).cast("long").alias("cnt"), F.col("ets").alias("ts"),
-                F.lit("src").alias("kind"), F.lit(-1).cast("long").alias("wm1"),
+                "k",
+                (F.floor(F.col("ets").cast("long") / 10) * 10000 + 10000).alias("wend"),
+                F.lit(1).cast("long").alias("cnt"),
+                F.col("ets").alias("ts"),
+                F.lit("src").alias("kind"),
+                F.lit(-1).cast("long").alias("wm1"),
             )
             s1 = s1.unionByName(raw)
         if mode == "tws-tws-agg":
@@ -251,12 +256,17 @@ def main() -> None:
             for i, rows in files:
                 with open(os.path.join(src, f"f{i:03d}.json"), "w") as fh:
                     for k, s in rows:
-                        fh.write(json.dumps({"k": k, "ts": f"1970-01-01T00:{s // 60:02d}:{s % 60:02d}Z"}) + "\n")
+                        fh.write(
+                            json.dumps({"k": k, "ts": f"1970-01-01T00:{s // 60:02d}:{s % 60:02d}Z"})
+                            + "\n"
+                        )
                 q.processAllAvailable()
                 time.sleep(2.5)  # let the no-data batch for the new watermark run
                 q.processAllAvailable()
                 p = q.lastProgress
-                print(f"  file {i}: batch {p['batchId']} wm {p.get('eventTime', {}).get('watermark')}")
+                print(
+                    f"  file {i}: batch {p['batchId']} wm {p.get('eventTime', {}).get('watermark')}"
+                )
         finally:
             q.stop()
         if q.exception():

@@ -43,8 +43,10 @@ class Count(StatefulProcessor):
 def main() -> None:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = (
-        SparkSession.builder.master("local[2]").config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false").getOrCreate()
+        SparkSession.builder.master("local[2]")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
     root = tempfile.mkdtemp(prefix="p31prov")
@@ -60,15 +62,22 @@ def main() -> None:
         if tws:
             out = df.transformWithStateInPandas(Count(), "k string, n long", "Update", "None")
         else:
-            out = df.applyInPandasWithState(count, "k string, n long", "n long", "update",
-                                            GroupStateTimeout.NoTimeout)
+            out = df.applyInPandasWithState(
+                count, "k string, n long", "n long", "update", GroupStateTimeout.NoTimeout
+            )
         rows: list = []
-        q = (out.writeStream.outputMode("update").option("checkpointLocation", ckpt)
-             .foreachBatch(lambda b, i: rows.extend(b.collect())).start())
+        q = (
+            out.writeStream.outputMode("update")
+            .option("checkpointLocation", ckpt)
+            .foreachBatch(lambda b, i: rows.extend(b.collect()))
+            .start()
+        )
         try:
             q.processAllAvailable()
-            print(f"{label}: ok, rows {[tuple(r) for r in rows]}, session provider "
-                  f"{spark.conf.get(PROVIDER)}")
+            print(
+                f"{label}: ok, rows {[tuple(r) for r in rows]}, session provider "
+                f"{spark.conf.get(PROVIDER)}"
+            )
         except Exception as e:  # noqa: BLE001
             msg = [m for m in str(e).split("\n") if m.strip() and not m.strip().startswith("at ")]
             print(f"{label}: FAILED {' | '.join(msg[:2])[:500]}")

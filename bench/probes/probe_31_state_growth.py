@@ -32,7 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -56,12 +56,21 @@ def write_data(root: str, n: int) -> str:
     rng = np.random.default_rng(7)
     base = pd.Timestamp("2026-01-01")
     keys = np.array([f"k{i:07d}" for i in range(n)])
-    first = pd.DataFrame({"k": keys, "ts": (base + pd.to_timedelta(rng.integers(0, 3600_000, n), "ms")).astype("datetime64[us]")})
+    first = pd.DataFrame(
+        {
+            "k": keys,
+            "ts": (base + pd.to_timedelta(rng.integers(0, 3600_000, n), "ms")).astype(
+                "datetime64[us]"
+            ),
+        }
+    )
     first.to_parquet(os.path.join(src, "f000.parquet"), index=False)
     for b in range(1, BATCHES + 1):
         ks = keys[rng.integers(0, n, BATCH)]
         ts = base + pd.to_timedelta(3600_000 * b + rng.integers(0, 3600_000, BATCH), "ms")
-        pd.DataFrame({"k": ks, "ts": ts.astype("datetime64[us]")}).to_parquet(os.path.join(src, f"f{b:03d}.parquet"), index=False)
+        pd.DataFrame({"k": ks, "ts": ts.astype("datetime64[us]")}).to_parquet(
+            os.path.join(src, f"f{b:03d}.parquet"), index=False
+        )
     return src
 
 
@@ -71,7 +80,9 @@ def kg_apiws(key, pdfs, state):
         return
     rows = pd.concat(list(pdfs))
     wstart = rows["ts"].astype("datetime64[ms]").astype("int64") // DAY * DAY
-    new = pd.DataFrame({"k": rows["k"].to_numpy(), "w": wstart.to_numpy()}).value_counts().rename("c")
+    new = (
+        pd.DataFrame({"k": rows["k"].to_numpy(), "w": wstart.to_numpy()}).value_counts().rename("c")
+    )
     new = new.reset_index()
     if state.exists:
         old = pa.ipc.open_stream(io.BytesIO(state.get[0])).read_pandas()
@@ -156,7 +167,9 @@ class KgTwsLog(StatefulProcessor):
         if not miss:
             panes = cached[1]
         elif ver[0] == 0:
-            panes = pd.Series(dtype="int64", index=pd.MultiIndex.from_arrays([[], []], names=["k", "w"]))
+            panes = pd.Series(
+                dtype="int64", index=pd.MultiIndex.from_arrays([[], []], names=["k", "w"])
+            )
         else:  # cache miss: replay the log (last write wins)
             log = pd.concat([_read_ipc(r[0]) for r in self.log.get()])
             panes = log.drop_duplicates(["k", "w"], keep="last").set_index(["k", "w"])["c"]
@@ -206,11 +219,19 @@ class KeyTws(StatefulProcessor):
 
 
 def plan(spark, src, variant):
-    df = spark.readStream.schema("k string, ts timestamp").option("maxFilesPerTrigger", 1).parquet(src)
+    df = (
+        spark.readStream.schema("k string, ts timestamp")
+        .option("maxFilesPerTrigger", 1)
+        .parquet(src)
+    )
     df = df.withWatermark("ts", "1 hour")
     if variant in ("kg-apiws", "kg-apiws-rdb"):
-        return df.withColumn("kg", F.expr(f"pmod(hash(k), {KG})")).groupBy("kg").applyInPandasWithState(
-            kg_apiws, "n long", "snap binary", "append", GroupStateTimeout.EventTimeTimeout
+        return (
+            df.withColumn("kg", F.expr(f"pmod(hash(k), {KG})"))
+            .groupBy("kg")
+            .applyInPandasWithState(
+                kg_apiws, "n long", "snap binary", "append", GroupStateTimeout.EventTimeTimeout
+            )
         )
     if variant == "key-apiws":
         return df.groupBy("k").applyInPandasWithState(
@@ -221,19 +242,29 @@ def plan(spark, src, variant):
         return df.groupBy("kg").transformWithStateInPandas(KgTws(), "n long", "Append", "EventTime")
     if variant == "kg-tws-log":
         df = df.withColumn("kg", F.expr(f"pmod(hash(k), {KG})"))
-        return df.groupBy("kg").transformWithStateInPandas(KgTwsLog(), "n long", "Append", "EventTime")
+        return df.groupBy("kg").transformWithStateInPandas(
+            KgTwsLog(), "n long", "Append", "EventTime"
+        )
     if variant == "key-tws":
         return df.groupBy("k").transformWithStateInPandas(KeyTws(), "n long", "Append", "EventTime")
     return df.groupBy(F.window("ts", "1 day"), "k").count()
 
 
 def run(spark, root, src, n, variant):
-    provider = ROCKSDB if variant in ("kg-tws", "kg-tws-log", "key-tws", "native-rdb", "kg-apiws-rdb") else HDFS
+    provider = (
+        ROCKSDB
+        if variant in ("kg-tws", "kg-tws-log", "key-tws", "native-rdb", "kg-apiws-rdb")
+        else HDFS
+    )
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", provider)
     ckpt = os.path.join(root, f"ck-{variant}-{n}")
     q = (
-        plan(spark, src, variant).writeStream.format("noop").outputMode("append")
-        .option("checkpointLocation", ckpt).trigger(availableNow=True).start()
+        plan(spark, src, variant)
+        .writeStream.format("noop")
+        .outputMode("append")
+        .option("checkpointLocation", ckpt)
+        .trigger(availableNow=True)
+        .start()
     )
     t0 = time.time()
     q.awaitTermination()
@@ -249,7 +280,8 @@ def run(spark, root, src, n, variant):
     print(
         f"{variant:10s} N={n:7d}: load {load:7d} ms | 10k batches {per} ms, median "
         f"{statistics.median(per):7.0f} | stateRows {state.get('numRowsTotal')} "
-        f"updated {state.get('numRowsUpdated')} mem {state.get('memoryUsedBytes')} | wall {wall:.0f}s "
+        f"updated {state.get('numRowsUpdated')} mem {state.get('memoryUsedBytes')} "
+        f"| wall {wall:.0f}s "
         f"| out rows {outs} | load avg {os.getloadavg()[0]:.1f}",
         flush=True,
     )
@@ -260,8 +292,11 @@ def main() -> None:
     sizes = [int(s) for s in sys.argv[1].split(",")]
     variants = sys.argv[2].split(",")
     spark = (
-        SparkSession.builder.master("local[2]").config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false").config("spark.driver.memory", "3g").getOrCreate()
+        SparkSession.builder.master("local[2]")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "3g")
+        .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
     root = tempfile.mkdtemp(prefix="p31grow")
