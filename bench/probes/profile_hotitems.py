@@ -7,7 +7,8 @@ instrumentation, nothing in flinkwin changes) so that each call records
 * ``input_s``: draining the frames iterator, i.e. pyspark's Arrow-to-pandas conversion of the
   call's input;
 * ``function_s``: flinkwin's function (restore, elements, operators, user code, output frame,
-  snapshot), under ``cProfile`` with ``--cprofile`` (the stats of all calls are merged);
+  snapshot), wall time and the thread's CPU time (``function_cpu_s``), under ``cProfile`` with
+  ``--cprofile`` (timer: the thread's CPU time; the stats of all calls are merged);
 * rows in and out, the batch id and the worker's pid.
 
 and compares their sums with the micro-batches' ``triggerExecution`` from ``recentProgress``.
@@ -50,16 +51,17 @@ def instrumented(func, out_dir: str, profile: bool):  # type: ignore[no-untyped-
 
         from pyspark import TaskContext
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         frames = list(frames)
-        t1 = time.perf_counter()
-        prof = cProfile.Profile() if profile else None
+        t1, c1 = time.perf_counter(), time.thread_time()
+        # CPU time of this thread: what the load of a shared machine does not inflate
+        prof = cProfile.Profile(time.thread_time) if profile else None
         if prof is not None:
             prof.enable()
         out = list(func(key, iter(frames), state))
         if prof is not None:
             prof.disable()
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.thread_time()
         ctx = TaskContext.get()
         batch = ctx.getLocalProperty("streaming.sql.batchId") if ctx else None
         name = f"{os.getpid()}-{time.monotonic_ns()}"
@@ -69,7 +71,8 @@ def instrumented(func, out_dir: str, profile: bool):  # type: ignore[no-untyped-
             json.dump({"batch": batch, "key": [int(k) for k in key],
                        "rows_in": sum(len(x) for x in frames),
                        "rows_out": sum(len(x) for x in out), "timed_out": state.hasTimedOut,
-                       "input_s": t1 - t0, "function_s": t2 - t1}, f)
+                       "input_s": t1 - t0, "function_s": t2 - t1,
+                       "input_cpu_s": c1 - c0, "function_cpu_s": c2 - c1}, f)
         return iter(out)
 
     return wrapped
@@ -118,22 +121,26 @@ def main() -> None:
               f"profiled: {args.cprofile}, load {os.getloadavg()}")
         by_batch: dict[str, list[float]] = {}
         for c in calls:
-            b = by_batch.setdefault(str(c["batch"]), [0, 0, 0, 0, 0])
+            b = by_batch.setdefault(str(c["batch"]), [0, 0, 0, 0, 0, 0])
             b[0] += 1
             b[1] += c["rows_in"]
             b[2] += c["rows_out"]
             b[3] += c["input_s"]
             b[4] += c["function_s"]
-        print("batch | calls | rows in | rows out | input (pandas conversion) s | function s")
+            b[5] += c["function_cpu_s"]
+        print("batch | calls | rows in | rows out | input (pandas conversion) s | function s | "
+              "function CPU s")
         for batch in sorted(by_batch, key=lambda b: int(b) if b.isdigit() else -1):
-            n, rin, rout, t_in, t_fn = by_batch[batch]
-            print(f"{batch} | {n} | {rin:,} | {rout:,} | {t_in:.2f} | {t_fn:.2f}")
+            n, rin, rout, t_in, t_fn, c_fn = by_batch[batch]
+            print(f"{batch} | {n} | {rin:,} | {rout:,} | {t_in:.2f} | {t_fn:.2f} | {c_fn:.2f}")
         rows_in = sum(c["rows_in"] for c in calls)
         t_in = sum(c["input_s"] for c in calls)
         t_fn = sum(c["function_s"] for c in calls)
+        c_fn = sum(c["function_cpu_s"] for c in calls)
         print(f"total: rows in {rows_in:,}, input conversion {t_in:.2f} s "
               f"({1e6 * t_in / max(rows_in, 1):.1f} us/row), function {t_fn:.2f} s "
-              f"({1e6 * t_fn / expected.events:.1f} us/event); Spark's batches "
+              f"({1e6 * t_fn / expected.events:.1f} us/event), function CPU {c_fn:.2f} s "
+              f"({1e6 * c_fn / expected.events:.1f} us/event); Spark's batches "
               f"{sum(run.batch_ms) / 1000:.1f} s")
         if args.cprofile:
             profs = [os.path.join(out_dir, n) for n in os.listdir(out_dir) if n.endswith(".prof")]
