@@ -59,11 +59,14 @@ SECOND = [
 BEFORE = 3
 
 
-def source(spark: Any, directory: Path) -> DataStream:
+def source(spark: Any, directory: Path, before_1970: bool = False) -> DataStream:
+    """The stream of ``directory``'s files; ``before_1970``: declared
+    ``times_before_1970=True``, as a checkpoint of a flinkwin before that declaration needs."""
     df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(directory))
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_seconds(1)).with_timestamp_assigner("ts")
-    return DataStream(df).assign_timestamps_and_watermarks(strategy)
+    stream = DataStream(df, times_before_1970=True) if before_1970 else DataStream(df)
+    return stream.assign_timestamps_and_watermarks(strategy)
 
 
 TUMBLING = TumblingEventTimeWindows.of(Time.seconds(10))
@@ -107,69 +110,69 @@ def _parity(row: Any) -> str:
     return "odd" if row["v"] % 2 else "even"
 
 
-def tumbling_sum(spark: Any, inputs: Path) -> Any:
+def tumbling_sum(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """Built-in aggregation over tumbling windows: the columnar state."""
-    return (source(spark, inputs / "a").key_by("k").window(TUMBLING)
+    return (source(spark, inputs / "a", before_1970).key_by("k").window(TUMBLING)
             .side_output_late_data(LATE).sum("v"))
 
 
-def sliding_sum(spark: Any, inputs: Path) -> Any:
+def sliding_sum(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """Built-in aggregation over sliding windows: the pane state."""
-    return (source(spark, inputs / "a").key_by("k")
+    return (source(spark, inputs / "a", before_1970).key_by("k")
             .window(SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5)))
             .side_output_late_data(LATE).sum("v"))
 
 
-def session_sum(spark: Any, inputs: Path) -> Any:
+def session_sum(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """Built-in aggregation over event-time sessions: the session state."""
-    return (source(spark, inputs / "a").key_by("k")
+    return (source(spark, inputs / "a", before_1970).key_by("k")
             .window(EventTimeSessionWindows.with_gap(Time.seconds(3)))
             .side_output_late_data(LATE).sum("v"))
 
 
-def process_lists(spark: Any, inputs: Path) -> Any:
+def process_lists(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """A ProcessWindowFunction: the element-list state."""
-    return (source(spark, inputs / "a").key_by("k").window(TUMBLING)
+    return (source(spark, inputs / "a", before_1970).key_by("k").window(TUMBLING)
             .side_output_late_data(LATE).process(Describe(), Types.STRING()))
 
 
-def continuous_sum(spark: Any, inputs: Path) -> Any:
+def continuous_sum(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """ContinuousEventTimeTrigger's early firings: the continuous state."""
-    return (source(spark, inputs / "a").key_by("k").window(TUMBLING)
+    return (source(spark, inputs / "a", before_1970).key_by("k").window(TUMBLING)
             .trigger(ContinuousEventTimeTrigger.of(Time.seconds(2)))
             .side_output_late_data(LATE).sum("v"))
 
 
-def user_aggregate(spark: Any, inputs: Path) -> Any:
+def user_aggregate(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """A user AggregateFunction with its own accumulator class: the object operator."""
-    return (source(spark, inputs / "a").key_by("k").window(TUMBLING)
+    return (source(spark, inputs / "a", before_1970).key_by("k").window(TUMBLING)
             .allowed_lateness(Time.seconds(15)).side_output_late_data(LATE)
             .aggregate(CountAndTotal(), output_type=Types.STRING()))
 
 
-def evicting(spark: Any, inputs: Path) -> Any:
+def evicting(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """An evictor: the object operator keeping element lists."""
-    return (source(spark, inputs / "a").key_by("k").window(TUMBLING)
+    return (source(spark, inputs / "a", before_1970).key_by("k").window(TUMBLING)
             .evictor(CountEvictor.of(2)).side_output_late_data(LATE)
             .process(Describe(), Types.STRING()))
 
 
-def union_window(spark: Any, inputs: Path) -> Any:
+def union_window(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """A graph: two sources' union, then a keyed window."""
-    a, b = source(spark, inputs / "a"), source(spark, inputs / "b")
+    a, b = source(spark, inputs / "a", before_1970), source(spark, inputs / "b", before_1970)
     return a.union(b).key_by("k").window(TUMBLING).side_output_late_data(LATE).sum("v")
 
 
-def window_after_window(spark: Any, inputs: Path) -> Any:
+def window_after_window(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """A graph: per-key sums per 10 s, then sums per 20 s keyed by the sums' parity."""
-    sums = source(spark, inputs / "a").key_by("k").window(TUMBLING).sum("v")
+    sums = source(spark, inputs / "a", before_1970).key_by("k").window(TUMBLING).sum("v")
     return (sums.key_by(_parity, key_type=Types.STRING())
             .window(TumblingEventTimeWindows.of(Time.seconds(20)))
             .side_output_late_data(LATE).sum("v"))
 
 
 #: case -> (program, its sources' inputs: folder name -> batches)
-CASES: dict[str, tuple[Callable[[Any, Path], Any], dict[str, list[list[dict[str, Any]]]]]] = {
+CASES: dict[str, tuple[Callable[..., Any], dict[str, list[list[dict[str, Any]]]]]] = {
     "tumbling_sum": (tumbling_sum, {"a": BATCHES}),
     "sliding_sum": (sliding_sum, {"a": BATCHES}),
     "session_sum": (session_sum, {"a": BATCHES}),
