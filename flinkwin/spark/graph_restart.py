@@ -50,12 +50,14 @@ _DOCUMENT_VERSION = 1
 def graph_fingerprint(
     plan: StreamPlan, sources: Sequence[SourceSpec], times_before_1970: bool
 ) -> dict[str, Any]:
-    """What the state of ``plan``'s stage depends on (see module docstring)."""
-    return {
+    """What the state of ``plan``'s stage depends on (see module docstring), as the JSON value
+    the checkpoint records (tuples as lists), so that it compares equal to its record."""
+    fingerprint = {
         "sources": [_source(stream, spec) for stream, spec in zip(plan.sources, sources)],
         "nodes": [_node(plan, node) for node in plan.nodes],
         "times_before_1970": times_before_1970,
     }
+    return dict(json.loads(json.dumps(fingerprint, default=repr)))
 
 
 def _source(stream: Any, spec: SourceSpec) -> dict[str, Any]:
@@ -99,7 +101,7 @@ def _node(plan: StreamPlan, node: PlanNode) -> dict[str, Any]:
     return {
         "kind": "operator",
         "operator": _operator(spec.build),
-        "keys": [k if isinstance(k, (list, tuple)) else describe(k) for k in node.keys],
+        "keys": [describe(k) for k in node.keys],
         "input_types": [_type(plan.type_of(ref)) for ref, _ in spec.inputs],
         "wiring": wiring,
     }
