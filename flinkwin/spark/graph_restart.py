@@ -6,8 +6,9 @@ with ``"stage": "graph"`` and this fingerprint::
     "fingerprint": {
       "sources": [{"schema": "...", "elements": "row", "watermark": {...}}, ...],
       "nodes": [{"kind": "stateless step", "wiring": [...]},
-                {"kind": "operator", "operator": {"type": "window", "assigner": {...}, ...},
-                 "keys": [...], "key_type": null, "input_types": [...], "wiring": [...]}, ...],
+                {"kind": "operator",
+                 "operator": {"type": "window", "assigner": {...}, ..., "key_type": null},
+                 "keys": [...], "input_types": [...], "wiring": [...]}, ...],
       "times_before_1970": false
     }
 
