@@ -17,9 +17,12 @@ from pyspark.sql.types import StructType
 
 from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
+from flinkwin.spark import restart
+from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.compiler import CompiledStage, PipelineError
 from flinkwin.spark.graph import StreamPlan
 from flinkwin.spark.graph_compiler import compile_graph
+from flinkwin.spark.graph_restart import prepare_graph_restart
 from flinkwin.spark.parallelism import stage_parallelism
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.sinks import start_query
@@ -136,10 +139,24 @@ class GraphResultStream(DataStream):
                     f"checkpointLocation={from_options!r}"
                 )
             checkpoint_location = str(from_options)
+        if stage.combined.isStreaming:
+            self._restartable(stage, checkpoint_location, query_name)
         return start_query(
             stage, main, side_outputs, checkpoint_location=checkpoint_location,
             trigger=trigger, output_mode=output_mode, query_name=query_name, options=options,
         )
+
+    def _restartable(
+        self, stage: CompiledStage, checkpoint_location: str | None, query_name: str | None
+    ) -> None:
+        """Record the graph in its checkpoint, or check it against the recorded one (see
+        :mod:`flinkwin.spark.graph_restart`)."""
+        session = stage.combined.sparkSession
+        location = restart.checkpoint_location(session, checkpoint_location, query_name)
+        if location is not None:
+            pipeline: Any = stage.pipeline
+            prepare_graph_restart(CheckpointStore(session, location), self._plan_value,
+                                  pipeline.key_groups, pipeline.fingerprint)
 
     @property
     def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802

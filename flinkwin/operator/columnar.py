@@ -37,6 +37,7 @@ from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.keys import float_codes
 from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
+from flinkwin.operator import formats
 from flinkwin.operator.frames import drain_frames, from_arrow, read_frame, write_frame
 from flinkwin.operator.ordering import stable_order
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
 
 #: The ``flinkwin.format`` of a columnar snapshot.
-FORMAT = "columnar-1"
+FORMAT = formats.written(formats.COLUMNAR)
 _META_KEY = "flinkwin.columnar"
 _START, _END, _SEQ, _FIRED = "_fw_start", "_fw_end", "_fw_seq", "_fw_fired"
 _PANE_COLUMNS = (_START, _END, _SEQ, _FIRED)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from flinkwin.operator import formats
 from flinkwin.operator.columnar import (
     _END,
     _FIRED,
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
 
 #: The ``flinkwin.format`` of a snapshot of this state.
-FORMAT = "continuous-1"
+FORMAT = formats.written(formats.CONTINUOUS)
 #: the pending fire time, and the registration number of its timer (when before max_timestamp)
 _FIRE, _FSEQ = "_fw_fire", "_fw_fseq"
 #: ``_FIRE`` of a pane without trigger state (its first element came after its window's end,

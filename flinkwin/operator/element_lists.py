@@ -45,6 +45,7 @@ from flinkwin.functions.base import (
     ProcessWindowFunction,
 )
 from flinkwin.functions.internal import LIST
+from flinkwin.operator import formats
 from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band, window_timers
 from flinkwin.operator.frames import from_arrow, read_frame, write_frame
 from flinkwin.operator.vectorized import op_records
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
 
 #: The ``flinkwin.format`` of a columnar element-list snapshot.
-FORMAT = "element-lists-1"
+FORMAT = formats.written(formats.LISTS)
 _META_KEY = "flinkwin.lists"
 _START, _END, _SEQ = "_fw_start", "_fw_end", "_fw_seq"
 _LIST_COLUMNS = (_START, _END, _SEQ)

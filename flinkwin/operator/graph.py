@@ -52,6 +52,7 @@ import pandas as pd
 import pyarrow as pa
 
 from flinkwin.functions.internal import iterate_outputs
+from flinkwin.operator import formats
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.runtime_context import Subtask, TaskInfo, TaskRuntimeContext
 from flinkwin.operator.stream_operator import StreamOperator
@@ -61,7 +62,7 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 if TYPE_CHECKING:
     from flinkwin.operator.graph_subtask import GraphSubtask
 
-FORMAT = "graph-1"
+FORMAT = formats.written(formats.GRAPH)
 MAP, FLAT_MAP, FILTER, UNION, OPERATOR = "map", "flat_map", "filter", "union", "operator"
 
 #: A stream of the graph: ``("source", i)``, ``("node", j)`` (node ``j``'s main output) or

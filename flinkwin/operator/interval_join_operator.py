@@ -50,6 +50,7 @@ from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process_join import ProcessJoinContext
 from flinkwin.keys import compares_by_value, restored_key, state_key
 from flinkwin.longs import WRAP, check_policy, to_long
+from flinkwin.operator import formats
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
@@ -70,7 +71,7 @@ BOUNDS_MESSAGE = "lowerBound <= upperBound must be fulfilled"
 
 CLEANUP_LEFT = "CLEANUP_LEFT"
 CLEANUP_RIGHT = "CLEANUP_RIGHT"
-_SNAPSHOT_MAGIC = b"FWIJ1"
+_SNAPSHOT_MAGIC = formats.written(formats.INTERVAL_JOIN).encode()
 
 
 def bound_millis(value: TimeLike, what: str) -> int:

@@ -40,6 +40,7 @@ from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, sums_may_overflow
+from flinkwin.operator import formats
 from flinkwin.operator.columnar import _codes, assign_event_windows
 from flinkwin.operator.frames import drain_frames, read_frame, write_frame
 from flinkwin.operator.ordering import stable_order
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
 
 #: The ``flinkwin.format`` of a pane snapshot.
-FORMAT = "panes-1"
+FORMAT = formats.written(formats.PANES)
 _META_KEY = "flinkwin.panes"
 _PANE, _FIRST = "_fw_pane", "_fw_first"
 _PANE_COLUMNS = (_PANE, _FIRST)

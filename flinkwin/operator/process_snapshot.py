@@ -10,11 +10,12 @@ from typing import Any
 import pyarrow as pa
 
 from flinkwin.keys import restored_key
+from flinkwin.operator import formats
 from flinkwin.operator.snapshot import READ_OPTIONS, StatePickler
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import VOID_NAMESPACE
 
-FORMAT = "keyed-process-1"
+FORMAT = formats.written(formats.PROCESS)
 SCHEMA = pa.schema(
     [
         ("section", pa.int8()),

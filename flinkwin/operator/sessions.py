@@ -45,6 +45,7 @@ from flinkwin.assigners.session import EventTimeSessionWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, safe_band, sums_may_overflow
+from flinkwin.operator import formats
 from flinkwin.operator.columnar import (
     _END,
     _FIRED,
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
 
 #: The ``flinkwin.format`` of a session snapshot.
-FORMAT = "sessions-1"
+FORMAT = formats.written(formats.SESSIONS)
 _SW_START, _SW_END = "_fw_sw_start", "_fw_sw_end"
 _SESSION_COLUMNS = (_START, _END, _SW_START, _SW_END, _SEQ, _FIRED)
 _MASK64 = (1 << 64) - 1

@@ -40,6 +40,7 @@ import numpy as np
 import pyarrow as pa
 
 from flinkwin.keys import restored_key
+from flinkwin.operator import formats
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import StateTables
 from flinkwin.windows import GlobalWindow, TimeWindow
@@ -47,7 +48,7 @@ from flinkwin.windows import GlobalWindow, TimeWindow
 if TYPE_CHECKING:
     from flinkwin.operator.window_operator import WindowOperator
 
-FORMAT_VERSION = "3"
+FORMAT_VERSION = formats.written(formats.OBJECT)
 
 SCHEMA = pa.schema(
     [
@@ -328,12 +329,10 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
     except (pa.ArrowInvalid, OSError) as exc:
         raise ValueError(f"not a flinkwin operator snapshot: {exc}") from exc
     version = (reader.schema.metadata or {}).get(b"flinkwin.format", b"?").decode()
-    if version != FORMAT_VERSION:
-        raise ValueError(
-            f"snapshot format {version!r} is not supported (this flinkwin reads {FORMAT_VERSION!r})"
-        )
+    formats.check(version, formats.OBJECT, "window operator snapshot")
     table = reader.read_all()
-    meta, names, keys, objects = op.state_pickler.load(table.column("blob")[0].as_py())
+    blob = table.column("blob")[0].as_py()
+    meta, names, keys, objects = _objects(op.state_pickler, version, blob)
     keys = [restored_key(k, op.keys_by_value) for k in keys]
     if meta["state_kind"] != op.spec.state_kind or meta["evicting"] != (op.evictor is not None):
         raise ValueError(
@@ -381,6 +380,21 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
             raise ValueError(f"unknown snapshot section {section!r}")
     op.event_timers.restore_buckets(timers[EVENT_TIMER])
     op.processing_timers.restore_buckets(timers[PROC_TIMER])
+
+
+def _objects(pickler: StatePickler, version: str, blob: bytes) -> Any:
+    """The pickled objects of a snapshot of format ``version``: signed since format 3; format
+    2's are a plain pickle, read only where signatures authenticate nothing (no state key)."""
+    if version != "2":
+        return pickler.load(blob)
+    if pickler.key != UNKEYED:
+        raise SnapshotAuthenticationError(
+            f"operator snapshot of format 2: its pickled objects carry no signature, while a "
+            f"state key is configured ({pickler.source}); refusing to unpickle them. It was "
+            "written by a flinkwin before signed snapshots: restart it without a state key, "
+            "or start the pipeline from a new checkpoint location"
+        )
+    return _Unpickler(io.BytesIO(blob)).load()
 
 
 def _namespaces(body: pa.Table, objects: list[Any]) -> list[Any]:

@@ -38,6 +38,7 @@ from flinkwin.operator.continuous import supports as continuous_supports
 from flinkwin.operator.element_lists import FORMAT as LISTS_FORMAT
 from flinkwin.operator.element_lists import ColumnarLists
 from flinkwin.operator.element_lists import supports as lists_supports
+from flinkwin.operator.formats import COLUMNAR, CONTINUOUS, LISTS, OBJECT, PANES, SESSIONS, form_of
 from flinkwin.operator.panes import FORMAT as PANES_FORMAT
 from flinkwin.operator.panes import PaneAggregation
 from flinkwin.operator.panes import supports as panes_supports
@@ -47,8 +48,6 @@ from flinkwin.operator.sessions import supports as sessions_supports
 from flinkwin.operator.snapshot import SnapshotBinding, StatePickler
 from flinkwin.operator.window_operator import WindowOperator
 
-OBJECT, COLUMNAR, PANES, SESSIONS, LISTS = "object", "columnar", "panes", "sessions", "lists"
-CONTINUOUS = "continuous"
 _CLASSES: dict[str, Any] = {
     COLUMNAR: ColumnarAggregation, PANES: PaneAggregation, SESSIONS: SessionAggregation,
     LISTS: ColumnarLists, CONTINUOUS: ContinuousAggregation,
@@ -58,7 +57,6 @@ FORMATS = {
     COLUMNAR: COLUMNAR_FORMAT, PANES: PANES_FORMAT, SESSIONS: SESSIONS_FORMAT,
     LISTS: LISTS_FORMAT, CONTINUOUS: CONTINUOUS_FORMAT,
 }
-_KINDS = {fmt: kind for kind, fmt in FORMATS.items()}
 #: What ``explain()`` adds to the window-state line per kind.
 DESCRIPTIONS = {
     OBJECT: "",
@@ -98,9 +96,12 @@ def new_state(kind: str, factory: Factory) -> Any:
 
 
 def restore_state(snapshot: bytes, factory: Factory) -> Any:
-    """The state a snapshot was taken of, in the form it was written in."""
-    kind = _KINDS.get(snapshot_format(snapshot), OBJECT)
-    state = new_state(kind, factory)
+    """The state a snapshot was taken of, in the form it was written in (its format, one of
+    :data:`flinkwin.operator.formats.RELEASED`, says which): a columnar form, else what
+    ``factory`` builds (the window operator, or a graph stage's operator), which checks the
+    format itself."""
+    kind = form_of(snapshot_format(snapshot))
+    state = new_state(kind, factory) if kind in _CLASSES else factory()
     state.restore(snapshot)
     return state
 

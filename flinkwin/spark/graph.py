@@ -227,6 +227,9 @@ class GraphPipeline:
     key_groups: int = 1
     parallelism: int | None = None
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
+    #: what the stage's state depends on, recorded in its checkpoint
+    #: (flinkwin.spark.graph_restart)
+    fingerprint: dict[str, Any] = field(default_factory=dict)
 
 
 def stage_pickler(plan: StreamPlan) -> StatePickler:

@@ -54,6 +54,7 @@ from .compiler import (
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
 from .graph_nodes import ProcessBuilder
+from .graph_restart import graph_fingerprint
 from .key_groups import failing_on_null, key_group_labels, label_of
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
@@ -226,7 +227,8 @@ def compile_graph(
             f"one stateful stage for the whole graph, {key_groups} key groups by "
             f"{partition}"
         )
-    pipeline = GraphPipeline(key_groups, parallelism, runtime_mode)
+    pipeline = GraphPipeline(key_groups, parallelism, runtime_mode,
+                             graph_fingerprint(plan, sources, before_1970))
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts  # type: ignore[arg-type]
     )

@@ -6,8 +6,9 @@ and compares it on every later start from the same checkpoint::
 
     {
       "document": 1,
+      "stage": "window",                      # or "graph" (flinkwin.spark.graph_restart)
       "flinkwin_version": "0.1.0",            # informational
-      "state_format": {"operator": "2", "columnar": "columnar-1", "panes": "panes-1", ...},
+      "state_format": {"operator": "3", "columnar": "columnar-1", "panes": "panes-1", ...},
       "key_groups": 16,
       "fingerprint": {"assigner": {...}, "trigger": {...}, "evictor": null,
                       "function": {...}, "allowed_lateness_ms": 0, "late_tag": "late",
@@ -16,12 +17,16 @@ and compares it on every later start from the same checkpoint::
       "stagger_offset": 1234                   # the tumbling assigner's fixed offset, or null
     }
 
-Everything under ``state_format``, ``key_groups`` and ``fingerprint`` must be equal on restart:
-these decide how the state already in the checkpoint is read and what it means (see
-``docs/operations.md``). A difference fails the start with :class:`IncompatibleRestartError`
-naming each changed item, before Spark runs a batch. Sinks, Spark's trigger, the query name,
-Spark options and the code inside a user function are not recorded and may change. A
-``stagger_offset`` recorded there is reused, so windows keep their boundaries across restarts.
+``stage``, ``key_groups`` and everything under ``fingerprint`` must be equal on restart: they
+decide what the state already in the checkpoint means (see ``docs/operations.md``). Every format
+under ``state_format`` must be one this flinkwin reads (:func:`flinkwin.operator.formats.
+readable`: a checkpoint written by an earlier flinkwin restarts under a later one); the
+document then records the formats this flinkwin writes, so an earlier flinkwin refuses the
+checkpoint rather than meet a format it does not know. A difference fails the start with
+:class:`IncompatibleRestartError` naming each changed item, before Spark runs a batch. Sinks,
+Spark's trigger, the query name, Spark options and the code inside a user function are not
+recorded and may change. A ``stagger_offset`` recorded there is reused, so windows keep their
+boundaries across restarts.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import datetime
 import enum
 import functools
 import types
+from collections.abc import Callable
 from typing import Any
 
 from pyspark.sql import Column, SparkSession
@@ -39,8 +45,7 @@ from pyspark.sql.types import StructType
 from flinkwin.assigners.stagger import StaggeredAssigner
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import resolve_window_function
-from flinkwin.operator.snapshot import FORMAT_VERSION as OPERATOR_FORMAT
-from flinkwin.operator.states import FORMATS
+from flinkwin.operator import formats
 from flinkwin.output_tag import OutputTag
 
 from .checkpoint import CheckpointStore
@@ -48,9 +53,12 @@ from .compiler import CompiledStage, WindowPipeline
 
 #: The document's name inside ``<checkpoint>/flinkwin/``.
 DOCUMENT = "pipeline.json"
-#: The formats of the state flinkwin writes into Spark's state store, per state kind (a
-#: document written before a kind existed lacks its entry, which is then not compared).
-STATE_FORMAT = {"operator": OPERATOR_FORMAT, **FORMATS}
+#: The formats of the state flinkwin writes into Spark's state store, per state form (the
+#: window operator's is ``operator``; a document written before a form existed lacks it).
+STATE_FORMAT = {
+    ("operator" if f.form == formats.OBJECT else f.form): f.name
+    for f in formats.RELEASED if f.written
+}
 _DOCUMENT_VERSION = 1
 _MAX_DEPTH = 6
 
@@ -118,9 +126,9 @@ def _qualified(obj: Any) -> str:
     return f"{module}.{name}"
 
 
-def _function(pipeline: WindowPipeline) -> dict[str, Any]:
-    """The window function's kind: what its state holds, not the code it runs."""
-    spec = resolve_window_function(pipeline.function, pipeline.evictor is not None)
+def function_kind(function: Any, evicting: bool, with_window: bool = False) -> dict[str, Any]:
+    """A window function's kind: what its state holds, not the code it runs."""
+    spec = resolve_window_function(function, evicting)
     incremental = spec.reduce_fn if spec.reduce_fn is not None else spec.agg_fn
     if incremental is None or isinstance(incremental, BuiltinAggregation):
         named = describe(incremental)
@@ -132,7 +140,7 @@ def _function(pipeline: WindowPipeline) -> dict[str, Any]:
         "state": spec.state_kind,
         "incremental": named,
         "window_function": spec.window_kind,
-        "with_window": pipeline.with_window,
+        "with_window": with_window,
     }
 
 
@@ -143,7 +151,9 @@ def fingerprint(pipeline: WindowPipeline, stage: CompiledStage) -> dict[str, Any
         "assigner": describe(pipeline.assigner),
         "trigger": describe(pipeline.effective_trigger),
         "evictor": describe(pipeline.evictor),
-        "function": _function(pipeline),
+        "function": function_kind(
+            pipeline.function, pipeline.evictor is not None, pipeline.with_window
+        ),
         "allowed_lateness_ms": pipeline.allowed_lateness_ms,
         "late_tag": None if pipeline.late_tag is None else pipeline.late_tag.tag_id,
         "key_columns": pipeline.key_columns,
@@ -168,6 +178,7 @@ def document(pipeline: WindowPipeline, stage: CompiledStage) -> dict[str, Any]:
     assigner = pipeline.assigner
     return {
         "document": _DOCUMENT_VERSION,
+        "stage": "window",
         "flinkwin_version": __version__,
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "state_format": dict(STATE_FORMAT),
@@ -230,23 +241,49 @@ def _shifted_before(recorded: dict[str, Any]) -> None:
         watermark.setdefault("times_before_1970", True)
 
 
-def prepare_restart(
-    store: CheckpointStore, pipeline: WindowPipeline, stage: CompiledStage
-) -> WindowPipeline:
-    """Record ``pipeline`` in a new checkpoint, or check it against the recorded one.
+def format_changes(recorded: Any) -> list[str]:
+    """The recorded state formats this flinkwin does not read."""
+    if not isinstance(recorded, dict):
+        return [f"state_format: {_short(recorded)} is not a set of formats"]
+    found = []
+    for item, name in recorded.items():
+        readable = formats.readable(formats.OBJECT if item == "operator" else item)
+        if name not in readable:
+            listed = ", ".join(map(repr, readable)) or "none"
+            found.append(
+                f"state_format.{item}: {_short(name)} is a format this flinkwin does not read "
+                f"(it reads {listed}): the checkpoint was written by a later flinkwin, or one "
+                "older than every format listed"
+            )
+    return found
 
-    Returns the pipeline to run: ``pipeline`` itself, or a copy using the stagger offset the
-    checkpoint recorded. Raises :class:`IncompatibleRestartError` naming every change."""
+
+def check_recorded(
+    store: CheckpointStore, current: dict[str, Any],
+    compare: Callable[[Any, Any], list[str]] | None = None,
+) -> dict[str, Any] | None:
+    """The document recorded in the checkpoint, checked against ``current`` (fingerprints
+    compared by ``compare``, else item by item); None when there was none (``current`` is
+    recorded now). Raises :class:`IncompatibleRestartError` naming every change."""
     recorded = store.read_json(DOCUMENT)
-    current = document(pipeline, stage)
     if recorded is None:
         store.write_json(DOCUMENT, current)
-        return pipeline
+        return None
+    stage = recorded.get("stage", "window")  # documents before graph stages: window stages
+    if stage != current["stage"]:
+        raise IncompatibleRestartError(store.location, [
+            f"stage: {stage!r} -> {current['stage']!r} (the checkpoint holds the state of a "
+            f"{stage} stage, this program is a {current['stage']} stage)"
+        ])
     _shifted_before(recorded)
     changes: list[str] = []
     for item in ("state_format", "key_groups", "fingerprint"):
         if item not in recorded:
             changes.append(f"{item}: missing from the recorded {DOCUMENT}")
+        elif item == "state_format":
+            changes += format_changes(recorded[item])
+        elif item == "fingerprint" and compare is not None:
+            changes += compare(recorded[item], current[item])
         else:
             changes += differences(recorded[item], current[item], item)
     changes = [
@@ -254,6 +291,24 @@ def prepare_restart(
     ]
     if changes:
         raise IncompatibleRestartError(store.location, changes)
+    if recorded["state_format"] != current["state_format"]:
+        # from now on the state holds this flinkwin's formats: an earlier one is refused here
+        recorded = {**recorded, "state_format": current["state_format"],
+                    "flinkwin_version": current["flinkwin_version"]}
+        store.write_json(DOCUMENT, recorded)
+    return recorded
+
+
+def prepare_restart(
+    store: CheckpointStore, pipeline: WindowPipeline, stage: CompiledStage
+) -> WindowPipeline:
+    """Record ``pipeline`` in a new checkpoint, or check it against the recorded one.
+
+    Returns the pipeline to run: ``pipeline`` itself, or a copy using the stagger offset the
+    checkpoint recorded. Raises :class:`IncompatibleRestartError` naming every change."""
+    recorded = check_recorded(store, document(pipeline, stage))
+    if recorded is None:
+        return pipeline
     offset = recorded.get("stagger_offset")
     assigner = pipeline.assigner
     if (
@@ -268,10 +323,13 @@ __all__ = [
     "DOCUMENT",
     "STATE_FORMAT",
     "IncompatibleRestartError",
+    "check_recorded",
     "checkpoint_location",
     "describe",
     "differences",
     "document",
     "fingerprint",
+    "format_changes",
+    "function_kind",
     "prepare_restart",
 ]

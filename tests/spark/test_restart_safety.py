@@ -22,7 +22,7 @@ from flinkwin import IncompatibleRestartError, Time, TumblingEventTimeWindows, T
 from flinkwin.datastream import DataStream
 from flinkwin.functions import ProcessAllWindowFunction
 from flinkwin.spark import MemorySink
-from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT, differences
+from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT, differences, format_changes
 from flinkwin.watermark import WatermarkStrategy
 from flinkwin.window_result_stream import WindowResultStream
 
@@ -76,6 +76,7 @@ def first_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_checkpoint_records_the_pipeline(first_run: Path) -> None:
     doc = json.loads((first_run / "ck" / "flinkwin" / DOCUMENT).read_text())
     assert doc["state_format"] == STATE_FORMAT
+    assert doc["stage"] == "window"
     assert doc["key_groups"] == 16
     fp = doc["fingerprint"]
     assert fp["assigner"] == {
@@ -213,20 +214,56 @@ def test_differences_name_each_changed_item() -> None:
     ]
 
 
-def test_state_format_lists_every_state_kind_and_accepts_older_documents() -> None:
-    """Every kind of key-group state records its snapshot format; a checkpoint written before
-    the panes, sessions and element-list kinds existed recorded only the operator and columnar
-    formats, and restarts from it are not refused for the kinds it could not know."""
-    from flinkwin.operator import states
+def test_state_format_lists_every_state_form_and_accepts_every_readable_format() -> None:
+    """Every form of key-group state records the snapshot format it writes; a checkpoint
+    written before a form existed recorded fewer, and one written by an earlier flinkwin
+    recorded earlier formats: restarts are refused only for a format this flinkwin does not
+    read, naming it."""
+    from flinkwin.operator import formats, states
 
-    assert set(STATE_FORMAT) == {"operator", *states.FORMATS}
+    assert set(STATE_FORMAT) == {"operator", *states.FORMATS, "graph", "keyed-process",
+                                 "interval-join"}
     assert set(states.FORMATS) == set(states.DESCRIPTIONS) - {states.OBJECT}
-    older = {"operator": STATE_FORMAT["operator"], "columnar": STATE_FORMAT["columnar"]}
-    assert differences(older, STATE_FORMAT, "state_format") == []
-    changed = {**STATE_FORMAT, "sessions": "sessions-0"}
-    assert differences(changed, STATE_FORMAT, "state_format") == [
-        f"state_format.sessions: 'sessions-0' -> {STATE_FORMAT['sessions']!r}"
+    assert all(STATE_FORMAT[kind] == fmt for kind, fmt in states.FORMATS.items())
+    assert STATE_FORMAT["operator"] == formats.written(formats.OBJECT) == "3"
+    older = {"operator": "2", "columnar": STATE_FORMAT["columnar"]}
+    assert format_changes(older) == []
+    assert format_changes(STATE_FORMAT) == []
+    assert format_changes({**STATE_FORMAT, "sessions": "sessions-9", "operator": "1"}) == [
+        "state_format.operator: '1' is a format this flinkwin does not read (it reads '2', "
+        "'3'): the checkpoint was written by a later flinkwin, or one older than every format "
+        "listed",
+        "state_format.sessions: 'sessions-9' is a format this flinkwin does not read (it reads "
+        "'sessions-1'): the checkpoint was written by a later flinkwin, or one older than "
+        "every format listed",
     ]
+
+
+def test_a_checkpoint_of_an_unreadable_format_is_refused_at_start_naming_it(
+    spark: Any, first_run: Path
+) -> None:
+    """A pipeline.json recording a format this flinkwin does not read (a later flinkwin's)
+    fails the start before any batch; one recording an earlier readable format restarts and
+    records this flinkwin's formats, so the earlier flinkwin refuses it from then on."""
+    copy = first_run.parent / "later-format"
+    shutil.copytree(first_run, copy)
+    ck = copy / "ck"
+    document = ck / "flinkwin" / DOCUMENT
+    recorded = json.loads(document.read_text())
+    document.write_text(json.dumps({**recorded, "state_format": {
+        **recorded["state_format"], "columnar": "columnar-7"}}))
+    before = _commits(ck)
+    with pytest.raises(IncompatibleRestartError, match=(
+            r"state_format.columnar: 'columnar-7' is a format this flinkwin does not read")):
+        _build(spark, copy / "in").start(main=MemorySink("fw_restart_later"),
+                                         checkpoint_location=str(ck),
+                                         trigger={"availableNow": True})
+    assert _commits(ck) == before
+    document.write_text(json.dumps({**recorded, "state_format": {"operator": "2"}}))
+    _build(spark, copy / "in").start(main=MemorySink("fw_restart_earlier"),
+                                     checkpoint_location=str(ck),
+                                     trigger={"availableNow": True}).awaitTermination()
+    assert json.loads(document.read_text())["state_format"] == STATE_FORMAT
 
 
 class _Values(ProcessAllWindowFunction):
