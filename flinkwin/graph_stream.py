@@ -88,7 +88,7 @@ class GraphResultStream(DataStream):
 
     def _stage_size(self) -> StageSize:
         pipeline = self._stage([]).pipeline
-        return StageSize(pipeline.key_groups, pipeline.parallelism)
+        return StageSize(pipeline.key_groups, pipeline.parallelism, check=self._check_restart)
 
     def explain(self, mode: str | None = None) -> None:
         """Print flinkwin's plan of the graph's stage, then Spark's."""
@@ -140,23 +140,24 @@ class GraphResultStream(DataStream):
                 )
             checkpoint_location = str(from_options)
         if stage.combined.isStreaming:
-            self._restartable(stage, checkpoint_location, query_name)
+            session = stage.combined.sparkSession
+            self._check_restart(
+                restart.checkpoint_location(session, checkpoint_location, query_name)
+            )
         return start_query(
             stage, main, side_outputs, checkpoint_location=checkpoint_location,
             trigger=trigger, output_mode=output_mode, query_name=query_name, options=options,
         )
 
-    def _restartable(
-        self, stage: CompiledStage, checkpoint_location: str | None, query_name: str | None
-    ) -> None:
-        """Record the graph in its checkpoint, or check it against the recorded one (see
-        :mod:`flinkwin.spark.graph_restart`)."""
-        session = stage.combined.sparkSession
-        location = restart.checkpoint_location(session, checkpoint_location, query_name)
+    def _check_restart(self, location: str | None) -> None:
+        """Record the graph in the checkpoint at ``location``, or check it against the recorded
+        one (see :mod:`flinkwin.spark.graph_restart`); flinkwin's ``start()`` and a query
+        started from ``toDF()`` both call it."""
         if location is not None:
+            stage = self._stage([])
             pipeline: Any = stage.pipeline
-            prepare_graph_restart(CheckpointStore(session, location), self._plan_value,
-                                  pipeline.key_groups, pipeline.fingerprint)
+            prepare_graph_restart(CheckpointStore(stage.combined.sparkSession, location),
+                                  self._plan_value, pipeline.key_groups, pipeline.fingerprint)
 
     @property
     def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802

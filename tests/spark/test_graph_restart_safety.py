@@ -113,6 +113,19 @@ def test_an_incompatible_graph_restart_fails_at_start_naming_the_node_and_the_ch
     assert spark.streams.active == [] and _commits(ck) == before  # no batch ran
 
 
+def test_a_graph_restart_through_spark_writer_on_to_df_is_checked_too(
+    spark: Any, first_run: Path
+) -> None:
+    """A query started by Spark's own writer on ``toDF()`` gets the same check as ``start()``:
+    a changed graph is refused before any batch runs."""
+    ck = first_run / "ck"
+    before = _commits(ck)
+    writer = _graph(spark, first_run / "in", size_s=30).toDF().writeStream.format("noop")
+    with pytest.raises(IncompatibleRestartError, match=r"assigner\.size: 20000 -> 30000"):
+        writer.option("checkpointLocation", str(ck)).trigger(availableNow=True).start()
+    assert spark.streams.active == [] and _commits(ck) == before
+
+
 def test_a_window_stage_started_from_a_graph_checkpoint_is_refused(
     spark: Any, first_run: Path
 ) -> None:
