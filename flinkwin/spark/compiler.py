@@ -860,6 +860,7 @@ def _summary(
         "timeout": timeout,
         "watermark": (
             "none" if strategy is None
+            else "none until the end of input (noWatermarks)" if not strategy.emits_watermarks
             else f"max(ts) - {strategy.out_of_orderness_ms} ms - 1 ms, as Flink's "
             "BoundedOutOfOrdernessWatermarks" + _spark_watermark(pipeline, strategy, streaming)
         ),
