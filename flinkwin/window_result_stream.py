@@ -82,6 +82,9 @@ class WindowResultStream(DataStream):
             self._stages[key] = compile_pipeline(self._pipeline, side_tags)
         return self._stages[key]
 
+    def _wakes_keys_in_processing_time(self) -> bool:
+        return self._stage([]).timer_domain == PROCESSING_TIME
+
     def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
         """The side output ``output_tag`` as a stream, usable directly as a DataFrame (or take
         ``.toDF()``): late data
@@ -105,6 +108,7 @@ class WindowResultStream(DataStream):
             runtime_mode=self._pipeline.runtime_mode,
         )
         side._origin = f"the side output {output_tag!r}"
+        side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
         return side
 
     def metrics(self) -> dict[str, int]:

@@ -53,6 +53,7 @@ from flinkwin.spark.elements import (
 )
 from flinkwin.spark.parallelism import shuffle_partitions, stage_parallelism
 from flinkwin.spark.printing import element_shaper, printer
+from flinkwin.spark.queries import settle_on_available_input
 from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema, without_pickled_marks
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
@@ -112,6 +113,10 @@ class DataStream(GraphOperations, OperatorHints):
     _plan: Any = None
     #: the operator that produced this stream's elements, named in errors (None: unknown)
     _origin: str | None = None
+    #: the elements come out of a stage that wakes keys in processing time (a side output's)
+    _from_processing_time_stage = False
+    #: the stream this one was derived from (None: a DataFrame's own)
+    _upstream: DataStream | None = None
 
     def __init__(
         self,
@@ -181,7 +186,16 @@ class DataStream(GraphOperations, OperatorHints):
         settings.update(changes)
         stream = DataStream._own(df, **settings)
         stream._origin = self._origin
+        stream._upstream = self
         return stream
+
+    def _wakes_keys_in_processing_time(self) -> bool:
+        """True if a query over this stream runs a stage that wakes keys in processing time
+        (Spark then runs a micro-batch on every trigger: see :mod:`flinkwin.spark.queries`)."""
+        upstream = self._upstream
+        return self._from_processing_time_stage or (
+            upstream is not None and upstream._wakes_keys_in_processing_time()
+        )
 
     @staticmethod
     def _own(df: DataFrame, type_info: TypeInformation | None, **settings: Any) -> DataStream:
@@ -370,7 +384,10 @@ class DataStream(GraphOperations, OperatorHints):
         writer = df.writeStream.foreachBatch(lambda batch, _id: deliver(batch.collect()))
         session = df.sparkSession
         with shuffle_partitions(session, stage_parallelism(session, self._key_groups)):
-            return writer.start()
+            query = writer.start()
+        if self._wakes_keys_in_processing_time():
+            return settle_on_available_input(query)
+        return query
 
     def _static_df(self, what: str) -> DataFrame:
         df = self._public_df()

@@ -35,7 +35,9 @@ from flinkwin.sinks import (
 
 from .file_source_log import before_start
 from .parallelism import shuffle_partitions, stage_parallelism
+from .queries import settle_on_available_input
 from .restart import checkpoint_location as resolved_checkpoint
+from .runtime import PROCESSING_TIME
 from .schema import is_pickled
 
 if TYPE_CHECKING:
@@ -122,7 +124,10 @@ def start_query(
     with shuffle_partitions(
         session, stage_parallelism(session, pipeline.key_groups, pipeline.parallelism)
     ):
-        return writer.start()
+        query = writer.start()
+    if stage.timer_domain == PROCESSING_TIME:  # Spark runs a batch on every trigger
+        return settle_on_available_input(query)
+    return query
 
 
 __all__ = [
