@@ -83,6 +83,7 @@ class GraphResultStream(DataStream):
                                key_groups=self._key_groups, runtime_mode=self._runtime_mode)
         side._origin = f"the side output {output_tag!r}"
         side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
+        side._pickled_fix = side_type.fix
         return side
 
     def explain(self, mode: str | None = None) -> None:

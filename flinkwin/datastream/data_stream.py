@@ -117,6 +117,8 @@ class DataStream(GraphOperations, OperatorHints):
     _from_processing_time_stage = False
     #: the stream this one was derived from (None: a DataFrame's own)
     _upstream: DataStream | None = None
+    #: pickled elements no output type describes: what to do instead (see pickled_elements_error)
+    _pickled_fix: str | None = None
 
     def __init__(
         self,
@@ -213,7 +215,7 @@ class DataStream(GraphOperations, OperatorHints):
         a :class:`~flinkwin.errors.PickledElementsError` names the operator that produced them
         and says to declare its ``output_type``."""
         if is_pickled_type(self._type_info):
-            raise pickled_elements_error("toDF()", self._origin)
+            raise pickled_elements_error("toDF()", self._origin, self._pickled_fix)
         return self._public_df()
 
     def _public_df(self) -> DataFrame:

@@ -229,6 +229,8 @@ class CompiledStage:
     observation: Observation | None = None
     #: the declared type of each output field that leaves the stage as text (text_floats)
     casts: dict[str, DataType] = field(default_factory=dict)
+    #: side outputs (by tag id) of objects no output type describes: what to do instead
+    pickled_fixes: dict[str, str] = field(default_factory=dict)
 
     #: each output's row filter and columns, built once (see ``_project``)
     _projections: dict[tuple[int, bool], tuple[Column, list[Column]]] = field(

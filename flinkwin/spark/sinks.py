@@ -79,7 +79,9 @@ def start_query(
             origin = "the main output's function" if label == "main" else (
                 f"the side output {label!r}"
             )
-            raise pickled_elements_error(f"start(): the {label} output", origin)
+            raise pickled_elements_error(
+                f"start(): the {label} output", origin, stage.pickled_fixes.get(label)
+            )
     sinks = [as_sink(value) for _, value, _, _ in outputs]
     for i, sink in enumerate(sinks):
         if any(sink is other for other in sinks[:i]):
