@@ -238,6 +238,13 @@ class WindowedTwoInputs:
         join has no late side output: it drops them)."""
         if not isinstance(output_tag, OutputTag):
             raise TypeError(f"sideOutputLateData takes an OutputTag, got {output_tag!r}")
+        if output_tag.type_info is not None:
+            raise TypeError(
+                f"sideOutputLateData({output_tag!r}) of a window join or coGroup: its late "
+                "elements are TaggedUnions of both inputs, which no declared type describes: "
+                "use an OutputTag without a type, and map the TaggedUnions to typed values "
+                "(see docs/windows/joins.md)"
+            )
         return self._with(late_tag=output_tag)
 
     allowed_lateness = allowedLateness

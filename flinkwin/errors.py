@@ -39,10 +39,30 @@ class PickledElementsError(TypeError):
     to Spark: a DataFrame or a sink would see pickle bytes, never the values."""
 
 
-def pickled_elements_error(what: str, origin: str | None) -> PickledElementsError:
+#: What to do with the late side output of a window join or coGroup (TaggedUnions of both
+#: inputs, whose type no declaration changes).
+TAGGED_UNION_FIX = (
+    "they are TaggedUnions of both inputs' elements (is_one()/get_one(), is_two()/get_two()), "
+    "which have no Spark type and cannot be declared one. Map them to typed values first, e.g. "
+    "result.get_side_output(tag).map(lambda u: (1, u.get_one().k) if u.is_one() else "
+    "(2, u.get_two().k), output_type=Types.TUPLE([Types.INT(), Types.STRING()])) and write "
+    "that stream (toDF(), add_sink()); or read them as objects with add_sink(), print() or "
+    "execute_and_collect()"
+)
+
+
+def pickled_elements_error(
+    what: str, origin: str | None, fix: str | None = None
+) -> PickledElementsError:
     """The error for ``what`` (``toDF()``, a sink...) over pickled elements produced by
-    ``origin`` (an operator's name; None: unknown)."""
+    ``origin`` (an operator's name; None: unknown); ``fix``: what to do, when declaring an
+    output type is not it."""
     producer = "the function that produces them" if origin is None else origin
+    if fix is not None:
+        return PickledElementsError(
+            f"{what}: the elements of {producer} are Python objects Spark cannot read "
+            f"(a DataFrame or a sink would hold pickle bytes): {fix}."
+        )
     return PickledElementsError(
         f"{what}: the elements of {producer} are pickled Python objects (no output type was "
         "declared, as PyFlink's PICKLED_BYTE_ARRAY), which Spark cannot read: a DataFrame or "

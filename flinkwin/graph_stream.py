@@ -67,6 +67,9 @@ class GraphResultStream(DataStream):
             )
         return self._stages[key]
 
+    def _wakes_keys_in_processing_time(self) -> bool:
+        return self._stage([]).timer_domain == PROCESSING_TIME
+
     def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
         """The side output ``output_tag`` of this stream's operator (late data, or what its
         function sent with ``ctx.output``/``yield tag, value``); starting a query on it runs
@@ -84,6 +87,8 @@ class GraphResultStream(DataStream):
                                key_groups=self._key_groups, runtime_mode=self._runtime_mode)
         side._origin = f"the side output {output_tag!r}"
         side._sizing = self._stage_size()
+        side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
+        side._pickled_fix = side_type.fix
         return side
 
     def _stage_size(self) -> StageSize:

@@ -2,15 +2,18 @@
 ``pyflink.common.Row``.
 
 A row read from a DataFrame has the DataFrame's column names: ``row.user``, ``row["user"]``,
-``row[0]``, ``row.as_dict()``, and prints as ``Row(user='alice', clicks=3)``. ``Row(a=1, b=2)``
-sorts the names (as PyFlink does); ``Row(1, 2)`` has no names (prints ``<Row(1, 2)>``);
-``Person = Row("name", "age"); Person("Alice", 11)`` names the values.
+``row[0]``, ``row.as_dict()``, and prints as ``Row(user='alice', clicks=3)``. As PyFlink 2.x's
+Row: ``Row(b=1, a=2)`` keeps the names in the order given; ``Row(1, 2)`` has no names (prints
+``<Row(1, 2)>``); ``Person = Row("name", "age"); Person("Alice", 11)`` names the values; two named
+rows are equal when they hold the same value for each name, whatever the names' order;
+``"name" in row`` looks for a field name (for a row without names, a value).
 
 Where flinkwin differs from PyFlink (documented in ``docs/api-contract.md``):
 - a Row is an immutable tuple (rows are shared between windows and state): ``row[0] = x`` raises;
   build a new one (``row.replace("clicks", 4)`` or ``Row(...)``);
 - a Row also equals the plain tuple of its values and the dict of its fields, so expectations can
-  be written either way (two Rows are equal only with the same field names, as in PyFlink);
+  be written either way (two Rows are equal only with the same set of field names, as in PyFlink);
+- a named row class called with fewer values than names raises (PyFlink builds a broken row);
 - every element is an insertion: ``get_row_kind()`` is ``RowKind.INSERT``.
 
 Rows of one schema share a generated subclass, so creating one costs a tuple.
@@ -36,6 +39,10 @@ class RowKind(Enum):
     UPDATE_AFTER = 2
     DELETE = 3
 
+    def __str__(self) -> str:
+        """Flink's short string (``+I``, ``-U``, ``+U``, ``-D``), as PyFlink's."""
+        return ("+I", "-U", "+U", "-D")[self.value]
+
 
 class UnknownFieldError(KeyError, ValueError):
     """A field name the row does not have (a ``KeyError`` as for a dict, and the ``ValueError``
@@ -57,9 +64,8 @@ class Row(tuple):
             return _checked(cls, args)
         if args and kwargs:
             raise ValueError("Can not use both args and kwargs to create Row")
-        if kwargs:
-            names = sorted(kwargs)
-            return tuple.__new__(record_class(tuple(names)), [kwargs[n] for n in names])
+        if kwargs:  # in the order given (PyFlink 2.x; 1.x sorted them)
+            return tuple.__new__(record_class(tuple(kwargs)), kwargs.values())
         return tuple.__new__(Row, args)
 
     @staticmethod
@@ -134,6 +140,32 @@ class Row(tuple):
             raise ValueError(f"{len(names)} field names for a Row of {len(self)} values")
         object.__setattr__(self, "__class__", record_class(names))
 
+    def get_fields_by_names(self, names: Sequence[str]) -> list[Any]:
+        """The values of ``names``, in that order (PyFlink's); all values for a row without
+        names. A name the row does not have raises ``UnknownFieldError``."""
+        fields = type(self).__fields__
+        if fields is None or list(names) == list(fields):
+            return list(self)
+        unknown = [n for n in names if n not in type(self)._index]
+        if unknown:
+            raise UnknownFieldError(f"Field names {unknown} not exist in {list(fields)}.")
+        return [tuple.__getitem__(self, type(self)._index[n]) for n in names]
+
+    @staticmethod
+    def of_kind(row_kind: RowKind, *args: Any, **kwargs: Any) -> Row:
+        """``Row(*args, **kwargs)`` of ``row_kind`` (PyFlink's); only ``INSERT`` rows exist
+        in flinkwin's append-only streams."""
+        row = Row(*args, **kwargs)
+        row.set_row_kind(row_kind)
+        return row
+
+    def __contains__(self, item: object) -> bool:
+        """A field name of a named row; a value of a row without names (PyFlink's)."""
+        fields = type(self).__fields__
+        if fields is None or type(self)._is_tuple:
+            return tuple.__contains__(self, item)
+        return item in type(self)._index
+
     def get(self, name: str, default: Any = None) -> Any:
         index = type(self)._index.get(name)
         return default if index is None else tuple.__getitem__(self, index)
@@ -149,7 +181,13 @@ class Row(tuple):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Row):
-            return type(self).__fields__ == type(other).__fields__ and tuple.__eq__(self, other)
+            mine, theirs = type(self).__fields__, type(other).__fields__
+            if mine == theirs:
+                return tuple.__eq__(self, other)
+            if mine is None or theirs is None or sorted(mine) != sorted(theirs):
+                return False
+            index = type(other)._index  # the same names in another order (PyFlink's equality)
+            return all(v == tuple.__getitem__(other, index[n]) for n, v in zip(mine, self))
         if isinstance(other, Mapping):
             fields = type(self).__fields__
             return fields is not None and dict(zip(fields, self)) == dict(other)

@@ -6,6 +6,10 @@ The watermark is Flink's ``BoundedOutOfOrdernessWatermarks``:
 
 (``forMonotonousTimestamps()`` is an out-of-orderness of zero: ``max - 1``), so an element at
 ``t`` closes the windows whose ``max_timestamp`` is at most ``t - out_of_orderness - 1``.
+``noWatermarks()`` is Flink's ``NoWatermarksGenerator``: the watermark stays ``MIN_LONG`` until
+the end of bounded input (``MAX_LONG``, which Flink forwards whatever the strategy), so event-time
+windows and timers fire only then; on a streaming DataFrame they would never fire, and flinkwin
+refuses it there.
 :class:`BoundedOutOfOrdernessWatermarks` is that generator for the core; on Spark the compiler
 makes Spark's own watermark, computed once per micro-batch from the data of the previous
 batches, exactly this value (see ``docs/spark-semantics.md``). The timestamp comes from a
@@ -46,6 +50,19 @@ class BoundedOutOfOrdernessWatermarks:
     currentWatermark = current_watermark  # noqa: N815
 
 
+class NoWatermarksGenerator:
+    """Flink's ``NoWatermarksGenerator``: emits no watermark (``MIN_LONG`` throughout)."""
+
+    def on_event(self, timestamp: int) -> None:
+        """Events do not move the watermark."""
+
+    def current_watermark(self) -> int:
+        return MIN_LONG
+
+    onEvent = on_event  # noqa: N815
+    currentWatermark = current_watermark  # noqa: N815
+
+
 class _CallableTimestampAssigner(TimestampAssigner):
     """A plain function ``fn(value, record_timestamp)`` as a TimestampAssigner."""
 
@@ -74,6 +91,8 @@ class WatermarkStrategy:
         #: Spark's watermark was applied where the timestamps were assigned, before a
         #: map/flat_map/filter (see flinkwin.spark.carried_time); set by flinkwin only.
         self.watermarked_upstream = False
+        #: False for noWatermarks(): the watermark stays MIN_LONG until the end of input.
+        self.emits_watermarks = True
 
     @staticmethod
     def forBoundedOutOfOrderness(max_out_of_orderness: TimeLike) -> WatermarkStrategy:  # noqa: N802
@@ -85,8 +104,22 @@ class WatermarkStrategy:
         """Timestamps never decrease: watermark = max event timestamp - 1 ms (Flink's)."""
         return WatermarkStrategy(0)
 
-    def create_watermark_generator(self) -> BoundedOutOfOrdernessWatermarks:
-        """A fresh generator with this strategy's bound (Flink's ``createWatermarkGenerator``)."""
+    @staticmethod
+    def noWatermarks() -> WatermarkStrategy:  # noqa: N802
+        """No watermarks (Flink's ``NoWatermarksGenerator``): elements keep their timestamps,
+        the watermark stays ``MIN_LONG`` until the end of bounded input. On a static DataFrame
+        event-time windows and timers fire at the end of input; a streaming DataFrame refuses
+        it (they would never fire: see ``docs/spark-semantics.md``)."""
+        strategy = WatermarkStrategy(0)
+        strategy.emits_watermarks = False
+        return strategy
+
+    def create_watermark_generator(
+        self,
+    ) -> BoundedOutOfOrdernessWatermarks | NoWatermarksGenerator:
+        """A fresh generator for this strategy (Flink's ``createWatermarkGenerator``)."""
+        if not self.emits_watermarks:
+            return NoWatermarksGenerator()
         return BoundedOutOfOrdernessWatermarks(self.out_of_orderness_ms)
 
     createWatermarkGenerator = create_watermark_generator  # noqa: N815
@@ -141,7 +174,26 @@ class WatermarkStrategy:
         strategy.idle_timeout_ms = to_millis(timeout, "idleness timeout")
         return strategy
 
+    def withWatermarkAlignment(  # noqa: N802
+        self, watermark_group: str, max_allowed_watermark_drift: TimeLike,
+        update_interval: TimeLike | None = None,
+    ) -> WatermarkStrategy:
+        """Refused: Flink's alignment pauses reading a source split that runs ahead of its
+        group's watermark, which changes which elements arrive late; Spark reads each
+        micro-batch's offsets whole and cannot pause a partition."""
+        from flinkwin.errors import UnsupportedOperationError
+
+        raise UnsupportedOperationError(
+            "WatermarkStrategy.with_watermark_alignment is not supported: Flink pauses a "
+            "source split that runs ahead of the group's watermark (which changes what arrives "
+            "late), and Spark reads each micro-batch's offsets whole. Remove the call, and "
+            "bound how far a source can run ahead with the source's own rate limit "
+            "(e.g. maxOffsetsPerTrigger) and the out-of-orderness bound"
+        )
+
     for_bounded_out_of_orderness = forBoundedOutOfOrderness
+    no_watermarks = noWatermarks
+    with_watermark_alignment = withWatermarkAlignment
     for_monotonous_timestamps = forMonotonousTimestamps
     with_timestamp_assigner = withTimestampAssigner
     with_idleness = withIdleness
@@ -150,10 +202,17 @@ class WatermarkStrategy:
     def __repr__(self) -> str:
         column = self.timestamp_column
         nulls = "" if self.null_timestamp_tag is None else f", nulls to {self.null_timestamp_tag!r}"
+        bound = (
+            f"out_of_orderness={self.out_of_orderness_ms} ms" if self.emits_watermarks
+            else "no watermarks"
+        )
         return (
-            f"WatermarkStrategy(out_of_orderness={self.out_of_orderness_ms} ms, "
+            f"WatermarkStrategy({bound}, "
             f"timestamp_column={column!r}{nulls})"
         )
 
 
-__all__ = ["BoundedOutOfOrdernessWatermarks", "TimestampAssigner", "WatermarkStrategy"]
+__all__ = [
+    "BoundedOutOfOrdernessWatermarks", "NoWatermarksGenerator", "TimestampAssigner",
+    "WatermarkStrategy",
+]

@@ -84,6 +84,9 @@ class WindowResultStream(DataStream):
             self._stages[key] = compile_pipeline(self._pipeline, side_tags)
         return self._stages[key]
 
+    def _wakes_keys_in_processing_time(self) -> bool:
+        return self._stage([]).timer_domain == PROCESSING_TIME
+
     def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
         """The side output ``output_tag`` as a stream, usable directly as a DataFrame (or take
         ``.toDF()``): late data
@@ -111,6 +114,7 @@ class WindowResultStream(DataStream):
             self._pipeline.key_groups, self._pipeline.parallelism,
             check=functools.partial(self._check_restart, side_tags=[output_tag]),
         )
+        side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
         return side
 
     def _stage_size(self) -> StageSize:

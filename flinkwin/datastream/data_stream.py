@@ -52,6 +52,7 @@ from flinkwin.spark.elements import (
     apply_element_stage,
 )
 from flinkwin.spark.printing import element_shaper, printer
+from flinkwin.spark.queries import settle_on_available_input
 from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema, without_pickled_marks
 from flinkwin.spark.sizing import StageSize, sized_data_frame, state_partitions
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
@@ -114,6 +115,12 @@ class DataStream(GraphOperations, OperatorHints):
     _origin: str | None = None
     #: what sizes the flinkwin stage this stream's elements come from (None: no stage)
     _sizing: StageSize | None = None
+    #: the elements come out of a stage that wakes keys in processing time (a side output's)
+    _from_processing_time_stage = False
+    #: the stream this one was derived from (None: a DataFrame's own)
+    _upstream: DataStream | None = None
+    #: pickled elements no output type describes: what to do instead (see pickled_elements_error)
+    _pickled_fix: str | None = None
 
     def __init__(
         self,
@@ -151,6 +158,17 @@ class DataStream(GraphOperations, OperatorHints):
                     f"a stream of {type_info!r} holds one value per element: its DataFrame "
                     f"needs exactly one column, got {public}"
                 )
+        if watermark_strategy is not None and not watermark_strategy.emits_watermarks and (
+            df.isStreaming
+        ):
+            raise UnsupportedOperationError(
+                "WatermarkStrategy.no_watermarks() on a streaming DataFrame: the watermark "
+                "would stay at Long.MIN_VALUE for ever, so (as in Flink on an unbounded source) "
+                "no event-time window or timer would ever fire while their state grew. Use "
+                "for_bounded_out_of_orderness(...) or for_monotonous_timestamps(); for "
+                "processing-time windows and timers leave out assign_timestamps_and_watermarks; "
+                "on a static DataFrame no_watermarks() works (windows fire at the end of input)"
+            )
         ensure_worker_python(df.sparkSession)
         self._df = without_pickled_marks(df)
         self._hints: dict[str, Any] = {}
@@ -173,7 +191,16 @@ class DataStream(GraphOperations, OperatorHints):
         stream = DataStream._own(df, **settings)
         stream._origin = self._origin
         stream._sizing = self._stage_size()
+        stream._upstream = self
         return stream
+
+    def _wakes_keys_in_processing_time(self) -> bool:
+        """True if a query over this stream runs a stage that wakes keys in processing time
+        (Spark then runs a micro-batch on every trigger: see :mod:`flinkwin.spark.queries`)."""
+        upstream = self._upstream
+        return self._from_processing_time_stage or (
+            upstream is not None and upstream._wakes_keys_in_processing_time()
+        )
 
     @staticmethod
     def _own(df: DataFrame, type_info: TypeInformation | None, **settings: Any) -> DataStream:
@@ -195,7 +222,7 @@ class DataStream(GraphOperations, OperatorHints):
         ``writeStream...start()`` / ``toTable()`` runs the stage at its parallelism, as
         flinkwin's ``start()`` does (:mod:`flinkwin.spark.sizing`)."""
         if is_pickled_type(self._type_info):
-            raise pickled_elements_error("toDF()", self._origin)
+            raise pickled_elements_error("toDF()", self._origin, self._pickled_fix)
         df, size = self._public_df(), self._stage_size()
         if size is None or not df.isStreaming:
             return df
@@ -373,7 +400,10 @@ class DataStream(GraphOperations, OperatorHints):
         writer = df.writeStream.foreachBatch(lambda batch, _id: deliver(batch.collect()))
         session, size = df.sparkSession, self._stage_size()
         with state_partitions(session, None if size is None else size.partitions(session)):
-            return writer.start()
+            query = writer.start()
+        if self._wakes_keys_in_processing_time():
+            return settle_on_available_input(query)
+        return query
 
     def _static_df(self, what: str) -> DataFrame:
         df = self._public_df()

@@ -119,8 +119,8 @@ class ContinuousAggregation(ColumnarAggregation):
         while True:
             pending_at = np.where(f_pending, f, MAX_LONG)
             at = min(int(pending_at.min()), int(end_or_never.min()))
-            if at > watermark:
-                break
+            if at > watermark or at == MAX_LONG:  # MAX_LONG: no timer left (none is there:
+                break  # the safe band keeps every window's timers below it)
             at_fire = f_pending & (f == at)
             at_end = end_or_never == at  # never both: a pending fire time is before the end
             hit = np.flatnonzero(at_fire | at_end)

@@ -229,6 +229,8 @@ class CompiledStage:
     observation: Observation | None = None
     #: the declared type of each output field that leaves the stage as text (text_floats)
     casts: dict[str, DataType] = field(default_factory=dict)
+    #: side outputs (by tag id) of objects no output type describes: what to do instead
+    pickled_fixes: dict[str, str] = field(default_factory=dict)
 
     #: each output's row filter and columns, built once (see ``_project``)
     _projections: dict[tuple[int, bool], tuple[Column, list[Column]]] = field(
@@ -860,6 +862,7 @@ def _summary(
         "timeout": timeout,
         "watermark": (
             "none" if strategy is None
+            else "none until the end of input (noWatermarks)" if not strategy.emits_watermarks
             else f"max(ts) - {strategy.out_of_orderness_ms} ms - 1 ms, as Flink's "
             "BoundedOutOfOrdernessWatermarks" + _spark_watermark(pipeline, strategy, streaming)
         ),

@@ -43,6 +43,8 @@ class StreamType:
 
     schema: StructType
     type_info: Any = None
+    #: for pickled elements that no output type can describe: what to do instead
+    fix: str | None = None
 
     @property
     def pickled(self) -> bool:

@@ -229,8 +229,10 @@ def compile_graph(
         )
     pipeline = GraphPipeline(key_groups, parallelism, runtime_mode,
                              graph_fingerprint(plan, sources, before_1970))
+    fixes = {tag.tag_id: t.fix for tag, t in zip(side_tags, side_types) if t.fix is not None}
     return CompiledStage(
-        pipeline, combined, main_columns, side_columns, domain, summary, observation, casts  # type: ignore[arg-type]
+        pipeline, combined, main_columns, side_columns, domain, summary, observation, casts,  # type: ignore[arg-type]
+        pickled_fixes=fixes,
     )
 
 

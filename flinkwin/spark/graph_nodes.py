@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from flinkwin.errors import TAGGED_UNION_FIX
 from flinkwin.operator.graph import NodeSpec, StreamRef
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
 from flinkwin.operator.snapshot import StatePickler
@@ -148,7 +149,8 @@ def window_join_node(spec: Any, plan: StreamPlan, heads: Sequence[StreamRef]) ->
     operator.build()
     sides = {}
     if spec.late_tag is not None:  # late elements of either input, as TaggedUnions
-        sides[spec.late_tag.tag_id] = (spec.late_tag, declared_type(None, ""))
+        late = replace(declared_type(None, ""), fix=TAGGED_UNION_FIX)
+        sides[spec.late_tag.tag_id] = (spec.late_tag, late)
     node = NodeSpec(
         name=operator.task_name,
         kind="operator",

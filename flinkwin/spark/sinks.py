@@ -35,7 +35,9 @@ from flinkwin.sinks import (
 
 from .file_source_log import before_start
 from .parallelism import stage_parallelism
+from .queries import settle_on_available_input
 from .restart import checkpoint_location as resolved_checkpoint
+from .runtime import PROCESSING_TIME
 from .schema import is_pickled
 from .sizing import state_partitions
 
@@ -78,7 +80,9 @@ def start_query(
             origin = "the main output's function" if label == "main" else (
                 f"the side output {label!r}"
             )
-            raise pickled_elements_error(f"start(): the {label} output", origin)
+            raise pickled_elements_error(
+                f"start(): the {label} output", origin, stage.pickled_fixes.get(label)
+            )
     sinks = [as_sink(value) for _, value, _, _ in outputs]
     for i, sink in enumerate(sinks):
         if any(sink is other for other in sinks[:i]):
@@ -123,7 +127,10 @@ def start_query(
     with state_partitions(
         session, stage_parallelism(session, pipeline.key_groups, pipeline.parallelism)
     ):
-        return writer.start()
+        query = writer.start()
+    if stage.timer_domain == PROCESSING_TIME:  # Spark runs a batch on every trigger
+        return settle_on_available_input(query)
+    return query
 
 
 __all__ = [

@@ -26,8 +26,9 @@ from flinkwin import (
 )
 from flinkwin.functions.builtin import sum_of
 from flinkwin.longs import ERROR, WRAP, LongOverflowError, to_long, wrap
-from flinkwin.operator import WindowOperator
+from flinkwin.operator import WindowOperator, states
 from flinkwin.operator.columnar import ColumnarAggregation
+from flinkwin.operator.continuous import ContinuousAggregation
 from flinkwin.time import MAX_LONG, MIN_LONG
 
 
@@ -288,3 +289,84 @@ def test_negative_timestamps_with_offsets_fall_in_flinks_windows_on_every_path(p
     frames = [(_frame(["a", "a"], [1, 10]), [-1, -6_000])]
     sliding = SlidingEventTimeWindows.of(10_000, 4_000, -1_000)
     assert _run(path, ERROR, frames, 10_000, sliding) == [("a", 1), ("a", 1), ("a", 10), ("a", 11)]
+
+
+class _Lists(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield (key, context.window().start, [e["v"] for e in elements])
+
+
+@pytest.mark.parametrize("assigner", [
+    TumblingEventTimeWindows.of(20), SlidingEventTimeWindows.of(12, 4),
+    SlidingEventTimeWindows.of(20, 5), EventTimeSessionWindows.with_gap(5),
+], ids=["tumbling", "sliding", "sliding-panes", "sessions"])
+@pytest.mark.parametrize("trigger", ["default", "continuous", "continuous-processing"])
+@pytest.mark.parametrize("function", ["sum", "lists"])
+@pytest.mark.parametrize("lateness", [0, 7, MAX_LONG - 30, MAX_LONG])
+def test_every_state_form_takes_the_end_of_input_watermark(
+    assigner: Any, trigger: str, function: str, lateness: int
+) -> None:
+    """``advance_watermark(MAX_LONG)`` (Flink's end of bounded input) fires every pending timer
+    in whichever state form the configuration takes (columnar, continuous, panes, sessions,
+    element lists, object), as the per-element operator does; later elements are late."""
+    def factory() -> WindowOperator:
+        triggers: dict[str, Any] = {
+            "default": {},
+            "continuous": {"trigger": ContinuousEventTimeTrigger.of(Time.milliseconds(3))},
+            "continuous-processing": {
+                "trigger": ContinuousProcessingTimeTrigger.of(Time.milliseconds(3))
+            },
+        }
+        fn = sum_of("v") if function == "sum" else _Lists()
+        return WindowOperator(
+            assigner, fn, key_selector="k", allowed_lateness=lateness, **triggers[trigger]
+        )
+
+    kind = states.state_kind(factory(), True)
+    state = states.new_state(kind, factory)
+    reference = factory()
+    for op in (state, reference):  # processing time before every window's end
+        op.advance_processing_time(-100)
+    script = [([("a", 4, 1), ("b", 9, 2), ("a", 15, 3)], 5), ([("a", 6, 4)], MAX_LONG),
+              ([("b", 30, 5)], MAX_LONG)]
+    for elements, watermark in script:
+        frame = pd.DataFrame({"k": [k for k, _, _ in elements], "ts": [t for _, t, _ in elements],
+                              "v": np.array([v for _, _, v in elements], dtype=np.int64)})
+        timestamps = frame["ts"].to_numpy(dtype=np.int64)
+        state = states.prepare(state, frame, timestamps, state.current_watermark)
+        state.process_batch(frame, timestamps)
+        reference.process_batch(frame, timestamps)
+        state.advance_watermark(watermark)
+        reference.advance_watermark(watermark)
+        expected = [(tuple(r), t) for r, t in reference.drain_output()]
+        if states.frame_outputs(state):
+            out, stamps = state.drain_main_timed()
+            got = [] if out is None else [
+                (tuple(r), t) for r, t in zip(out.itertuples(index=False), stamps.tolist())
+            ]
+        else:
+            got = [(tuple(r), t) for r, t in state.drain_output()]
+        assert got == expected
+        assert state.next_event_time_timer() == reference.next_event_time_timer()
+        assert state.num_late_records_dropped == reference.num_late_records_dropped
+        state = states.settle(state, kind, factory, ["k", "ts", "v"])
+    # at watermark MAX_LONG every window is late, whatever the lateness (cleanup saturates)
+    assert reference.num_late_records_dropped == 1
+
+
+def test_continuous_state_fires_its_remaining_timers_at_the_end_of_input() -> None:
+    """The columnar state under ContinuousEventTimeTrigger: the end-of-input watermark fires
+    every early firing and the window end, then stops (it raised OverflowError)."""
+    def factory() -> WindowOperator:
+        return WindowOperator(
+            TumblingEventTimeWindows.of(20), sum_of("v"), key_selector="k",
+            trigger=ContinuousEventTimeTrigger.of(Time.milliseconds(3)),
+        )
+
+    state = ContinuousAggregation(factory(), factory)
+    frame = pd.DataFrame({"k": ["a"], "ts": [4], "v": np.array([1], dtype=np.int64)})
+    state.process_batch(frame, np.array([4], dtype=np.int64))
+    state.advance_watermark(MAX_LONG)
+    out, stamps = state.drain_main_timed()
+    assert out is not None and stamps.tolist() == [19] * 6  # at 6, 9, 12, 15, 18 and 19
+    assert state.holds_nothing() and state.next_event_time_timer() is None

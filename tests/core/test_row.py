@@ -16,13 +16,18 @@ from flinkwin.spark.printing import flink_string
 from flinkwin.testing import WindowOperatorHarness
 
 
-def test_row_from_kwargs_sorts_names_and_prints_like_pyflink():
+def test_row_from_kwargs_keeps_the_names_in_order_and_prints_like_pyflink():
+    """PyFlink 2.x's ``Row(**kwargs)`` keeps the keyword order (1.x sorted the names; the
+    docstring still says so)."""
     row = Row(name="Alice", age=11)
-    assert repr(row) == "Row(age=11, name='Alice')"
-    assert str(row) == "Row(age=11, name='Alice')"
+    assert repr(row) == "Row(name='Alice', age=11)"
+    assert str(row) == "Row(name='Alice', age=11)"
     assert (row["name"], row["age"]) == ("Alice", 11)
     assert (row.name, row.age) == ("Alice", 11)
-    assert row[0] == 11 and row[-1] == "Alice"
+    assert row[0] == "Alice" and row[-1] == 11
+    assert tuple(row) == ("Alice", 11) and row._fields == ["name", "age"]
+    assert Row(b=1, a=2).as_dict() == {"b": 1, "a": 2}
+    assert list(Row(b=1, a=2).as_dict()) == ["b", "a"]
 
 
 def test_row_class_names_values():
@@ -43,10 +48,29 @@ def test_row_as_dict_and_recursive_as_dict():
         Row(1, 2).as_dict()
 
 
-def test_row_contains_checks_values_as_pyflink_does():
+def test_row_contains_checks_field_names_of_a_named_row_as_pyflink_does():
+    """PyFlink 2.x: ``in`` looks for a field name in a named row, a value in one without
+    names (and in a Types.TUPLE element, a plain tuple to the user)."""
     row = Row.of(("user", "clicks"), ("alice", 3))
-    assert "alice" in row and 3 in row
-    assert "user" not in row
+    assert "user" in row and "clicks" in row
+    assert "alice" not in row and 3 not in row
+    assert "alice" in Row("alice", 3) and "user" not in Row("alice", 3)
+    pair = tuple_class(("f0", "f1"))("a", 3)
+    assert "a" in pair and "f0" not in pair
+    assert "name" in Row(name="Alice", age=11) and "wrong_key" not in Row(name="Alice")
+
+
+def test_row_get_fields_by_names_and_of_kind():
+    row = Row(b=1, a=2)
+    assert row.get_fields_by_names(["a", "b"]) == [2, 1]
+    assert row.get_fields_by_names(["b", "a"]) == [1, 2]
+    assert Row(1, 2).get_fields_by_names(["x", "y"]) == [1, 2]
+    with pytest.raises(KeyError, match="not exist"):
+        row.get_fields_by_names(["c"])
+    assert Row.of_kind(RowKind.INSERT, a=1) == Row(a=1)
+    with pytest.raises(TypeError, match="append-only"):
+        Row.of_kind(RowKind.DELETE, a=1)
+    assert [str(k) for k in RowKind] == ["+I", "-U", "+U", "-D"]
 
 
 def test_row_unknown_field_raises_key_value_and_attribute_errors():
@@ -108,6 +132,10 @@ def test_row_equality_pyflink_and_flinkwin_leniency():
     row = Row.of(("user", "clicks"), ("alice", 3))
     assert row == Row.of(("user", "clicks"), ("alice", 3))
     assert row != Row.of(("name", "clicks"), ("alice", 3))  # other names: not equal (PyFlink)
+    # the same value for each name in another order: equal (PyFlink 2.x)
+    assert row == Row.of(("clicks", "user"), (3, "alice"))
+    assert Row(a=1, b=2) == Row(b=2, a=1) and Row(a=1, b=2) != Row(b=1, a=2)
+    assert Row(1, 2) != Row(2, 1)
     assert row != Row("alice", 3)  # named vs unnamed (PyFlink)
     assert row == ("alice", 3)  # flinkwin: equals the tuple of its values
     assert row == {"user": "alice", "clicks": 3}  # ... and the dict of its fields

@@ -3,7 +3,10 @@ and the window boundaries it implies, replayed through the core harness."""
 
 from __future__ import annotations
 
-from flinkwin import OutputTag, Time, TumblingEventTimeWindows
+import pytest
+
+from flinkwin import Duration, OutputTag, Time, TumblingEventTimeWindows, WatermarkStrategy
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.builtin import sum_of
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MIN_LONG
@@ -115,3 +118,23 @@ def test_boundaries_through_the_harness() -> None:
     assert main == BOUNDARY_MAIN
     assert late == BOUNDARY_LATE
     assert harness.num_late_records_dropped == 0
+
+
+def test_no_watermarks_generator_stays_at_long_min_value() -> None:
+    """PyFlink's ``WatermarkStrategy.no_watermarks()`` (Flink's ``NoWatermarksGenerator``):
+    events do not move the watermark; the strategy still takes a timestamp assigner."""
+    strategy = WatermarkStrategy.no_watermarks().with_timestamp_assigner("ts")
+    assert strategy.timestamp_column == "ts" and not strategy.emits_watermarks
+    assert WatermarkStrategy.noWatermarks().emits_watermarks is False
+    generator = strategy.create_watermark_generator()
+    for ts in (5, 1_700_000_000_000, 3):
+        generator.on_event(ts)
+    assert generator.current_watermark() == MIN_LONG
+    assert "no watermarks" in repr(strategy)
+    assert WatermarkStrategy.for_monotonous_timestamps().emits_watermarks
+
+
+def test_with_watermark_alignment_is_refused_naming_why() -> None:
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(20))
+    with pytest.raises(UnsupportedOperationError, match="pauses a source split"):
+        strategy.with_watermark_alignment("group", Duration.of_seconds(20))

@@ -252,6 +252,80 @@ def test_processing_time_timer_fires_in_a_later_micro_batch(spark: Any, tmp_path
     assert min(b for b, rows in batches.items() if rows) >= 1
 
 
+class EchoAndRemind(KeyedProcessFunction):
+    """Each element at once, and a processing-time timer 1 s later (emitting the key)."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        now = ctx.timer_service().current_processing_time()
+        ctx.timer_service().register_processing_time_timer(now + 1000)
+        yield f"{value.k}:{value.v}"
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        yield f"timer:{ctx.get_current_key()}"
+
+
+def _returns_within(call: Any, seconds: float) -> bool:
+    """Run ``call`` in a thread: True if it returned within ``seconds`` (a test cannot hang)."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            call()
+        except BaseException as error:  # noqa: BLE001 (re-raised below)
+            errors.append(error)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if errors:
+        raise errors[0]
+    return not thread.is_alive()
+
+
+def test_process_all_available_returns_for_stages_waking_keys_in_processing_time(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Spark runs a micro-batch on every trigger of a stage with processing-time timeouts, so
+    its own processAllAvailable() never returns there: flinkwin's query returns once a batch
+    planned after the call finds no new input (a graph's KeyedProcessFunction, a processing-time
+    window, a Python sink); the timers still fire on later triggers."""
+    from flinkwin import Time, TumblingProcessingTimeWindows
+
+    write_batches(tmp_path / "in", [[ev("a", 1, 0), ev("b", 2, 0)], [ev("a", 3, 0)]])
+    source = DataStream(file_stream(spark, tmp_path / "in")).key_by("k")
+    graph = source.process(EchoAndRemind(), output_type=Types.STRING())
+    sink = MemorySink("kpf_all_available")
+    query = graph.start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                        trigger={"processingTime": "200 milliseconds"})
+    try:
+        assert _returns_within(query.processAllAvailable, 180)
+        values = [r[0] for r in flat(dict(sink.batches))]
+        assert sorted(v for v in values if not v.startswith("timer")) == ["a:1", "a:3", "b:2"]
+        write_batches(tmp_path / "in", [[ev("b", 4, 0)]], first=2)
+        assert _returns_within(query.processAllAvailable, 180)
+        assert "b:4" in [r[0] for r in flat(dict(sink.batches))]
+        def timers() -> list[str]:
+            return sorted(r[0] for r in flat(dict(sink.batches)) if r[0].startswith("timer"))
+
+        deadline = time.monotonic() + 120  # the timers fire on later triggers, one per element
+        while time.monotonic() < deadline and len(timers()) < 4:
+            time.sleep(0.5)
+        assert timers() == ["timer:a", "timer:a", "timer:b", "timer:b"]
+    finally:
+        query.stop()
+
+    window = source.window(TumblingProcessingTimeWindows.of(Time.hours(1))).sum("v")
+    seen: list[Any] = []
+    query = window.map(lambda r: (r.k, r.v), output_type=Types.TUPLE(
+        [Types.STRING(), Types.LONG()])).add_sink(lambda value, _ctx: seen.append(value))
+    try:
+        assert query is not None and _returns_within(query.processAllAvailable, 180)
+    finally:
+        query.stop()
+
+
 # ------------------------------------------------------------- DataStream.process
 class Annotate(ProcessFunction):
     """A non-keyed process function: each element with its timestamp and the watermark it

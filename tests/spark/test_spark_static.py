@@ -425,3 +425,44 @@ def test_sliding_builtin_aggregations_use_panes(spark: Any, tmp_path: Any) -> No
     assert "panes of gcd(size, slide)" in windowed.sum("v")._stage([]).summary["window state"]
     assert "panes of gcd(size, slide)" in windowed.min("v")._stage([]).summary["window state"]
     assert "panes" not in windowed.maxBy("v")._stage([]).summary["window state"]
+
+
+def test_no_watermarks_fires_event_time_windows_at_the_end_of_static_input(spark: Any) -> None:
+    """``WatermarkStrategy.no_watermarks()`` (PyFlink's): the watermark stays at Long.MIN_VALUE
+    until the end of bounded input, whose MAX_LONG watermark Flink forwards whatever the
+    strategy: every window fires then, nothing is late (arrival order, STREAMING mode)."""
+    from flinkwin import WatermarkStrategy
+
+    stream = DataStream(spark.createDataFrame(ALL_EVENTS, SCHEMA),
+                        runtime_mode=RuntimeExecutionMode.STREAMING)
+    strategy = WatermarkStrategy.no_watermarks().with_timestamp_assigner("ts")
+    result = (
+        stream.assign_timestamps_and_watermarks(strategy)
+        .key_by("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .side_output_late_data(LATE)
+        .sum("v")
+    )
+    harness = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(Time.seconds(10)), add_v, key_field="k"
+    )
+    for r in ALL_EVENTS:  # arrival order, no watermark until the end
+        harness.process_element(r, r["ts"])
+    harness.process_watermark(MAX_LONG)
+    assert canon(result.toDF().collect()) == canon(harness.output())
+    assert result.get_side_output(LATE).toDF().collect() == []
+    summary = result._stage([LATE]).summary
+    assert summary["watermark"] == "none until the end of input (noWatermarks)"
+
+
+def test_no_watermarks_on_a_stream_is_refused_naming_the_fix(spark: Any, tmp_path: Any) -> None:
+    """On an unbounded stream Flink's no_watermarks() never fires an event-time window or
+    timer: flinkwin refuses it there instead of holding state that never fires."""
+    from flinkwin import WatermarkStrategy
+    from flinkwin.errors import UnsupportedOperationError
+
+    (tmp_path / "in").mkdir()
+    stream = DataStream(spark.readStream.schema(SCHEMA).json(str(tmp_path / "in")))
+    strategy = WatermarkStrategy.no_watermarks().with_timestamp_assigner("ts")
+    with pytest.raises(UnsupportedOperationError, match="for_bounded_out_of_orderness"):
+        stream.assign_timestamps_and_watermarks(strategy)

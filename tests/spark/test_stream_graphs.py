@@ -303,6 +303,51 @@ def test_co_group_streaming_with_late_data_and_a_restart(spark: Any, tmp_path: P
                   for t in late) == [(False, ("b", 98, 700)), (True, ("a", 99, 500))]
 
 
+def test_a_joins_late_tagged_unions_are_refused_by_spark_naming_the_map_that_types_them(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The late side output of a coGroup holds TaggedUnions of both inputs, which have no
+    Spark type: toDF() and a Spark sink in start() are refused with an error naming what to
+    do (map them to typed values), a type on the OutputTag is refused where it is given, and
+    the map the error suggests writes every late element (none is lost)."""
+    write_batches(tmp_path / "a", [*A_BATCHES, [ev("a", 99, 500)]])
+    write_batches(tmp_path / "b", [*B_BATCHES, [ev("b", 98, 700)]])
+
+    def build() -> Any:
+        a = stamped(source(spark, tmp_path / "a"))
+        b = stamped(source(spark, tmp_path / "b"))
+        return (
+            a.co_group(b).where("k").equal_to("k")
+            .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+            .side_output_late_data(LATE)
+            .apply(Counts(), output_type="k string, n1 int, n2 int")
+        )
+
+    result = build()
+    with pytest.raises(PickledElementsError, match="TaggedUnions of both inputs.*map"):
+        result.get_side_output(LATE).toDF()
+    with pytest.raises(PickledElementsError, match="TaggedUnions of both inputs.*map"):
+        result.start(side_outputs={LATE: MemorySink("late_unions")})
+    a = stamped(source(spark, tmp_path / "a"))
+    with pytest.raises(TypeError, match="TaggedUnions of both inputs"):
+        a.co_group(a).where("k").equal_to("k").window(
+            TumblingEventTimeWindows.of(Time.seconds(10))
+        ).side_output_late_data(OutputTag("late", Types.STRING()))
+
+    def typed(u: Any) -> tuple[int, str, int, int]:
+        element = u.get_one() if u.is_one() else u.get_two()
+        return (1 if u.is_one() else 2, element.k, element.v, element.ts)
+
+    late = result.get_side_output(LATE).map(typed, output_type=Types.ROW_NAMED(
+        ["input", "k", "v", "ts"], [Types.INT(), Types.STRING(), Types.LONG(), Types.LONG()]))
+    query = (late.toDF().writeStream.format("memory").queryName("late_typed")
+             .option("checkpointLocation", str(tmp_path / "cp_late"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    rows = sorted(tuple(r) for r in spark.sql("select * from late_typed").collect())
+    assert rows == [(1, "a", 99, 500), (2, "b", 98, 700)]
+
+
 def test_an_operator_reading_one_source_sees_that_sources_watermark(
     spark: Any, tmp_path: Path
 ) -> None:
