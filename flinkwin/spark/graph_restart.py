@@ -43,9 +43,7 @@ from flinkwin.operator.graph import OPERATOR, SourceSpec, StreamRef
 from .checkpoint import CheckpointStore
 from .graph import PlanNode, StreamPlan, StreamType
 from .graph_nodes import IntervalJoinBuilder, ProcessBuilder, TaggedInputs, WindowNodeBuilder
-from .restart import STATE_FORMAT, check_recorded, describe, differences, function_kind
-
-_DOCUMENT_VERSION = 1
+from .restart import check_recorded, describe, differences, document_header, function_kind
 
 
 def graph_fingerprint(
@@ -203,18 +201,8 @@ def _what(item: Any) -> str:
 
 def document(plan: StreamPlan, key_groups: int, fingerprint: dict[str, Any]) -> dict[str, Any]:
     """The ``pipeline.json`` document of a graph stage."""
-    import datetime
-
-    from flinkwin import __version__
-
     return {
-        "document": _DOCUMENT_VERSION,
-        "stage": "graph",
-        "flinkwin_version": __version__,
-        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-        "state_format": dict(STATE_FORMAT),
-        "key_groups": key_groups,
-        "fingerprint": fingerprint,
+        **document_header("graph", key_groups, fingerprint),
         "nodes": [node.spec.name for node in plan.nodes],  # informational
     }
 

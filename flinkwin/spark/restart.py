@@ -173,20 +173,28 @@ def fingerprint(pipeline: WindowPipeline, stage: CompiledStage) -> dict[str, Any
 
 def document(pipeline: WindowPipeline, stage: CompiledStage) -> dict[str, Any]:
     """The ``pipeline.json`` document of ``pipeline`` compiled as ``stage``."""
-    from flinkwin import __version__
-
     assigner = pipeline.assigner
     return {
-        "document": _DOCUMENT_VERSION,
-        "stage": "window",
-        "flinkwin_version": __version__,
-        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-        "state_format": dict(STATE_FORMAT),
-        "key_groups": pipeline.key_groups,
-        "fingerprint": fingerprint(pipeline, stage),
+        **document_header("window", pipeline.key_groups, fingerprint(pipeline, stage)),
         "stagger_offset": (
             assigner.stagger_offset if isinstance(assigner, StaggeredAssigner) else None
         ),
+    }
+
+
+def document_header(stage: str, key_groups: int, fingerprint: dict[str, Any]) -> dict[str, Any]:
+    """What every stage's ``pipeline.json`` holds: the document's and flinkwin's versions, the
+    stage kind (``window`` or ``graph``), the state formats written, key groups, fingerprint."""
+    from flinkwin import __version__
+
+    return {
+        "document": _DOCUMENT_VERSION,
+        "stage": stage,
+        "flinkwin_version": __version__,
+        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        "state_format": dict(STATE_FORMAT),
+        "key_groups": key_groups,
+        "fingerprint": fingerprint,
     }
 
 
