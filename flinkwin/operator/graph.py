@@ -141,15 +141,18 @@ class GraphOperator:
     the operators built for the key group); without, the operator's own copies."""
 
     def __init__(
-        self, plan: GraphPlan, task_info: TaskInfo, subtask: GraphSubtask | None = None
+        self, plan: GraphPlan, task_info: TaskInfo, subtask: GraphSubtask | None = None,
+        own: frozenset[int] | None = None,
     ) -> None:
         self.plan = plan
         self.task_info = task_info
         self.subtask = subtask
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
+        #: the operator nodes built here (None: all); another operator node is left None
+        #: (see flinkwin.operator.graph_chain, which runs each keyed node on its own)
         self.operators: list[StreamOperator | None] = [
-            None if node.kind != OPERATOR
+            None if node.kind != OPERATOR or (own is not None and j not in own)
             else node.build(task_info) if subtask is None
             else node.build(task_info, subtask.nodes[j])
             for j, node in enumerate(plan.nodes)

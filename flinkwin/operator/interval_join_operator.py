@@ -270,6 +270,16 @@ class IntervalJoinOperator(UserFunctionLifecycle):
 
     # ------------------------------------------------------------------ inputs
 
+    def input_key(self, value: Any, input_index: int) -> Any:
+        """The key an element of input ``input_index`` (0 left, 1 right) is held under (a
+        null key fails as in Flink)."""
+        record = to_record(value)
+        side = "left" if input_index == 0 else "right"
+        return state_key(
+            self.key_selectors[input_index].get_key(record), self.keys_by_value, record,
+            f"{self.runtime_context.get_task_name()} ({side} input)", self.key_type,
+        )
+
     def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
         """Flink's ``processElement1`` (``input_index`` 0, left) or ``processElement2`` (1,
         right) for ``value`` with event ``timestamp`` (see module docstring)."""
@@ -279,11 +289,7 @@ class IntervalJoinOperator(UserFunctionLifecycle):
             self.open()
         is_left = input_index == 0
         record = to_record(value)
-        key = state_key(
-            self.key_selectors[input_index].get_key(record), self.keys_by_value, record,
-            f"{self.runtime_context.get_task_name()} ({'left' if is_left else 'right'} input)",
-            self.key_type,
-        )
+        key = self.input_key(record, input_index)
         if timestamp is None or timestamp == MIN_LONG:
             raise FlinkError(NO_TIMESTAMP_MESSAGE)
         ts = int(timestamp)

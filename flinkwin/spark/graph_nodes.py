@@ -120,6 +120,13 @@ class _TaggingOperator:
         tagged = TaggedUnion.one(value) if input_index == 0 else TaggedUnion.two(value)
         self.op.process_element(tagged, timestamp)
 
+    def input_key(self, value: Any, input_index: int) -> Any:
+        """The key an element of input ``input_index`` is held under (its TaggedUnion's)."""
+        from flinkwin.operator.cogroup import TaggedUnion
+
+        tagged = TaggedUnion.one(value) if input_index == 0 else TaggedUnion.two(value)
+        return self.op.key_of(tagged)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.op, name)
 
