@@ -29,7 +29,7 @@ from flinkwin import (
     TumblingEventTimeWindows,
     ValueStateDescriptor,
 )
-from flinkwin.functions import KeyedProcessFunction
+from flinkwin.functions import KeyedProcessFunction, ProcessJoinFunction
 from flinkwin.functions.builtin import sum_of
 from flinkwin.joined_streams import JoinedStreams
 from flinkwin.keys import flink_key, pickled_key
@@ -52,6 +52,7 @@ from flinkwin.operator.graph_chain import (
     key_group_of,
     keyed_nodes,
 )
+from flinkwin.operator.interval_join_operator import IntervalJoinOperator
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.time import MIN_LONG
@@ -206,7 +207,34 @@ def window_join_by_function() -> GraphPlan:
     return GraphPlan((source(0), source(1)), nodes, ("node", 1), {LATE1: ("side", 0, LATE1)})
 
 
+class Pairs(ProcessJoinFunction):
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Any:
+        yield (left.k[0], left.v * 10 + right.v)
+
+
+def interval_join_then_window() -> GraphPlan:
+    """An interval join keyed by a function (first letter), then a window keyed by the pair's
+    value's parity: every re-keying a shuffle."""
+
+    def join(info: TaskInfo) -> IntervalJoinOperator:
+        return IntervalJoinOperator(-5, 5, True, True, LATE1, LATE2, Pairs(),
+                                    lambda r: r.k[0], lambda r: r.k[0], task_info=info)
+
+    def window(info: TaskInfo) -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(20)),
+                              CountWithEnd(), key_selector=lambda t: t[1] % 2,
+                              task_info=info)
+
+    nodes = (
+        NodeSpec("join", OPERATOR, ((("source", 0), 0), (("source", 1), 1)), build=join),
+        NodeSpec("window", OPERATOR, ((("node", 0), 0),), build=window),
+    )
+    return GraphPlan((source(0), source(1)), nodes, ("node", 1),
+                     {LATE1: ("side", 0, LATE1), LATE2: ("side", 0, LATE2)})
+
+
 PLANS = {
+    "interval_join_then_window": interval_join_then_window,
     "hot_items_tumbling": lambda: hot_items(False),
     "hot_items_sliding": lambda: hot_items(True),
     "window_after_window": window_after_window,
