@@ -59,7 +59,13 @@ import numpy as np
 import pandas as pd
 
 from flinkwin.keys import PickledKey, plain_key
-from flinkwin.operator.graph import OPERATOR, GraphOperator, GraphPlan, StreamRef
+from flinkwin.operator.graph import (
+    OPERATOR,
+    GraphOperator,
+    GraphPlan,
+    StreamRef,
+    _upstream_sources,
+)
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.output_tag import OutputTag
@@ -239,6 +245,35 @@ class ChainStep(GraphOperator):
         return op
 
 
+def single_task_reason(plan: GraphPlan) -> str | None:
+    """Why ``plan`` cannot run keyed node by keyed node with :class:`ChainStep` (None: it
+    can): each rule names a case where one watermark per micro-batch for every operator, or
+    key groups per operator, would not give Flink's results."""
+    if not any(node.kind == OPERATOR for node in plan.nodes):
+        return "the graph has no keyed operator"
+    for i, source in enumerate(plan.sources):
+        if source.idle_timeout_ms is not None:
+            return (f"source {i} uses with_idleness: telling an idle input apart needs "
+                    "every row of the micro-batch")
+        if source.delay_ms is None and not source.stage_watermark:
+            return (f"source {i} has no watermarks: the operators reading it stay at "
+                    "Long.MIN_VALUE while the others advance")
+    every = set(range(len(plan.sources)))
+    reads = _upstream_sources(plan)
+    info = TaskInfo("check", 0, 1, 1)
+    for j in keyed_nodes(plan):
+        node = plan.nodes[j]
+        if reads[j] != every:
+            return (f"{node.name} reads sources {sorted(reads[j])} of {len(every)}: its own "
+                    "watermark is not the one of all the graph's sources")
+        op = node.build(info)
+        keyed = getattr(op, "input_key", None) is not None or getattr(
+            op, "key_selector", None) is not None
+        if not keyed:
+            return f"{node.name} is not keyed: it runs with parallelism 1, as in Flink"
+    return None
+
+
 def keyed_nodes(plan: GraphPlan) -> tuple[int, ...]:
     """The graph's operator nodes, in topological order."""
     return tuple(j for j, n in enumerate(plan.nodes) if n.kind == OPERATOR)
@@ -255,4 +290,5 @@ __all__ = [
     "input_key",
     "key_group_of",
     "keyed_nodes",
+    "single_task_reason",
 ]

@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 from collections import Counter, defaultdict
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 from flinkwin import (
     ListStateDescriptor,
     OutputTag,
+    ProcessFunction,
     ProcessWindowFunction,
     SlidingEventTimeWindows,
     Time,
@@ -51,9 +53,10 @@ from flinkwin.operator.graph_chain import (
     canonical_key,
     key_group_of,
     keyed_nodes,
+    single_task_reason,
 )
 from flinkwin.operator.interval_join_operator import IntervalJoinOperator
-from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
+from flinkwin.operator.keyed_process_operator import KeyedProcessOperator, ProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.time import MIN_LONG
 
@@ -79,7 +82,7 @@ def frame(rows: list[tuple[int, str, int]]) -> pd.DataFrame:
 
 
 class CountWithEnd(ProcessWindowFunction):
-    """HotItems' first stage: (item, window end, count)."""
+    """HotItems' first stage: (item, window end, count) (of both sources' events)."""
 
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         yield (key, context.window().end, len(list(elements)))
@@ -128,7 +131,7 @@ def hot_items(sliding: bool) -> GraphPlan:
         return KeyedProcessOperator(TopN(), lambda t: t[1], task_info=info)
 
     nodes = (
-        NodeSpec("counts", OPERATOR, ((("source", 0), 0),), build=counts),
+        NodeSpec("counts", OPERATOR, ((("source", 0), 0), (("source", 1), 0)), build=counts),
         NodeSpec("top", OPERATOR, ((("node", 0), 0),), build=top),
     )
     return GraphPlan((source(0), source(1)), nodes, ("node", 1), {LATE1: ("side", 0, LATE1)})
@@ -252,8 +255,6 @@ def _record(items: list[tuple[Any, int | None]]) -> Counter[Any]:
 
 def run_whole(plan: GraphPlan, batches: list[Batch]) -> Outputs:
     """The oracle: the whole graph in one GraphOperator, fed as the graph stage feeds it."""
-    from dataclasses import replace
-
     op = GraphOperator(replace(plan, own_watermarks=False), TaskInfo("Graph", 0, 1, 1))
     out: Outputs = []
     for rows, stamps, watermark, now in batches:
@@ -446,3 +447,37 @@ def test_key_groups_are_the_same_in_every_process() -> None:
 def test_a_chain_step_runs_operators_only() -> None:
     with pytest.raises(ValueError, match="is not an operator"):
         ChainStep(window_after_window(), 1, TaskInfo("x", 0, 1, 1), 2)
+
+
+# ------------------------------------------------------------ which graphs can run chained
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_graphs_whose_keyed_operators_read_every_source_can_run_chained(name: str) -> None:
+    assert single_task_reason(PLANS[name]()) is None
+
+
+def test_the_rules_that_keep_a_graph_on_one_task_name_the_cause() -> None:
+    plan = hot_items(False)
+    idle = replace(plan, sources=(replace(source(0), idle_timeout_ms=100), source(1)))
+    assert "source 0 uses with_idleness" in str(single_task_reason(idle))
+    silent = replace(plan, sources=(source(0), replace(source(1), delay_ms=None)))
+    assert "source 1 has no watermarks" in str(single_task_reason(silent))
+    one_source = GraphPlan((source(0), source(1)), (
+            NodeSpec("w1", OPERATOR, ((("source", 0), 0),),
+                 build=window_after_window().nodes[0].build),
+    ), ("node", 0))
+    assert single_task_reason(one_source) == (
+        "w1 reads sources [0] of 2: its own watermark is not the one of all the graph's sources"
+    )
+
+    class Echo(ProcessFunction):
+        def process_element(self, value: Any, ctx: Any) -> Any:
+            yield value
+
+    def spy(info: TaskInfo) -> ProcessOperator:
+        return ProcessOperator(Echo(), task_info=info)
+
+    unkeyed = GraphPlan((source(0),), (NodeSpec("spy", OPERATOR, ((("source", 0), 0),),
+                                                build=spy),), ("node", 0))
+    assert single_task_reason(unkeyed) == (
+        "spy is not keyed: it runs with parallelism 1, as in Flink"
+    )
