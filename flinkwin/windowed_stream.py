@@ -85,7 +85,9 @@ class WindowedStream:
     (and reduce with a window function) output pickled Python values in one ``value binary``
     column, as PyFlink outputs ``PICKLED_BYTE_ARRAY`` (``flinkwin.spark.schema.unpickle``).
     ``with_window=True`` adds ``window_start``/``window_end`` timestamp columns (null for the
-    global window of count windows).
+    global window of count windows). ``with_firing=True`` adds ``firing_timing``,
+    ``firing_index`` and ``firing_is_last`` (what each firing of the window was, as Beam's
+    ``PaneInfo``) and makes ``context.firing()`` available (see ``docs/firings.md``).
     """
 
     _keyed = True

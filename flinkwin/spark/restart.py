@@ -8,7 +8,7 @@ and compares it on every later start from the same checkpoint::
       "document": 1,
       "stage": "window",                      # or "graph" (flinkwin.spark.graph_restart)
       "flinkwin_version": "0.1.0",            # informational
-      "state_format": {"operator": "3", "columnar": "columnar-1", "panes": "panes-1", ...},
+      "state_format": {"operator": "4", "columnar": "columnar-1", "panes": "panes-1", ...},
       "key_groups": 16,
       "fingerprint": {"assigner": {...}, "trigger": {...}, "evictor": null,
                       "function": {...}, "allowed_lateness_ms": 0, "late_tag": "late",
