@@ -25,6 +25,7 @@ from flinkwin.errors import IllegalStateError
 from flinkwin.operator import WindowOperator, formats, states
 from flinkwin.operator.firings import Fired
 from flinkwin.operator.snapshot import FORMAT_VERSION
+from flinkwin.testing import WindowOperatorHarness
 
 # (value, timing, index, nonspeculative_index, is_first, is_last)
 Seen = tuple[Any, str, int, int, bool, bool]
@@ -255,3 +256,12 @@ def test_context_firing_needs_firing_metadata() -> None:
     assert isinstance(info.value, IllegalStateError) or isinstance(
         info.value.__cause__, IllegalStateError
     )
+
+
+def test_the_testing_harness_offers_firing_metadata() -> None:
+    h = WindowOperatorHarness(TUMBLE, Describe(), key_field="k", firing_metadata=True,
+                              trigger=CountTrigger.of(1))
+    h.process_element({"k": "a", "v": 2}, 3)
+    h.process_watermark(9)
+    h.process_element({"k": "a", "v": 5}, 4)  # late-dropped: no allowed lateness
+    assert [(r[2], r[3], r[4]) for r in h.output()] == [(2, "EARLY", 0)]
