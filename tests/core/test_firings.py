@@ -265,3 +265,76 @@ def test_the_testing_harness_offers_firing_metadata() -> None:
     h.process_watermark(9)
     h.process_element({"k": "a", "v": 5}, 4)  # late-dropped: no allowed lateness
     assert [(r[2], r[3], r[4]) for r in h.output()] == [(2, "EARLY", 0)]
+
+
+@pytest.mark.parametrize("case", ["continuous", "count", "sessions", "purging", "no lateness"])
+def test_random_scripts_keep_the_firing_invariants_across_restores(case: str) -> None:
+    """Per key and window: indices 0, 1, 2, ... with no gap; EARLY firings before the one
+    ON_TIME, LATE ones after; nonspeculative_index -1 for EARLY, then 0, 1, ...; nothing after a
+    last firing. A snapshot and restore at any point changes no firing."""
+    import random
+
+    def build() -> WindowOperator:
+        if case == "sessions":
+            return op(SESSIONS, CountTrigger.of(2), lateness=15)
+        if case == "no lateness":
+            return op(TUMBLE, ContinuousEventTimeTrigger.of(Time.milliseconds(3)))
+        trigger = {
+            "continuous": ContinuousEventTimeTrigger.of(Time.milliseconds(3)),
+            "count": CountTrigger.of(2),
+            "purging": PurgingTrigger.of(ContinuousEventTimeTrigger.of(Time.milliseconds(4))),
+        }[case]
+        return op(TUMBLE, trigger, lateness=7)
+
+    for seed in range(30):
+        rng = random.Random(seed)
+        script: list[tuple[str, int, str]] = []
+        wm = 0
+        for _ in range(40):
+            if rng.random() < 0.3:
+                wm += rng.randint(0, 6)
+                script.append(("wm", wm, ""))
+            else:
+                script.append(("el", max(0, wm + rng.randint(-12, 8)), rng.choice("ab")))
+        script.append(("wm", wm + 100, ""))
+
+        def run(
+            restore_at: int | None, script: list[tuple[str, int, str]] = script
+        ) -> list[tuple[Any, ...]]:
+            o, out = build(), []
+            for i, (what, t, k) in enumerate(script):
+                if i == restore_at:
+                    out += fired(o)
+                    data, o = o.snapshot(), build()
+                    o.restore(data)
+                if what == "wm":
+                    o.advance_watermark(t)
+                else:
+                    el(o, t, 1, k)
+            return out + fired(o)
+
+        plain = run(None)
+        assert run(rng.randrange(len(script))) == plain, seed
+        by_window: dict[tuple[Any, Any], list[tuple[Any, ...]]] = {}
+        for f in plain:
+            by_window.setdefault((f[0], f[1]), []).append(f)
+        for fs in by_window.values():
+            # a session's windows share a start only by merging into a new window, which
+            # starts over at 0: split the sequence there
+            runs: list[list[tuple[Any, ...]]] = []
+            for f in fs:
+                if f[4] == 0:
+                    runs.append([])
+                runs[-1].append(f)
+            for seq in runs:
+                assert [f[4] for f in seq] == list(range(len(seq))), seed
+                timings = [f[3] for f in seq]
+                order = {"EARLY": 0, "ON_TIME": 1, "LATE": 2}
+                assert [order[t] for t in timings] == sorted(order[t] for t in timings), seed
+                assert timings.count("ON_TIME") <= 1, seed
+                non_early = [f[5] for f in seq if f[3] != "EARLY"]
+                assert non_early == list(range(len(non_early))), seed
+                assert all(f[5] == -1 for f in seq if f[3] == "EARLY"), seed
+                assert not any(f[7] for f in seq[:-1]), seed
+                if case == "no lateness":  # the on-time firing at the window's end is last
+                    assert (seq[-1][3], seq[-1][7]) == ("ON_TIME", True), seed
