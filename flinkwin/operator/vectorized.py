@@ -64,7 +64,7 @@ def base_trigger(trigger: Any) -> Any:
 def is_vectorizable(op: WindowOperator) -> bool:
     """True if ``process_batch`` runs vectorized for this operator's configuration."""
     assigner = op.assigner
-    if op.evictor is not None or op.is_merging:
+    if op.evictor is not None or op.is_merging or op.firings is not None:
         return False
     if type(assigner) not in (*_EVENT_ASSIGNERS, *_PROC_ASSIGNERS, GlobalWindows):
         return False
@@ -442,6 +442,7 @@ def can_fire_in_bulk(op: WindowOperator) -> bool:
     the window's next firing, later than itself)."""
     return (
         op.is_event_time
+        and op.firings is None
         and not op.is_merging
         and op.evictor is None
         and type(base_trigger(op.trigger)) in (EventTimeTrigger, ContinuousEventTimeTrigger)

@@ -129,6 +129,12 @@ from .watermarks import (
 from .window_tagging import with_window_tagging
 
 WINDOW_COLUMNS = ("window_start", "window_end")
+#: the columns ``with_firing=True`` appends (docs/firings.md)
+FIRING_COLUMNS = (
+    StructField("firing_timing", StringType(), True),
+    StructField("firing_index", LongType(), True),
+    StructField("firing_is_last", BooleanType(), True),
+)
 _TS, _WM, _KG = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN
 
 #: Input column types whose values round-trip through a columnar (Arrow) snapshot unchanged.
@@ -177,6 +183,8 @@ class WindowPipeline:
     #: the stream declares event times at or before 1970 (``DataStream(df,
     #: times_before_1970=True)``): Spark's watermark is shifted (flinkwin.spark.watermarks)
     times_before_1970: bool = False
+    #: ``with_firing=True``: each result carries its firing (docs/firings.md)
+    with_firing: bool = False
 
     @property
     def tuple_elements(self) -> bool:
@@ -469,6 +477,10 @@ def main_schema(pipeline: WindowPipeline) -> StructType:
         clash = [c for c in WINDOW_COLUMNS if c in schema.fieldNames()]
         if clash:
             raise PipelineError(f"with_window=True adds {clash}, which the output already has")
+    if pipeline.with_firing:
+        clash = [f.name for f in FIRING_COLUMNS if f.name in schema.fieldNames()]
+        if clash:
+            raise PipelineError(f"with_firing=True adds {clash}, which the output already has")
     return schema
 
 
@@ -612,9 +624,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         element_converters=element_converters(input_schema, pipeline.element_type),
         state_pickler=state_pickler(df.sparkSession) if streaming else StatePickler(),
         key_type=pipeline.key_type,
+        tag_firings=pipeline.with_firing,
     )
     template = operator.build()  # fail at build time on an invalid configuration
-    frame_state = streaming and not pipeline.with_window and all(
+    frame_state = streaming and not pipeline.with_window and not pipeline.with_firing and all(
         isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields
     )
     kind = state_kind(template, frame_state)
@@ -703,6 +716,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
     else:
         main_out = main
+    if pipeline.with_firing:
+        main_out = StructType(list(main_out.fields) + list(FIRING_COLUMNS))
     check_unique_names(
         main_out.fieldNames(), f"the {pipeline.function_name} output", case_sensitive
     )
@@ -737,6 +752,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         key_groups=pipeline.key_groups,
         main_encoder=RowEncoder(main, session_tz, f"{pipeline.function_name} output"),
         with_window=pipeline.with_window,
+        with_firing=pipeline.with_firing,
         side_tags=list(side_tags),
         side_encoders=[
             RowEncoder(s, session_tz, f"side output {t.tag_id!r}")
@@ -875,6 +891,9 @@ def _summary(
         ),
         "side outputs": ", ".join(repr(t) for t in side_tags) or "none",
         "window columns": "window_start, window_end" if pipeline.with_window else "no",
+        "firing columns": (
+            ", ".join(f.name for f in FIRING_COLUMNS) if pipeline.with_firing else "no"
+        ),
     }
 
 
