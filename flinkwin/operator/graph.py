@@ -100,7 +100,11 @@ class SourceSpec:
         sub.columns = list(self.names)
         return sub
 
-    def elements(self, rows: pd.DataFrame) -> list[Any]:
+    def elements(self, frame: pd.DataFrame) -> list[Any]:
+        """The elements of ``frame``'s rows (the stage's columns)."""
+        return self.records(self.rows(frame))
+
+    def records(self, rows: pd.DataFrame) -> list[Any]:
         """The elements of the source's ``rows`` (as :meth:`rows` gives them)."""
         return _records(rows, self.tuple_elements, self.pickled_elements,
                         self.atomic_elements, self.converters)
@@ -251,7 +255,7 @@ class GraphOperator:
             rows = np.flatnonzero(sources == i)
             if len(rows):
                 source_rows = source.rows(frame.iloc[rows])
-                mine = source.elements(source_rows)
+                mine = source.records(source_rows)
                 for row, element in zip(rows.tolist(), mine):
                     elements[row] = element
                 # a window node reading the source takes its quiet rows first, in one batch

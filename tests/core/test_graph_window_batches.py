@@ -28,6 +28,7 @@ from flinkwin import (
     SlidingEventTimeWindows,
     Time,
     TumblingEventTimeWindows,
+    TumblingProcessingTimeWindows,
     Types,
     WindowFunction,
 )
@@ -47,6 +48,7 @@ from flinkwin.operator.graph_batches import takes_batches
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator, ProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.time import MAX_LONG
+from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger
 from flinkwin.triggers.count import CountTrigger
 
 INFO = TaskInfo("Graph", 0, 1, 1)
@@ -152,7 +154,8 @@ def interleaved(lateness: int, delays: tuple[int, int]) -> GraphPlan:
 
 def windows_after_windows(lateness: int, delays: tuple[int, int]) -> GraphPlan:
     """Two windows on source 0 (one listing its elements), a window on the first one's
-    results, a window on source 1; the source itself is also the stage's side output."""
+    results, a processing-time window on source 1; the source itself is also the stage's side
+    output."""
     nodes = (
         NodeSpec("w1", OPERATOR, ((("source", 0), 0),), build=window(
             TumblingEventTimeWindows.of(Time.milliseconds(10)), sum_of("v"), lateness, LATE1)),
@@ -162,7 +165,7 @@ def windows_after_windows(lateness: int, delays: tuple[int, int]) -> GraphPlan:
             SlidingEventTimeWindows.of(Time.milliseconds(10), Time.milliseconds(5)), Listing(),
             lateness, None)),
         NodeSpec("w3", OPERATOR, ((("source", 1), 0),), build=window(
-            TumblingEventTimeWindows.of(Time.milliseconds(5)), sum_of("v"), 0, None)),
+            TumblingProcessingTimeWindows.of(Time.milliseconds(2)), sum_of("v"), 0, None)),
         NodeSpec("union", UNION, ((("node", 1), 0), (("node", 2), 0), (("node", 3), 0))),
     )
     raw = OutputTag("raw")
@@ -171,8 +174,22 @@ def windows_after_windows(lateness: int, delays: tuple[int, int]) -> GraphPlan:
                       raw: ("source", 0)})
 
 
+def continuous(lateness: int, delays: tuple[int, int]) -> GraphPlan:
+    """Windows firing early (ContinuousEventTimeTrigger) on source 0, then a process function."""
+    nodes = (
+        NodeSpec("early", OPERATOR, ((("source", 0), 0),), build=window(
+            TumblingEventTimeWindows.of(Time.milliseconds(20)), sum_of("v"), lateness, LATE1,
+            trigger=ContinuousEventTimeTrigger.of(Time.milliseconds(5)))),
+        NodeSpec("union", UNION, ((("node", 0), 0), (("source", 1), 0))),
+        NodeSpec("spy", OPERATOR, ((("node", 1), 0),),
+                 build=lambda info: ProcessOperator(Spy(), task_info=info)),
+    )
+    return GraphPlan((source(0, delays[0]), source(1, delays[1])), nodes, ("node", 2),
+                     {LATE1: ("side", 0, LATE1)})
+
+
 PLANS = {"hot items": hot_items, "interleaved": interleaved,
-         "windows after windows": windows_after_windows}
+         "windows after windows": windows_after_windows, "continuous": continuous}
 
 
 # ----------------------------------------------------------------------------- driving
@@ -245,7 +262,7 @@ rows_strategy = st.lists(
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     plan=st.sampled_from(sorted(PLANS)),
     lateness=st.sampled_from([0, 3, 12]),
@@ -267,10 +284,11 @@ def test_late_data_lateness_and_side_outputs_agree_across_micro_batch_splits(pla
             (0, "a", 4, 4), (1, "b", 5, 30), (0, "b", 6, 12), (0, "a", 7, 2),
             (0, "c", 8, 40), (0, "a", 9, 26), (1, "c", 1, 41), (0, "b", 2, 31)]
     histories = []
-    for first in range(len(rows) + 1):
-        for second in (first, first + 3, first + 6):
-            history = run_both(PLANS[plan], 12, (0, 2), rows, [first, second])
-            histories.append(history)
+    for lateness in (3, 12):
+        for first in range(0, len(rows) + 1, 2):
+            for second in (first, first + 3):
+                history = run_both(PLANS[plan], lateness, (0, 2), rows, [first, second])
+                histories.append(history)
     assert any(seen["sides"] for history in histories for seen in history)  # late data seen
 
 
