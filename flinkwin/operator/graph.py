@@ -251,6 +251,8 @@ class GraphOperator:
             if len(mine):
                 self.source_max[i] = max(self.source_max[i], int(mine.max()))
         elements: list[Any] = [None] * len(frame)
+        #: per source, the window nodes that took its first rows, and how many
+        taken: list[list[tuple[int, int]]] = [[] for _ in self.plan.sources]
         for i, source in enumerate(self.plan.sources):
             rows = np.flatnonzero(sources == i)
             if len(rows):
@@ -259,9 +261,9 @@ class GraphOperator:
                 for row, element in zip(rows.tolist(), mine):
                     elements[row] = element
                 # a window node reading the source takes its quiet rows first, in one batch
-                self._batches.take(i, self.operators, source_rows, stamps[rows], mine)
+                taken[i] = self._batches.take(i, self.operators, source_rows, stamps[rows], mine)
         order = sources.tolist()
-        for row, skip in self._batches.routes(order):
+        for row, skip in self._batches.routes(order, taken):
             self._push(("source", order[row]), elements[row], _stamp(stamps[row]), skip)
 
     def advance_watermark(self, watermark: int) -> None:

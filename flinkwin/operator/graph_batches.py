@@ -100,9 +100,8 @@ def take_quiet_rows(
 
 
 class QuietBatches:
-    """A graph's window nodes that take their source's rows in batches, and what each took of
-    the current micro-batch. ``consumers``: per stream, the ``(node, input)`` pairs reading
-    it; ``outputs``: the streams that are the stage's outputs."""
+    """A graph's window nodes that take their source's rows in batches. ``consumers``: per
+    stream, the ``(node, input)`` pairs reading it; ``outputs``: the stage's output streams."""
 
     def __init__(
         self, operators: Sequence[Any], sources: Sequence[SourceSpec],
@@ -119,23 +118,24 @@ class QuietBatches:
             ({j for j, _ in consumers.get(("source", i), ())}, ("source", i) in outputs)
             for i in range(len(sources))
         ]
-        #: per source, (node, rows taken) of the current micro-batch
-        self._taken: list[list[tuple[int, int]]] = [[] for _ in sources]
 
     def take(
         self, i: int, operators: Sequence[Any], rows: pd.DataFrame, stamps: np.ndarray,
         records: list[Any],
-    ) -> None:
-        """Source ``i``'s rows of a micro-batch (see :func:`take_quiet_rows`) to its nodes."""
-        self._taken[i] = [
+    ) -> list[tuple[int, int]]:
+        """Source ``i``'s rows of a micro-batch to its window nodes (see
+        :func:`take_quiet_rows`): per node, ``(node, rows taken)``."""
+        return [
             (j, take_quiet_rows(operators[j], rows, stamps, records)) for j in self.nodes[i]
         ]
 
-    def routes(self, sources: list[int]) -> Iterator[tuple[int, tuple[int, ...]]]:
-        """Per row of the micro-batch (``sources``: each row's source) still to be pushed:
-        its position and the nodes it must skip (they took it); then forgets the batch."""
+    def routes(
+        self, sources: list[int], taken: Sequence[list[tuple[int, int]]]
+    ) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """Per row of the micro-batch still to be pushed (``sources``: each row's source;
+        ``taken``: per source, what :meth:`take` returned): its position and the nodes it
+        skips (they took it)."""
         seen = [0] * len(self.nodes)
-        taken = self._taken
         for row, i in enumerate(sources):
             if not taken[i]:
                 yield row, ()
@@ -146,7 +146,6 @@ class QuietBatches:
             readers, output = self._readers[i]
             if not skip or output or not readers <= set(skip):
                 yield row, skip
-        self._taken = [[] for _ in self.nodes]
 
 
 __all__ = ["QuietBatches", "quiet_prefix", "take_quiet_rows", "takes_batches"]
