@@ -268,8 +268,12 @@ class WindowOperator(UserFunctionLifecycle):
         ts = MIN_LONG if timestamp is None else int(timestamp)
         self._process(record, ts, self.key_of(record))
 
-    def process_batch(self, frame: Any, timestamps: Sequence[int] | np.ndarray) -> None:
-        """Process the rows of a pandas DataFrame in order, each with its event timestamp.
+    def process_batch(
+        self, frame: Any, timestamps: Sequence[int] | np.ndarray,
+        records: list[Any] | None = None,
+    ) -> None:
+        """Process the rows of a pandas DataFrame in order, each with its event timestamp
+        (``records``: the rows as elements, when the caller has built them).
 
         Equivalent to calling ``process_element`` for every row; vectorized when the
         configuration allows (built-in assigners and triggers, incremental functions).
@@ -278,7 +282,7 @@ class WindowOperator(UserFunctionLifecycle):
 
         if not self._opened:
             self.open()
-        process_frame(self, frame, np.asarray(timestamps, dtype=np.int64))
+        process_frame(self, frame, np.asarray(timestamps, dtype=np.int64), records)
 
     def advance_watermark(self, watermark: int) -> None:
         """Advance event time; fire every event-time timer ``<= watermark`` in order.
