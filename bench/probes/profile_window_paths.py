@@ -21,7 +21,6 @@ import pstats
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +82,12 @@ def main() -> None:
         original = compiler.stream_function
         compiler.stream_function = lambda rt: profiled(original(rt), profiles, "stage")
     workload = bench_suite.Workload(args.workload, args.workload, "native", "x", args.events)
-    # warm-up of each kind, then one measured run each
-    for pipeline in ("flinkwin", "native", "flinkwin", "native"):
-        for f in glob.glob(f"{profiles}/*.prof"):
-            os.remove(f)
+    # warm-up of each kind, then one measured run each; the profiles are those the workers
+    # dumped in the last flinkwin run (cumulative since each worker's first call)
+    for pipeline in ("native", "flinkwin", "native", "flinkwin"):
+        if pipeline == "flinkwin":
+            for f in glob.glob(f"{profiles}/*.prof"):
+                os.remove(f)
         run = bench_suite.run_once(spark, ns, workload, pipeline, data)
         print(f"{pipeline}: {run.seconds:.2f} s, {run.rate:,.0f} ev/s, batch ms {run.batch_ms}")
     if not args.no_profile:
@@ -96,7 +97,6 @@ def main() -> None:
         stats.sort_stats("tottime").print_stats(args.top)
         stats.sort_stats("cumulative").print_stats(args.top)
     shutil.rmtree(work, ignore_errors=True)
-    time.sleep(0)
 
 
 if __name__ == "__main__":
