@@ -57,6 +57,7 @@ from pyspark.sql.types import (
 from flinkwin.assigners.base import WindowAssigner, default_trigger
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.longs import ERROR, WRAP
 from flinkwin.operator.snapshot import StatePickler
@@ -78,7 +79,7 @@ from flinkwin.triggers import (
     Trigger,
 )
 from flinkwin.types import TypeInformation, is_atomic_type, is_pickled_type
-from flinkwin.watermark import WatermarkStrategy
+from flinkwin.watermark import NO_WATERMARKS_ON_A_STREAM, WatermarkStrategy
 
 from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .carried_time import watermark_mark
@@ -322,7 +323,9 @@ def timer_domain(pipeline: WindowPipeline) -> str:
         trigger_domain = PROCESSING_TIME
     elif isinstance(trigger, _TIMERLESS_TRIGGERS):
         trigger_domain = NO_TIMERS
-    elif assigner_domain == NO_TIMERS and pipeline.watermark is not None:
+    elif assigner_domain == NO_TIMERS and pipeline.watermark is not None and (
+        pipeline.watermark.emits_watermarks
+    ):
         trigger_domain = EVENT_TIME
     else:
         trigger_domain = assigner_domain
@@ -591,6 +594,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
                 "both run in one stage (see docs/windows/union-and-cascades.md)"
             )
         strategy = WatermarkStrategy(0, RECORD_TIMESTAMP_COLUMN)
+    if streaming and uses_event_time and strategy is not None and not strategy.emits_watermarks:
+        raise UnsupportedOperationError(NO_WATERMARKS_ON_A_STREAM)
     if uses_event_time and strategy is None:
         raise PipelineError(
             f"{pipeline.assigner!r} works on event time: call "
@@ -682,9 +687,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             if late_label:  # a null key fails first, as in the label's own check
                 checked = failing_on_null_key(pipeline, checked)
             staged = staged.withColumn(event_time.column, checked)
-        if streaming and strategy.watermarked_upstream:
+        if streaming and strategy.emits_watermarks and strategy.watermarked_upstream:
             staged = watermark_mark(staged, strategy)
-        elif streaming:
+        elif streaming and strategy.emits_watermarks:
             staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms, shift)
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
@@ -747,7 +752,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         null_timestamp_tag=null_timestamp_tag(pipeline),
         event_time=event_time,
         time_zone=session_tz,
-        has_watermark=strategy is not None,
+        has_watermark=strategy is not None and (strategy.emits_watermarks or not streaming),
         timer_domain=domain,
         key_groups=pipeline.key_groups,
         main_encoder=RowEncoder(main, session_tz, f"{pipeline.function_name} output"),
@@ -878,6 +883,8 @@ def _summary(
         "timeout": timeout,
         "watermark": (
             "none" if strategy is None
+            else "none (noWatermarks): Long.MIN_VALUE"
+            if not strategy.emits_watermarks and streaming
             else "none until the end of input (noWatermarks)" if not strategy.emits_watermarks
             else f"max(ts) - {strategy.out_of_orderness_ms} ms - 1 ms, as Flink's "
             "BoundedOutOfOrdernessWatermarks" + _spark_watermark(pipeline, strategy, streaming)
