@@ -6,6 +6,8 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -17,20 +19,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.spark)
 
 
-@pytest.fixture(scope="session")
-def spark() -> Iterator[object]:
+#: the shared session, starting in the background once the run is known to need it
+_starting: Future[Any] | None = None
+
+
+def _need_java() -> None:
     if shutil.which("java") is None:
         # Loud, never a skip: a CI run without Java must not pass with no Spark test run.
         pytest.fail("Java 17 is needed for the Spark tests and was not found on PATH "
                     "(apt-get install openjdk-17-jre-headless)", pytrace=False)
-    # The Python workers must run this interpreter (the venv with flinkwin), set before start.
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    # Window functions defined in test modules are pickled by reference, as a user's own
-    # modules are: the Python workers must be able to import them.
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = here if not path else os.pathsep.join([here, path])
+
+
+def _start_session() -> Any:
     from pyspark.sql import SparkSession
 
     session = (
@@ -45,6 +45,36 @@ def spark() -> Iterator[object]:
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _begin() -> Future[Any]:
+    # The Python workers must run this interpreter (the venv with flinkwin), set before start.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    # Window functions defined in test modules are pickled by reference, as a user's own
+    # modules are: the Python workers must be able to import them.
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = here if not path else os.pathsep.join([here, path])
+    return ThreadPoolExecutor(1, thread_name_prefix="spark-start").submit(_start_session)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the shared Spark session in a background thread as soon as the selected tests are
+    known to use it: its JVM starts while the core tests (collected first) run, instead of
+    after them."""
+    global _starting
+    if (session.config.option.collectonly or shutil.which("java") is None
+            or not any("spark" in getattr(item, "fixturenames", ()) for item in session.items)):
+        return
+    _starting = _begin()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    _need_java()
+    session = (_starting or _begin()).result()
     yield session
     session.stop()
 
