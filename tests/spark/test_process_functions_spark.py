@@ -492,6 +492,7 @@ def test_hot_items_over_micro_batches_equals_the_static_run(
 
 
 @pytest.mark.slow
+@pytest.mark.beside  # a Spark driver of its own: `make test` runs it beside the rest
 def test_hot_items_as_a_users_script_prints_the_top_items(
     tmp_path: Path, hot_items_static: list[str]
 ) -> None:
