@@ -213,7 +213,7 @@ def test_a_stream_of_early_on_time_and_late_firings_keeps_each_windows_last(
     # the final sums by hand; a's [0, 10) was corrected in place by its late firing
     assert [(k, v, start) for k, v, start, _, _ in got] == [
         ("a", 141, 0), ("a", 32, 10), ("b", 18, 0), ("c", 64, 10)]
-    assert ("a", 141, 0, "LATE") == got[0][:4] and got[0][4] >= 2
+    assert got[0][:4] == ("a", 141, 0, "LATE") and got[0][4] >= 2
     # the firings the table went through: an early row of an open window was visible before
     # its on-time one, and no version ever held two rows of one key and window
     table = DeltaTable(str(tmp_path / "t"))
