@@ -194,10 +194,10 @@ def test_a_stream_of_early_on_time_and_late_firings_keeps_each_windows_last(
     write_batches(tmp_path / "in", BATCHES)
     stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
         str(tmp_path / "in"))
-    query = _early_and_late(DataStream(stream)).start(
-        main=f"delta-upsert:{tmp_path / 't'}", checkpoint_location=str(tmp_path / "ck"),
-        trigger={"availableNow": True},
-    )
+    # Spark's writeStream idiom, the key columns as an option
+    query = (_early_and_late(DataStream(stream)).writeStream.format("delta-upsert")
+             .option("keys", "k").option("checkpointLocation", str(tmp_path / "ck"))
+             .trigger(availableNow=True).start(str(tmp_path / "t")))
     query.awaitTermination()
     # every firing, from the same pipeline into memory
     every = run_stream(spark, tmp_path / "in", tmp_path / "ck-all", SCHEMA, _early_and_late)
