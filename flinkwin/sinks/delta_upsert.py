@@ -21,6 +21,7 @@ from pyspark.sql import DataFrame
 from .base import SinkContext, WindowOutput
 from .delta import DeltaSink, Engine
 from .delta_engines import DeltaRsEngine, SparkDeltaEngine
+from .writer_ids import recorded_writer_id
 
 WINDOW = ("window_start", "window_end")
 INDEX = "firing_index"
@@ -63,6 +64,13 @@ class DeltaUpsertSink(DeltaSink):
 
     def open(self, context: SinkContext) -> None:
         self.merge_key = [*self._key_columns(context), *WINDOW]
+        if recorded_writer_id(context) is None and _has_rows(self._choose_engine(context)):
+            raise UpsertRefusedError(
+                f"{self!r}: the table already holds rows and this query starts afresh (a new "
+                "checkpoint, or none): its firing indexes start again at 0, so the rows of "
+                "windows already in the table would never be replaced; write to a new table, "
+                "or empty this one first (DELETE FROM), or restart from the query's checkpoint"
+            )
         super().open(context)
         if isinstance(self._engine, SparkDeltaEngine):
             create_spark_table(self._engine, context, self._partitions)
@@ -113,6 +121,16 @@ class DeltaUpsertSink(DeltaSink):
     def __repr__(self) -> str:
         where = f"{self.path!r}" if self.path is not None else f"table={self.table!r}"
         return f"DeltaUpsertSink({where}, engine={self.engine!r})"
+
+
+def _has_rows(engine: DeltaRsEngine | SparkDeltaEngine) -> bool:
+    if engine.describe() is None:
+        return False
+    if isinstance(engine, DeltaRsEngine):
+        return bool(engine._table().to_pyarrow_dataset().count_rows())
+    reader = engine.session.read.format("delta")
+    df = engine.session.table(engine.table) if engine.table else reader.load(engine.path)
+    return bool(df.limit(1).count())
 
 
 def _refuse_replacing_nothing(where: str, window: WindowOutput, declared: bool) -> None:

@@ -87,11 +87,18 @@ def test_a_replayed_batch_changes_nothing(spark: Any, tmp_path: Path) -> None:
     again.write_batch(spark.createDataFrame(first, RESULT), 0)
     assert DeltaTable(str(tmp_path / "t")).version() == version
     assert table_rows(tmp_path / "t") == [("a", 11, 0, "ON_TIME", 1)]
-    # the merge alone is idempotent and never goes back: under a new app id (no transaction
-    # to skip), older firings and the same firing again leave the row as it is
-    fresh = opened(spark, tmp_path / "t", tmp_path / "ck2")
-    fresh.write_batch(spark.createDataFrame(first + second, RESULT), 0)
+    # the merge alone is idempotent and never goes back: under another app id (no
+    # transaction to skip), older firings and the same firing again leave the row as it is
+    other = opened(spark, tmp_path / "t", tmp_path / "ck", app_id=None)
+    other._app_id = "another-writer"
+    other.write_batch(spark.createDataFrame(first + second, RESULT), 0)
     assert table_rows(tmp_path / "t") == [("a", 11, 0, "ON_TIME", 1)]
+    # a new query (new checkpoint, or none) on a table with rows would start its firing
+    # indexes at 0 under the old rows: refused
+    for checkpoint in (tmp_path / "ck2", None):
+        with pytest.raises(UpsertRefusedError, match="already holds rows and this query"):
+            opened(spark, tmp_path / "t", checkpoint)
+    assert not (tmp_path / "ck2" / "flinkwin" / "sinks.json").exists()
 
 
 def test_several_firings_of_one_window_in_one_batch_keep_the_greatest_index(
