@@ -185,7 +185,8 @@ def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
     figures = (
         f"crash test ({mode}): seed={seed} input={input_rows} rows in {BATCHES} files; "
         f"kills={len(kills)} ({dict(by_kind)}), restarts={runs - 1}, "
-        f"rows compared={compared} (main {sum(_table(tmp_path / 'ref' / 'main').values())}, "
+        f"rows compared={compared} (main {sum(_table(tmp_path / 'ref' / 'main').values())}"
+        f"{' firings' if upsert else ''}, "
         f"late {sum(_table(tmp_path / 'ref' / 'late').values())}), "
         f"differences={differences}; uninterrupted run {reference_seconds:.0f} s, "
         f"crashing runs {crash_seconds:.0f} s"
