@@ -11,6 +11,7 @@ from spark_scenarios import run_stream, watermark, write_batches
 
 from flinkwin import (
     ContinuousEventTimeTrigger,
+    CountTrigger,
     EventTimeSessionWindows,
     ProcessWindowFunction,
     Time,
@@ -124,6 +125,33 @@ def test_streamed_firings_are_the_same_whatever_the_micro_batch_split(
                          lateness_pipeline)
         rows = [r for batch in run.main.values() for r in batch]
         assert firings(rows) == EXPECTED, name
+
+
+def test_count_trigger_firings_are_early_then_on_time_whatever_the_split(
+    spark: Any, tmp_path: Path
+) -> None:
+    """CountTrigger.of(2) on [0, 10) with lateness 20: a's first two elements fire it while the
+    watermark is before its end (EARLY, index 0); its next two arrive after the watermark
+    passed 9 (batch C's watermark 11) and fire it ON_TIME, the first non-early firing of a
+    window that had elements before (index 1); b's one element and a's [10, 20) never fire."""
+    def counting(stream: DataStream) -> Any:
+        return (
+            stream.assign_timestamps_and_watermarks(watermark(0))
+            .key_by("k")
+            .window(TUMBLE)
+            .trigger(CountTrigger.of(2))
+            .allowed_lateness(Time.milliseconds(20))
+            .sum("v", with_window=True, with_firing=True)
+        )
+
+    for i, (name, batches) in enumerate(SPLITS.items()):
+        write_batches(tmp_path / f"in-{i}", batches)
+        run = run_stream(spark, tmp_path / f"in-{i}", tmp_path / f"cp-{i}", SCHEMA, counting)
+        rows = [r for batch in run.main.values() for r in batch]
+        assert firings(rows) == [
+            ("a", 0, 3, "EARLY", 0, False),
+            ("a", 0, 51, "ON_TIME", 1, False),
+        ], name
 
 
 def test_firing_index_keeps_increasing_across_a_restart(spark: Any, tmp_path: Path) -> None:
