@@ -22,21 +22,23 @@ $(DEMO_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[spark]"
 	touch $(DEMO_STAMP)
 
-# Lint, then two pytest processes side by side: the tests marked `beside` (each runs its own
+# Two lanes side by side: the lint and then the tests marked `beside` (each runs its own
 # long-lived processes: crash-test drivers, the job and user scripts, deployment drivers, notebook
-# kernels, the docs site's browser) and all the others (the core tests, then the Spark tests in one
-# shared local session). Mostly waiting on JVM start-ups, the two overlap well on 2 cores. The
-# `beside` log is printed when both are done; either failing fails the target.
+# kernels, the docs site's browser), and all the other tests (the core tests, then the Spark tests
+# in one shared local session, whose JVM starts while the core tests run). Mostly waiting on JVM
+# start-ups, the two overlap well on 2 cores; the lint rides in the shorter lane. Its log is
+# printed when both are done; any failure (lint included) fails the target.
 BESIDE_LOG := .test-beside.log
 test: $(STAMP)
-	@echo "make test: lint, then about 2000 tests in two pytest processes; 16 to 18 minutes on a 2-core machine"
+	@echo "make test: lint and about 2060 tests in two pytest processes; about 22 minutes on a 2-core machine"
 	@command -v java >/dev/null || { echo "Java 17 is required for the Spark tests (apt-get install openjdk-17-jre-headless)"; exit 1; }
-	$(PY) -m ruff check flinkwin tests bench
-	$(PY) -m mypy flinkwin
-	@$(PY) -m pytest -q -rs -p no:cacheprovider -m "beside and not cluster" > $(BESIDE_LOG) 2>&1 & beside=$$!; \
+	@{ $(PY) -m ruff check flinkwin tests bench && $(PY) -m mypy flinkwin; lint=$$?; \
+	  $(PY) -m pytest -q -rs -p no:cacheprovider -m "beside and not cluster"; status=$$?; \
+	  test $$lint -eq 0 && test $$status -eq 0; } > $(BESIDE_LOG) 2>&1 & beside=$$!; \
 	$(PY) -m pytest -q -rs -m "not cluster and not beside"; rest=$$?; \
 	wait $$beside; status=$$?; \
-	echo "== the tests run beside them (pytest -m 'beside and not cluster'):"; cat $(BESIDE_LOG); \
+	echo "== the lint and the tests run beside them (pytest -m 'beside and not cluster'):"; \
+	cat $(BESIDE_LOG); \
 	test $$rest -eq 0 && test $$status -eq 0
 
 # The standalone-cluster deployment test (a master and two workers on localhost, see

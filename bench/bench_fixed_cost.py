@@ -21,8 +21,10 @@ gc          flinkwin tumbling with PySpark's full ``gc.collect()`` after every t
             workers forked by ``bench/full_gc_daemon.py``) vs flinkwin's young-generation
             collections, and native
 defaults    a session left at Spark's defaults (no ``spark.sql.shuffle.partitions``: 200):
-            native tumbling vs flinkwin tumbling in that same session
-large       tumbling at ``--large-events`` (default 10M: 1M rows per micro-batch)
+            native tumbling vs flinkwin tumbling in that same session (``--path``: started
+            by flinkwin's ``start()``, by Spark's ``toDF().writeStream``, or both)
+large       tumbling at ``--large-events`` (default 10M: 1M rows per micro-batch), paths as
+            for defaults
 combine     tumbling at ``--large-events`` with flinkwin's combining before the shuffle on
             and off (``spark.flinkwin.combine``), and native; each micro-batch's file read
             as ``--split`` input partitions (``spark.sql.files.maxPartitionBytes``)
@@ -33,6 +35,7 @@ Usage (one Spark session at a time; ``--scale`` divides every size)::
     .venv/bin/python bench/bench_fixed_cost.py --only floor,timeout,gc --events 2000000
     .venv/bin/python bench/bench_fixed_cost.py --only defaults --events 2000000
     .venv/bin/python bench/bench_fixed_cost.py --only large --scale 4
+    .venv/bin/python bench/bench_fixed_cost.py --only defaults,large --path both
     .venv/bin/python bench/bench_fixed_cost.py --only combine --split 4
 
 Each workload prints its rows for the current table of docs/benchmarks.md (workload, flinkwin,
@@ -147,6 +150,19 @@ class Bench:
             _stream(self.spark, directory, self.args.key_groups))
         return result.start(main=sink, checkpoint_location=checkpoint,
                             trigger={"availableNow": True})
+
+    def flinkwin_to_df(self, directory: str, sink: RowSink) -> Any:
+        """flinkwin's tumbling sum started by Spark's writer: ``toDF().writeStream``."""
+        result = _flinkwin_pipelines()["tumbling"](
+            _stream(self.spark, directory, self.args.key_groups))
+        return self._start(result.toDF(), sink)
+
+    def paths(self) -> dict[str, Callable[..., Any]]:
+        """native and the flinkwin pipelines ``--path`` asks for."""
+        flinkwin = {"flinkwin": self.flinkwin, "flinkwin toDF": self.flinkwin_to_df}
+        chosen = {"start": ["flinkwin"], "todf": ["flinkwin toDF"],
+                  "both": list(flinkwin)}[self.args.path]
+        return {"native": self.native, **{name: flinkwin[name] for name in chosen}}
 
     def noop(self, directory: str, sink: RowSink, timeout: bool = True) -> Any:
         from pyspark.sql import functions as F
@@ -347,27 +363,29 @@ def run_defaults(args: Any, table: Table) -> None:
     bench = Bench(args, None)
     try:
         partitions = bench.spark.conf.get("spark.sql.shuffle.partitions")
-        pipelines = {"native": bench.native, "flinkwin": bench.flinkwin}
+        pipelines = bench.paths()
         big = bench.compare(f"defaults ({partitions} partitions)", pipelines,
                             data(args, "big", args.events))
     finally:
         bench.stop()
-    table.add(f"tumbling sum, {args.events:,} events, session at Spark's defaults "
-              f"(spark.sql.shuffle.partitions {partitions})",
-              median(big, "flinkwin"), median(big, "native"))
+    for name in [n for n in pipelines if n != "native"]:
+        table.add(f"tumbling sum, {args.events:,} events, session at Spark's defaults "
+                  f"(spark.sql.shuffle.partitions {partitions}), {name}",
+                  median(big, name), median(big, "native"))
 
 
 def run_large(args: Any, table: Table) -> None:
     bench = Bench(args, args.partitions)
     try:
-        pipelines = {"native": bench.native, "flinkwin": bench.flinkwin}
+        pipelines = bench.paths()
         big = bench.compare(f"large {args.large_events:,}", pipelines,
                             data(args, "large", args.large_events))
     finally:
         bench.stop()
-    table.add(f"tumbling sum, {args.large_events:,} events "
-              f"({args.large_events // args.batches:,} rows per micro-batch)",
-              median(big, "flinkwin"), median(big, "native"))
+    for name in [n for n in pipelines if n != "native"]:
+        table.add(f"tumbling sum, {args.large_events:,} events "
+                  f"({args.large_events // args.batches:,} rows per micro-batch), {name}",
+                  median(big, name), median(big, "native"))
 
 
 def run_combine(args: Any, table: Table) -> None:
@@ -410,6 +428,9 @@ def main(argv: list[str] | None = None) -> Table:
     parser.add_argument("--partitions", type=int, default=4,
                         help="spark.sql.shuffle.partitions (all workloads but defaults)")
     parser.add_argument("--key-groups", type=int, default=16)
+    parser.add_argument("--path", choices=("start", "todf", "both"), default="start",
+                        help="defaults and large: flinkwin started by its start(), by "
+                        "Spark's toDF().writeStream, or both")
     parser.add_argument("--split", type=int, default=4,
                         help="input partitions per micro-batch file (combine workload)")
     parser.add_argument("--master", default="local[2]")

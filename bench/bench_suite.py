@@ -18,6 +18,10 @@ growing_keys        1-day tumbling sum, keys growing over 20 batches       nativ
 ==================  =====================================================  ====================
 
 Scaling: tumbling sum at several event counts (fixed keys) and key counts (fixed events).
+Each flinkwin pipeline runs on the path ``--path`` names: ``start`` (flinkwin's own
+``result.start(main=sink, ...)``), ``todf`` (Spark's idiom ``result.toDF().writeStream
+.foreachBatch(sink)...start()``) or ``both`` (each workload gets a row per path; the
+continuous trigger's baseline runs on the same path as the pipeline it is compared with).
 For each pair the pipelines alternate ``--repeat`` times (after one warm-up run of each kind at
 the start); reported: median
 events/s each and the ratio of the medians, the peak state size (``memoryUsedBytes`` of the
@@ -28,6 +32,7 @@ Usage::
     .venv/bin/python bench/bench_suite.py --quick            # smoke run, ~10 min on 2 cores
     .venv/bin/python bench/bench_suite.py --write            # full run (~17 min, 2 idle cores)
     .venv/bin/python bench/bench_suite.py --only sliding,session --quick
+    .venv/bin/python bench/bench_suite.py --only session,continuous --path both
 
 The full sizes follow the issue: 2M events for tumbling and the AggregateFunction, 1M for the
 others, 10k keys, 10 files; keys growing to 1M over 20 batches; 1M/5M/20M events and
@@ -222,11 +227,19 @@ def run_once(spark: Any, args: Any, workload: Workload, pipeline: str, directory
                 .trigger(availableNow=True).start()
             )
         else:
-            flink_name = "continuous_baseline" if pipeline == "baseline" else name
+            kind, todf, _ = pipeline.partition(TODF)
+            flink_name = "continuous_baseline" if kind == "baseline" else name
             result = _flinkwin_pipelines()[flink_name](
                 _stream(spark, directory, args.key_groups))
-            query = result.start(
-                main=sink, checkpoint_location=checkpoint, trigger={"availableNow": True})
+            if todf:  # Spark's idiom: the stage sized by toDF()'s writer (flinkwin.spark.sizing)
+                query = (
+                    result.toDF().writeStream.outputMode("append").foreachBatch(sink)
+                    .option("checkpointLocation", checkpoint)
+                    .trigger(availableNow=True).start()
+                )
+            else:
+                query = result.start(
+                    main=sink, checkpoint_location=checkpoint, trigger={"availableNow": True})
         query.awaitTermination()
         seconds = time.perf_counter() - begin
         if query.exception() is not None:
@@ -295,12 +308,32 @@ def warm_up(spark: Any, args: Any, warm: str) -> None:
     """One small run of each kind of pipeline first, so JVM and Python-worker start-up are not
     counted in the first workload."""
     tumbling = Workload("tumbling", "warm-up", "native", "warm", args.warmup_events)
-    for p in ("native", "flinkwin"):
+    for p in ("native", *flinkwin_names(args)):
         run_once(spark, args, tumbling, p, warm)
 
 
+#: Suffix of the pipeline names run through ``toDF().writeStream`` (``--path todf``).
+TODF = "+toDF"
+
+
+def flinkwin_names(args: Any) -> list[str]:
+    """The flinkwin pipelines ``--path`` asks for: ``flinkwin`` (its start), ``flinkwin+toDF``."""
+    return {"start": ["flinkwin"], "todf": ["flinkwin" + TODF],
+            "both": ["flinkwin", "flinkwin" + TODF]}[args.path]
+
+
+def pairs(args: Any, workload: Workload) -> list[tuple[str, str]]:
+    """(baseline, flinkwin) pipeline names per path: native, or flinkwin without the trigger
+    on the same path."""
+    return [
+        (workload.baseline if workload.baseline == "native"
+         else workload.baseline + name.removeprefix("flinkwin"), name)
+        for name in flinkwin_names(args)
+    ]
+
+
 def compare(spark: Any, args: Any, workload: Workload, directory: str, runs: list[Run]) -> None:
-    pipelines = [workload.baseline, "flinkwin"]
+    pipelines = list(dict.fromkeys(p for pair in pairs(args, workload) for p in pair))
     for i in range(args.repeat):
         for p in pipelines:
             r = run_once(spark, args, workload, p, directory)
@@ -322,8 +355,8 @@ def peak_state(runs: list[Run], workload: str, pipeline: str) -> int:
 
 
 # --------------------------------------------------------------------------------- reporting
-BARS = {"tumbling": 0.6, "aggregate_function": 0.5, "sliding": 3.5, "session": 0.9,
-        "process_window": 0.5, "continuous": 0.7}
+BARS = {"tumbling": 0.8, "aggregate_function": 0.65, "sliding": 4.0, "session": 1.0,
+        "process_window": 0.65, "continuous": 0.8, "session" + TODF: 0.85}
 
 
 def plots(runs: list[Run], rows: list[tuple[str, str, float, float]], tag: str) -> list[str]:
@@ -394,17 +427,20 @@ def report(
     ]
     rows = []
     for w in suite:
-        base = median_rate(runs, w.name, w.baseline)
-        mine = median_rate(runs, w.name, "flinkwin")
-        ratio = mine / base
-        bar = BARS.get(w.name)
-        verdict = "" if bar is None else f">= {bar}x: {'met' if ratio >= bar else 'NOT met'}"
-        rows.append((w.name, w.title, base, mine))
-        lines.append(
-            f"| {w.title} | {w.events:,} | {base:,.0f} | {mine:,.0f} | **{ratio:.2f}x** | "
-            f"{verdict} | {peak_state(runs, w.name, w.baseline) / 2**20:,.1f} MiB | "
-            f"{peak_state(runs, w.name, 'flinkwin') / 2**20:,.1f} MiB |"
-        )
+        for baseline, name in pairs(info["args"], w):
+            base = median_rate(runs, w.name, baseline)
+            mine = median_rate(runs, w.name, name)
+            ratio = mine / base
+            bar = BARS.get(w.name if name == "flinkwin" else w.name + TODF)
+            verdict = "" if bar is None else f">= {bar}x: {'met' if ratio >= bar else 'NOT met'}"
+            title = w.title if name == "flinkwin" else f"{w.title}, `toDF().writeStream`"
+            if name == "flinkwin":
+                rows.append((w.name, w.title, base, mine))
+            lines.append(
+                f"| {title} | {w.events:,} | {base:,.0f} | {mine:,.0f} | **{ratio:.2f}x** | "
+                f"{verdict} | {peak_state(runs, w.name, baseline) / 2**20:,.1f} MiB | "
+                f"{peak_state(runs, w.name, name) / 2**20:,.1f} MiB |"
+            )
     growing = [r for r in runs if r.workload == "growing_keys"]
     if growing:
         lines += ["", "Keys growing over 20 batches (1-day tumbling sum): last run of each "
@@ -412,7 +448,7 @@ def report(
                   "| pipeline | seconds | peak state | state rows | first 3 batches ms | "
                   "last 3 batches ms | last / first |", "| --- | ---: | ---: | ---: | --- | --- "
                   "| ---: |"]
-        for p in ("native", "flinkwin"):
+        for p in ("native", flinkwin_names(info["args"])[0]):
             r = [x for x in growing if x.pipeline == p][-1]
             first, last = r.batch_ms[:3], r.batch_ms[-3:]
             lines.append(
@@ -427,17 +463,19 @@ def report(
                   "| run | native ev/s | flinkwin ev/s | flinkwin / native | peak state native "
                   "| peak state flinkwin |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
         for name in scaling:
-            base, mine = median_rate(runs, name, "native"), median_rate(runs, name, "flinkwin")
+            first = flinkwin_names(info["args"])[0]
+            base, mine = median_rate(runs, name, "native"), median_rate(runs, name, first)
             label = name.replace("scale_events_", "events ").replace("scale_keys_", "keys ")
             lines.append(
                 f"| {label} | {base:,.0f} | {mine:,.0f} | {mine / base:.2f}x | "
                 f"{peak_state(runs, name, 'native') / 2**20:,.1f} MiB | "
-                f"{peak_state(runs, name, 'flinkwin') / 2**20:,.1f} MiB |"
+                f"{peak_state(runs, name, first) / 2**20:,.1f} MiB |"
             )
     lines.append("")
     if images:  # the plots are files in docs/img: written only with --write
+        first = flinkwin_names(info["args"])[0]
         for name in plots(runs, rows + [(n, n, median_rate(runs, n, "native"),
-                                         median_rate(runs, n, "flinkwin")) for n in scaling],
+                                         median_rate(runs, n, first)) for n in scaling],
                           tag):
             lines += [f"![{name}](img/{name})", ""]
     lines.append(END)
@@ -465,6 +503,9 @@ def main(argv: list[str] | None = None) -> list[Run]:
     parser.add_argument("--batches", type=int, default=None,
                         help="input files = micro-batches (default 10; 5 with --quick)")
     parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--path", choices=("start", "todf", "both"), default="start",
+                        help="how the flinkwin queries start: its start(), Spark's "
+                        "toDF().writeStream, or each workload both ways")
     parser.add_argument("--key-groups", type=int, default=None)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--driver-memory", default="4g")
@@ -528,7 +569,7 @@ def main(argv: list[str] | None = None) -> list[Run]:
             "load_end": ", ".join(f"{x:.2f}" for x in os.getloadavg()),
             "partitions": args.partitions, "key_groups": args.key_groups,
             "repeat": args.repeat, "pyspark": pyspark.__version__, "java": java_version(),
-            "minutes": (time.perf_counter() - began) / 60,
+            "minutes": (time.perf_counter() - began) / 60, "args": args,
         }
         spark.stop()
     finally:

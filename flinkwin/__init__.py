@@ -101,6 +101,7 @@ _SPARK_API = {
     "WindowResultStream": "flinkwin.window_result_stream",
     "WatermarkStrategy": "flinkwin.watermark",
     "DeltaSink": "flinkwin.sinks",
+    "DeltaUpsertSink": "flinkwin.sinks",
     "IncompatibleRestartError": "flinkwin.spark.restart",
 }
 
@@ -122,6 +123,7 @@ __all__ = [
     "AllWindowedStream",
     "DataStream",
     "DeltaSink",
+    "DeltaUpsertSink",
     "IncompatibleRestartError",
     "KeyedStream",
     "WatermarkStrategy",

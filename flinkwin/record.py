@@ -13,6 +13,8 @@ Where flinkwin differs from PyFlink (documented in ``docs/api-contract.md``):
   build a new one (``row.replace("clicks", 4)`` or ``Row(...)``);
 - a Row also equals the plain tuple of its values and the dict of its fields, so expectations can
   be written either way (two Rows are equal only with the same set of field names, as in PyFlink);
+  rows equal by name hash alike; a row hashes as the plain tuple of its values unless its names
+  were first seen in another order (then it hashes as its values in that order);
 - a named row class called with fewer values than names raises (PyFlink builds a broken row);
 - every element is an insertion: ``get_row_kind()`` is ``RowKind.INSERT``.
 
@@ -225,6 +227,10 @@ Record = Row
 
 _RECORD_CLASSES: dict[tuple[str, ...], type[Row]] = {}
 _TUPLE_CLASSES: dict[tuple[str, ...], type[Row]] = {}
+#: For each set of field names, the order it was first seen in: a named row hashes its values in
+#: that order, so two rows equal by name (same names, another order) hash alike, and a row of
+#: the first order hashes as the plain tuple of its values (which it also equals).
+_HASH_ORDER: dict[frozenset[str], tuple[str, ...]] = {}
 
 
 def _checked(klass: type[Row], values: Iterable[Any]) -> Row:
@@ -279,10 +285,20 @@ def is_tuple_element(value: Any) -> bool:
     return isinstance(value, Row) and type(value)._is_tuple
 
 
+def _hasher(positions: tuple[int, ...]) -> Any:
+    def __hash__(self: Row) -> int:  # noqa: N807
+        return hash(tuple(tuple.__getitem__(self, i) for i in positions))
+
+    return __hash__
+
+
 def _new_class(name: str, fields: tuple[str, ...], extra: dict[str, Any]) -> type[Row]:
     if len(set(fields)) != len(fields):
         raise ValueError(f"duplicate field names in {fields}")
     index = {f: i for i, f in enumerate(fields)}
+    order = _HASH_ORDER.setdefault(frozenset(fields), fields)
+    if order != fields:
+        extra = {**extra, "__hash__": _hasher(tuple(index[f] for f in order))}
     namespace: dict[str, Any] = {
         "__slots__": (),
         "__fields__": fields,

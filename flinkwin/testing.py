@@ -46,6 +46,7 @@ class WindowOperatorHarness:
         late_output_tag: OutputTag | None = None,
         tuple_elements: bool = False,
         atomic_elements: bool = False,
+        firing_metadata: bool = False,
     ) -> None:
         self._args = (assigner, function)
         self._kwargs = dict(
@@ -56,6 +57,7 @@ class WindowOperatorHarness:
             late_output_tag=late_output_tag,
             tuple_elements=tuple_elements,
             atomic_elements=atomic_elements,
+            firing_metadata=firing_metadata,
         )
         self.operator = WindowOperator(assigner, function, **self._kwargs)
         self._output: list[tuple[Any, int]] = []

@@ -8,8 +8,10 @@ The watermark is Flink's ``BoundedOutOfOrdernessWatermarks``:
 ``t`` closes the windows whose ``max_timestamp`` is at most ``t - out_of_orderness - 1``.
 ``noWatermarks()`` is Flink's ``NoWatermarksGenerator``: the watermark stays ``MIN_LONG`` until
 the end of bounded input (``MAX_LONG``, which Flink forwards whatever the strategy), so event-time
-windows and timers fire only then; on a streaming DataFrame they would never fire, and flinkwin
-refuses it there.
+windows and timers fire only then. On a streaming DataFrame it is what a Flink job without
+watermarks is: processing-time windows and timers work, elements keep their timestamps, and the
+watermark stays ``MIN_LONG``; a window or graph that needs event time is refused there
+(:data:`NO_WATERMARKS_ON_A_STREAM`), as it would never fire while its state grew.
 :class:`BoundedOutOfOrdernessWatermarks` is that generator for the core; on Spark the compiler
 makes Spark's own watermark, computed once per micro-batch from the data of the previous
 batches, exactly this value (see ``docs/spark-semantics.md``). The timestamp comes from a
@@ -26,6 +28,16 @@ from typing import Any
 
 from flinkwin.time import MIN_LONG, TimeLike, to_millis
 from flinkwin.timestamps import TimestampAssigner
+
+#: Why an event-time window or graph on a streaming DataFrame under ``noWatermarks()`` is refused.
+NO_WATERMARKS_ON_A_STREAM = (
+    "WatermarkStrategy.no_watermarks() on a streaming DataFrame with event-time windows or "
+    "timers: the watermark stays at Long.MIN_VALUE for ever, so (as in Flink on an unbounded "
+    "source) no event-time window or timer would ever fire while their state grew. Use "
+    "for_bounded_out_of_orderness(...) or for_monotonous_timestamps(), or processing-time "
+    "windows and timers (which no_watermarks() leaves working); on a static DataFrame "
+    "no_watermarks() works with event time too (windows fire at the end of input)"
+)
 
 
 class BoundedOutOfOrdernessWatermarks:

@@ -85,7 +85,9 @@ class WindowedStream:
     (and reduce with a window function) output pickled Python values in one ``value binary``
     column, as PyFlink outputs ``PICKLED_BYTE_ARRAY`` (``flinkwin.spark.schema.unpickle``).
     ``with_window=True`` adds ``window_start``/``window_end`` timestamp columns (null for the
-    global window of count windows).
+    global window of count windows). ``with_firing=True`` adds ``firing_timing``,
+    ``firing_index`` and ``firing_is_last`` (what each firing of the window was, as Beam's
+    ``PaneInfo``) and makes ``context.firing()`` available (see ``docs/firings.md``).
     """
 
     _keyed = True
@@ -136,6 +138,7 @@ class WindowedStream:
         *,
         output_schema: Any = None,
         with_window: bool = False,
+        with_firing: bool = False,
     ) -> WindowResultStream:
         """Incremental reduce (``ReduceFunction`` or ``fn(a, b)``); with ``window_function``
         that function sees the single reduced value (then declare ``output_schema``)."""
@@ -143,7 +146,9 @@ class WindowedStream:
         function = reduce_function if window_function is None else (
             reduce_function, window_function
         )
-        return self._finish(function, "reduce", output_schema, output_type, with_window)
+        return self._finish(
+            function, "reduce", output_schema, output_type, with_window, with_firing
+        )
 
     def aggregate(
         self,
@@ -154,13 +159,16 @@ class WindowedStream:
         *,
         output_schema: Any = None,
         with_window: bool = False,
+        with_firing: bool = False,
     ) -> WindowResultStream:
         """Incremental ``AggregateFunction``; optionally followed by ``window_function``."""
         self._check_kinds("aggregate", aggregate_function, window_function)
         function = aggregate_function if window_function is None else (
             aggregate_function, window_function
         )
-        return self._finish(function, "aggregate", output_schema, output_type, with_window)
+        return self._finish(
+            function, "aggregate", output_schema, output_type, with_window, with_firing
+        )
 
     def process(
         self,
@@ -169,12 +177,15 @@ class WindowedStream:
         *,
         output_schema: Any = None,
         with_window: bool = False,
+        with_firing: bool = False,
     ) -> WindowResultStream:
         """Full-window ``ProcessWindowFunction`` (``ProcessAllWindowFunction`` for windowAll).
         As PyFlink, any object whose ``process`` takes the arguments this stream passes works
         (``(key, context, elements)``, or ``(context, elements)`` after ``window_all``)."""
         function = self._full_window("process", process_window_function)
-        return self._finish(function, "process", output_schema, output_type, with_window)
+        return self._finish(
+            function, "process", output_schema, output_type, with_window, with_firing
+        )
 
     def apply(
         self,
@@ -183,33 +194,46 @@ class WindowedStream:
         *,
         output_schema: Any = None,
         with_window: bool = False,
+        with_firing: bool = False,
     ) -> WindowResultStream:
         """Full-window ``WindowFunction`` (``AllWindowFunction`` for windowAll). As PyFlink,
         any object whose ``apply`` takes the arguments this stream passes works
         (``(key, window, inputs)``, or ``(window, inputs)`` after ``window_all``)."""
         function = self._full_window("apply", window_function)
-        return self._finish(function, "apply", output_schema, output_type, with_window)
+        return self._finish(
+            function, "apply", output_schema, output_type, with_window, with_firing
+        )
 
     # ------------------------------------------------------ built-in aggregations
-    def sum(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
+    def sum(
+        self, field: str | int, *, with_window: bool = False, with_firing: bool = False
+    ) -> WindowResultStream:
         """The first element of each window with ``field`` replaced by the window's sum."""
-        return self._builtin(sum_of, "sum", field, with_window)
+        return self._builtin(sum_of, "sum", field, with_window, with_firing)
 
-    def min(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
+    def min(
+        self, field: str | int, *, with_window: bool = False, with_firing: bool = False
+    ) -> WindowResultStream:
         """The first element with ``field`` replaced by the window's minimum."""
-        return self._builtin(min_of, "min", field, with_window)
+        return self._builtin(min_of, "min", field, with_window, with_firing)
 
-    def max(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:
+    def max(
+        self, field: str | int, *, with_window: bool = False, with_firing: bool = False
+    ) -> WindowResultStream:
         """The first element with ``field`` replaced by the window's maximum."""
-        return self._builtin(max_of, "max", field, with_window)
+        return self._builtin(max_of, "max", field, with_window, with_firing)
 
-    def minBy(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:  # noqa: N802
+    def minBy(  # noqa: N802
+        self, field: str | int, *, with_window: bool = False, with_firing: bool = False
+    ) -> WindowResultStream:
         """The element with the minimum ``field`` (the earliest on ties)."""
-        return self._builtin(min_by, "minBy", field, with_window)
+        return self._builtin(min_by, "minBy", field, with_window, with_firing)
 
-    def maxBy(self, field: str | int, *, with_window: bool = False) -> WindowResultStream:  # noqa: N802
+    def maxBy(  # noqa: N802
+        self, field: str | int, *, with_window: bool = False, with_firing: bool = False
+    ) -> WindowResultStream:
         """The element with the maximum ``field`` (the earliest on ties)."""
-        return self._builtin(max_by, "maxBy", field, with_window)
+        return self._builtin(max_by, "maxBy", field, with_window, with_firing)
 
     def get_execution_environment(self) -> StreamExecutionEnvironment:
         """The process's execution environment."""
@@ -269,7 +293,7 @@ class WindowedStream:
                 )
 
     def _builtin(
-        self, factory: Any, name: str, field: str | int, with_window: bool
+        self, factory: Any, name: str, field: str | int, with_window: bool, with_firing: bool
     ) -> WindowResultStream:
         schema = self._state.stream._public_df().schema
         columns = schema.fieldNames()
@@ -284,10 +308,13 @@ class WindowedStream:
         check_aggregatable(function.kind, f"{name}({field!r})", field, dtype)
         if isinstance(dtype, FloatType):
             function = function.with_single_precision()
-        return self._finish(function, f"{name}({field!r})", None, None, with_window)
+        return self._finish(
+            function, f"{name}({field!r})", None, None, with_window, with_firing
+        )
 
     def _finish(
-        self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool
+        self, function: Any, name: str, output_schema: Any, output_type: Any, with_window: bool,
+        with_firing: bool = False,
     ) -> Any:
         declared = declared_output(output_type, output_schema)
         resolve_window_function(function, self._state.evictor is not None)
@@ -311,13 +338,14 @@ class WindowedStream:
             runtime_mode=state.stream._runtime_mode,
             element_type=state.stream._type_info,
             times_before_1970=state.stream._times_before_1970,
+            with_firing=bool(with_firing),
         )
         if isinstance(declared, TypeInformation):
             type_info: TypeInformation | None = declared
         else:
             type_info = state.stream._type_info if declared is None else None
-        if with_window and is_atomic_type(type_info):
-            type_info = None  # the window columns make Rows of the outputs
+        if (with_window or with_firing) and is_atomic_type(type_info):
+            type_info = None  # the window or firing columns make Rows of the outputs
         if getattr(state.stream, "_plan", None) is not None:
             # a window over a graph stream (a union, a join, a window's results on a stream)
             # joins that graph's one stage

@@ -18,6 +18,7 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 
 def test_the_notebook_set_is_the_documented_one() -> None:
     assert [p.stem for p in NOTEBOOKS] == [
+        "always_current_table",
         "count_and_global_windows",
         "joins_and_top_n",
         "late_data",

@@ -158,17 +158,6 @@ class DataStream(GraphOperations, OperatorHints):
                     f"a stream of {type_info!r} holds one value per element: its DataFrame "
                     f"needs exactly one column, got {public}"
                 )
-        if watermark_strategy is not None and not watermark_strategy.emits_watermarks and (
-            df.isStreaming
-        ):
-            raise UnsupportedOperationError(
-                "WatermarkStrategy.no_watermarks() on a streaming DataFrame: the watermark "
-                "would stay at Long.MIN_VALUE for ever, so (as in Flink on an unbounded source) "
-                "no event-time window or timer would ever fire while their state grew. Use "
-                "for_bounded_out_of_orderness(...) or for_monotonous_timestamps(); for "
-                "processing-time windows and timers leave out assign_timestamps_and_watermarks; "
-                "on a static DataFrame no_watermarks() works (windows fire at the end of input)"
-            )
         ensure_worker_python(df.sparkSession)
         self._df = without_pickled_marks(df)
         self._hints: dict[str, Any] = {}

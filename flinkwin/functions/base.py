@@ -105,6 +105,12 @@ class WindowContext(ABC, Generic[W]):
     def output(self, output_tag: Any, value: Any) -> None:
         """Emit ``value`` to the side output ``output_tag``."""
 
+    def firing(self) -> Any:
+        """What this firing of the window is (a :class:`flinkwin.operator.firings.Firing`:
+        timing, index, is_last...; Beam's ``PaneInfo``), when the window's result was built
+        with ``with_firing=True`` (see ``docs/firings.md``)."""
+        raise NotImplementedError("this context carries no firing metadata")
+
 
 class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """Full-window function with context (keyed)."""

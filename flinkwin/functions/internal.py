@@ -14,6 +14,7 @@ and the window-state descriptor ``WindowedStream`` picks).
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -146,8 +147,14 @@ def resolve_window_function(function: Any, has_evictor: bool) -> WindowFunctionS
     )
 
 
+#: What a window function usually returns: a generator (``yield``), a list or a plain tuple.
+_PLAIN_ITERABLES = frozenset({types.GeneratorType, list, tuple})
+
+
 def iterate_outputs(result: Any, where: str) -> Iterable[Any]:
     """The outputs of a user window function: an iterable (list, generator...) or None."""
+    if type(result) in _PLAIN_ITERABLES:  # (the common results, without the ABC checks)
+        return result
     if result is None:
         return ()
     if isinstance(result, (str, bytes, Mapping, Row)) or not isinstance(result, Iterable):

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flinkwin.sinks import ConsoleSink, DeltaSink, FileSink, Sink, as_sink
+from flinkwin.sinks import ConsoleSink, DeltaSink, DeltaUpsertSink, FileSink, Sink, as_sink
 from flinkwin.sinks.resolve import FILE_FORMATS
 
 DELTA_ENGINES = ("auto", "spark", "deltalake")
@@ -102,10 +102,12 @@ _INTERVAL = re.compile(r"^\s*\d+(\.\d+)?\s*[a-zA-Z]+\s*$")
 def sink_from_spec(spec: Any, *, delta_engine: str = "auto") -> Sink:
     """A sink from a spec string or dict.
 
-    Strings: ``delta:<path>``, ``delta-table:<catalog.schema.table>``, ``<format>:<path>``
+    Strings: ``delta:<path>``, ``delta-table:<catalog.schema.table>``, ``delta-upsert:<path>``,
+    ``delta-upsert-table:<catalog.schema.table>``, ``<format>:<path>``
     (format one of parquet, json, csv, orc, text) and ``console``. Dicts: ``{"format":
     "delta", "path" or "table": ..., "engine", "partition_by", "app_id",
-    "storage_options"}``, ``{"format": "parquet", "path": ..., "partition_by", "options":
+    "storage_options"}``, ``{"format": "delta-upsert"``, the same keys plus ``"keys"`` and
+    ``"replacing_trigger"}``, ``{"format": "parquet", "path": ..., "partition_by", "options":
     {...}}``, ``{"format": "console"}``. A job runs in its own process, so ``memory`` sinks
     are refused."""
     if isinstance(spec, str):
@@ -128,13 +130,17 @@ def _sink_from_dict(spec: dict[str, Any], delta_engine: str) -> Sink:
     allowed: tuple[str, ...]
     if kind == "delta":
         allowed = ("path", "table", "engine", "partition_by", "app_id", "storage_options")
+    elif kind == "delta-upsert":
+        allowed = ("path", "table", "engine", "partition_by", "app_id", "storage_options",
+                   "keys", "replacing_trigger")
     elif kind in FILE_FORMATS:
         allowed = ("path", "partition_by", "options")
     elif kind == "console":
         allowed = ()
     else:
         raise JobConfigError(
-            f"sink format {kind!r}: use delta, console or one of {', '.join(FILE_FORMATS)}"
+            f"sink format {kind!r}: use delta, delta-upsert, console or one of "
+            f"{', '.join(FILE_FORMATS)}"
         )
     unknown = sorted(set(spec) - set(allowed))
     if unknown:
@@ -145,6 +151,9 @@ def _sink_from_dict(spec: dict[str, Any], delta_engine: str) -> Sink:
         if kind == "delta":
             engine = _engine(spec.pop("engine", delta_engine))
             return DeltaSink(engine=engine, **spec)  # type: ignore[arg-type]
+        if kind == "delta-upsert":
+            engine = _engine(spec.pop("engine", delta_engine))
+            return DeltaUpsertSink(engine=engine, **spec)  # type: ignore[arg-type]
         if kind == "console":
             return ConsoleSink()
         if "path" not in spec:

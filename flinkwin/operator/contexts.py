@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flinkwin.assigners.base import WindowAssignerContext
-from flinkwin.errors import UnsupportedOperationError
+from flinkwin.errors import IllegalStateError, UnsupportedOperationError
 from flinkwin.evictors.base import EvictorContext
 from flinkwin.functions.base import WindowContext
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.metrics import MetricGroup
+from flinkwin.operator.firings import Firing
 from flinkwin.operator.watermark_guard import check_event_timer, read_watermark
 from flinkwin.state.backend import VOID_NAMESPACE, KeyedStateStore
 from flinkwin.state.descriptors import StateDescriptor
@@ -145,4 +146,17 @@ class ProcessContext(WindowContext):
 
     def output(self, output_tag: Any, value: Any) -> None:
         self._op.emit_side(output_tag, value, self._window.max_timestamp())
+
+    def firing(self) -> Firing:
+        op = self._op
+        if op.firings is None:
+            raise IllegalStateError(
+                "context.firing() needs firing metadata: build the window's result with "
+                "with_firing=True (WindowOperator(..., firing_metadata=True) in the core API)"
+            )
+        if op.current_firing is None:
+            raise IllegalStateError(
+                "context.firing() is only available in process(), while a window fires"
+            )
+        return op.current_firing
 

@@ -278,10 +278,11 @@ class ColumnarLists:
         member = np.flatnonzero(row_rank >= 0)
         member = member[np.argsort(row_rank[member], kind="stable")]
         bounds = np.concatenate(([0], np.cumsum(np.bincount(row_rank[member]))))
-        columns = [c for c in rows.columns if c not in _LIST_COLUMNS]
-        source = _Records(rows[columns].iloc[member], self.op)
+        positions = [i for i, c in enumerate(rows.columns) if c not in _LIST_COLUMNS]
+        columns = [rows.columns[i] for i in positions]
+        source = _Records(rows.iloc[member, positions], self.op)  # one take
         firsts = first[firing]
-        keys = _window_keys(rows.iloc[firsts], columns, op)
+        keys = _window_keys(rows.iloc[firsts, positions], columns, op)
         starts = rows[_START].to_numpy()[firsts].tolist()
         ends = rows[_END].to_numpy()[firsts].tolist()
         make = TimeWindow.of

@@ -46,7 +46,9 @@ class Format:
 RELEASED: tuple[Format, ...] = (
     Format("2", OBJECT, False, "ec6eb6f", "flinkwin.operator.snapshot.restore_operator; its "
            "pickled objects carry no signature: read only without a state key"),
-    Format("3", OBJECT, True, "ec2e85a", "flinkwin.operator.snapshot.restore_operator"),
+    Format("3", OBJECT, False, "ec2e85a", "flinkwin.operator.snapshot.restore_operator (no "
+           "firing records: it was written before firing metadata existed)"),
+    Format("4", OBJECT, True, "2a0203b", "flinkwin.operator.snapshot.restore_operator"),
     Format("columnar-1", COLUMNAR, True, "a71f1e4", "ColumnarAggregation.restore"),
     Format("panes-1", PANES, True, "5f1eb4f", "PaneAggregation.restore"),
     Format("sessions-1", SESSIONS, True, "1898b5e", "SessionAggregation.restore"),

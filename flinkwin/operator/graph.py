@@ -14,7 +14,9 @@ What happens, exactly:
   is pushed through the graph in arrival order: into every operator or step reading that
   source, each operator's outputs on to every operator reading them, depth first, before the
   next row (Flink's chained order for one record). An element without a timestamp
-  (``MIN_LONG``) reaches the operators as ``None``.
+  (``MIN_LONG``) reaches the operators as ``None``. A window node reading a source takes
+  the rows it can take without emitting anything in one vectorized batch first, which no
+  one can tell apart (:mod:`flinkwin.operator.graph_batches`).
 * **Watermarks.** ``advance_watermark(w)`` advances the operators in topological order; the
   results and side outputs each one emits are pushed downstream before the next operator
   advances, so a window's results reach the operator after it before the watermark that fired
@@ -54,6 +56,7 @@ import pyarrow as pa
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.operator import formats
 from flinkwin.operator.element_rows import _records
+from flinkwin.operator.graph_batches import QuietBatches
 from flinkwin.operator.runtime_context import Subtask, TaskInfo, TaskRuntimeContext
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.output_tag import OutputTag
@@ -91,10 +94,19 @@ class SourceSpec:
     #: stage does not see)
     stage_watermark: bool = False
 
-    def elements(self, frame: pd.DataFrame) -> list[Any]:
+    def rows(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The source's columns of ``frame`` under its fields' names."""
         sub = frame.loc[:, list(self.columns)]
         sub.columns = list(self.names)
-        return _records(sub, self.tuple_elements, self.pickled_elements,
+        return sub
+
+    def elements(self, frame: pd.DataFrame) -> list[Any]:
+        """The elements of ``frame``'s rows (the stage's columns)."""
+        return self.records(self.rows(frame))
+
+    def records(self, rows: pd.DataFrame) -> list[Any]:
+        """The elements of the source's ``rows`` (as :meth:`rows` gives them)."""
+        return _records(rows, self.tuple_elements, self.pickled_elements,
                         self.atomic_elements, self.converters)
 
 
@@ -177,6 +189,10 @@ class GraphOperator:
         #: per node, the watermarked sources it reads from, directly or through other nodes
         self._node_sources = _upstream_sources(plan)
         self._node_watermarks = [MIN_LONG] * len(plan.nodes)
+        #: the window nodes taking their source's rows in batches (see process_batch)
+        self._batches = QuietBatches(
+            self.operators, plan.sources, self._consumers, {self._main, *self._sides}
+        )
         self._output: list[tuple[Any, int | None]] = []
         self._side_output: dict[OutputTag, list[tuple[Any, int | None]]] = {}
         self._opened = False
@@ -238,13 +254,20 @@ class GraphOperator:
             if len(mine):
                 self.source_max[i] = max(self.source_max[i], int(mine.max()))
         elements: list[Any] = [None] * len(frame)
+        #: per source, the window nodes that took its first rows, and how many
+        taken: list[list[tuple[int, int]]] = [[] for _ in self.plan.sources]
         for i, source in enumerate(self.plan.sources):
             rows = np.flatnonzero(sources == i)
             if len(rows):
-                for row, element in zip(rows.tolist(), source.elements(frame.iloc[rows])):
+                source_rows = source.rows(frame.iloc[rows])
+                mine = source.records(source_rows)
+                for row, element in zip(rows.tolist(), mine):
                     elements[row] = element
-        for row, source_index in enumerate(sources.tolist()):
-            self._push(("source", source_index), elements[row], _stamp(stamps[row]))
+                # a window node reading the source takes its quiet rows first, in one batch
+                taken[i] = self._batches.take(i, self.operators, source_rows, stamps[rows], mine)
+        order = sources.tolist()
+        for row, skip in self._batches.routes(order, taken):
+            self._push(("source", order[row]), elements[row], _stamp(stamps[row]), skip)
 
     def advance_watermark(self, watermark: int) -> None:
         """Advance every operator in topological order, pushing what each fires downstream
@@ -317,14 +340,19 @@ class GraphOperator:
                 self._flush(j)
 
     # ------------------------------------------------------------------ routing
-    def _push(self, ref: StreamRef, value: Any, timestamp: int | None) -> None:
+    def _push(
+        self, ref: StreamRef, value: Any, timestamp: int | None, skip: tuple[int, ...] = ()
+    ) -> None:
+        """``value`` to the stage's outputs and every node reading ``ref`` but those in
+        ``skip`` (window nodes that took it in a batch, see process_batch)."""
         if ref == self._main:
             self._output.append((value, timestamp))
         tag = self._sides.get(ref)
         if tag is not None:
             self._side_output.setdefault(tag, []).append((value, timestamp))
         for j, index in self._consumers.get(ref, ()):
-            self._deliver(j, index, value, timestamp)
+            if j not in skip:
+                self._deliver(j, index, value, timestamp)
 
     def _deliver(self, j: int, index: int, value: Any, timestamp: int | None) -> None:
         node = self.plan.nodes[j]

@@ -65,7 +65,7 @@ SCHEMA = pa.schema(
     metadata={"flinkwin.format": FORMAT_VERSION},
 )
 
-META, CONTENTS, TRIGGER, FUNCTION, EVENT_TIMER, PROC_TIMER, MERGING = range(7)
+META, CONTENTS, TRIGGER, FUNCTION, EVENT_TIMER, PROC_TIMER, MERGING, FIRING = range(8)
 NS_TIME_WINDOW, NS_GLOBAL_WINDOW, NS_OTHER = 0, 1, 2
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1  # windows outside int64 (clock at MIN_LONG) pickle
 #: How snapshots are read: on one thread (their buffers are small; a thread pool's hand-offs to
@@ -303,6 +303,9 @@ def snapshot_operator(op: WindowOperator) -> bytes:
     for key, pairs in op.merging_state.items():
         w.section(MERGING, None, [(key, window) for window, _ in pairs], None,
                   [state_window for _, state_window in pairs])
+    if op.firings is not None:  # since format 4
+        records = op.firings.records
+        w.section(FIRING, None, list(records), None, list(records.values()))
 
     meta = {
         "watermark": op.current_watermark,
@@ -347,6 +350,8 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
     op.partitioned_state = StateTables()
     op.function_state = StateTables()
     op.merging_state = {}
+    if op.firings is not None:
+        op.firings.records = {}
     op.event_timers = TimerQueue()
     op.processing_timers = TimerQueue()
 
@@ -372,6 +377,15 @@ def restore_operator(op: WindowOperator, data: bytes) -> None:
             for i in range(first, last):
                 table_ = tables.tables.setdefault(names[name_refs[i]], {})
                 table_[slots[i]] = objects[obj_refs[i]]
+        elif section == FIRING:
+            if op.firings is None:
+                raise ValueError(
+                    "snapshot holds firing metadata (with_firing=True) but this operator does "
+                    "not keep it: restart the pipeline with with_firing=True"
+                )
+            op.firings.records.update(
+                zip(run_slots, [tuple(objects[i]) for i in obj_refs[first:last]])
+            )
         elif section == MERGING:
             for i in range(first, last):
                 key, window = slots[i]

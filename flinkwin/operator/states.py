@@ -76,8 +76,9 @@ Factory = Callable[[], WindowOperator]
 
 def state_kind(template: WindowOperator, columnar_input: bool) -> str:
     """The state kind for ``template``'s configuration; ``columnar_input`` says whether the
-    input's columns survive a columnar (Arrow) snapshot unchanged."""
-    if columnar_input:
+    input's columns survive a columnar (Arrow) snapshot unchanged. Firing metadata is kept by
+    the object form only."""
+    if columnar_input and template.firings is None:
         for kind, supported in (
             (PANES, panes_supports), (COLUMNAR, columnar_supports),
             (SESSIONS, sessions_supports), (LISTS, lists_supports),

@@ -64,7 +64,7 @@ def base_trigger(trigger: Any) -> Any:
 def is_vectorizable(op: WindowOperator) -> bool:
     """True if ``process_batch`` runs vectorized for this operator's configuration."""
     assigner = op.assigner
-    if op.evictor is not None or op.is_merging:
+    if op.evictor is not None or op.is_merging or op.firings is not None:
         return False
     if type(assigner) not in (*_EVENT_ASSIGNERS, *_PROC_ASSIGNERS, GlobalWindows):
         return False
@@ -75,8 +75,13 @@ def is_vectorizable(op: WindowOperator) -> bool:
     return op.key_selector is None or type(op.key_selector) is FieldKeySelector
 
 
-def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
-    """Process ``frame``'s rows in order with ``timestamps`` (see module docstring)."""
+def process_frame(
+    op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarray,
+    records: list[Any] | None = None,
+) -> None:
+    """Process ``frame``'s rows in order with ``timestamps`` (see module docstring);
+    ``records``: the rows as elements, when the caller has built them (else built from
+    ``frame`` in the operator's stream shape)."""
     if len(frame) != len(timestamps):
         raise ValueError(f"{len(frame)} rows but {len(timestamps)} timestamps")
     if len(frame) == 0:
@@ -84,11 +89,11 @@ def process_frame(op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarra
     if not is_vectorizable(op) or (
         op.assigner.is_event_time() and not _vectorizable_timestamps(op, timestamps)
     ):
-        elements = op_records(op, frame)
+        elements = op_records(op, frame) if records is None else records
         for record, ts in zip(elements, timestamps.tolist()):
             op._process(record, ts, op.key_of(record))
         return
-    _Batch(op, frame.reset_index(drop=True), timestamps).run()
+    _Batch(op, frame.reset_index(drop=True), timestamps, records).run()
 
 
 def _vectorizable_timestamps(op: WindowOperator, timestamps: np.ndarray) -> bool:
@@ -102,13 +107,16 @@ def _vectorizable_timestamps(op: WindowOperator, timestamps: np.ndarray) -> bool
 
 
 class _Batch:
-    def __init__(self, op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
+    def __init__(
+        self, op: WindowOperator, frame: pd.DataFrame, timestamps: np.ndarray,
+        records: list[Any] | None = None,
+    ) -> None:
         self.op = op
         self.frame = frame
         self.ts = timestamps
-        self._records: list[Row] | None = None
+        self._records: list[Any] | None = records
 
-    def records(self) -> list[Row]:
+    def records(self) -> list[Any]:
         if self._records is None:
             self._records = op_records(self.op, self.frame)
         return self._records
@@ -442,6 +450,7 @@ def can_fire_in_bulk(op: WindowOperator) -> bool:
     the window's next firing, later than itself)."""
     return (
         op.is_event_time
+        and op.firings is None
         and not op.is_merging
         and op.evictor is None
         and type(base_trigger(op.trigger)) in (EventTimeTrigger, ContinuousEventTimeTrigger)

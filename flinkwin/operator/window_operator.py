@@ -60,6 +60,7 @@ from flinkwin.operator.contexts import (
     OperatorTriggerContext,
     ProcessContext,
 )
+from flinkwin.operator.firings import Fired, Firing, FiringTracker
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
@@ -108,6 +109,8 @@ class WindowOperator(UserFunctionLifecycle):
         state_pickler: StatePickler | None = None,
         subtask: Subtask | None = None,
         key_type: Any = None,
+        firing_metadata: bool = False,
+        tag_firings: bool = False,
     ) -> None:
         if not isinstance(assigner, WindowAssigner):
             raise TypeError(
@@ -190,6 +193,16 @@ class WindowOperator(UserFunctionLifecycle):
         self.event_timers = TimerQueue()
         self.processing_timers = TimerQueue()
 
+        #: Firing metadata (``context.firing()``; see flinkwin.operator.firings): None when
+        #: not asked for. ``tag_firings``: every main output leaves as ``Fired(value, firing)``.
+        self.tag_firings = bool(tag_firings)
+        self.firings = FiringTracker() if firing_metadata or tag_firings else None
+        #: the firing in progress (while the window function runs)
+        self.current_firing: Firing | None = None
+        #: the window's clock as a firing sees it: the timer's time while event-time timers
+        #: fire (None: the current watermark / processing time, see ``_clock``)
+        self._timer_clock: int | None = None
+
         self._output: list[tuple[Any, int]] = []
         self._side_outputs: dict[OutputTag, list[tuple[Any, int]]] = {}
         self._bulk_firing = can_fire_in_bulk(self)
@@ -255,8 +268,12 @@ class WindowOperator(UserFunctionLifecycle):
         ts = MIN_LONG if timestamp is None else int(timestamp)
         self._process(record, ts, self.key_of(record))
 
-    def process_batch(self, frame: Any, timestamps: Sequence[int] | np.ndarray) -> None:
-        """Process the rows of a pandas DataFrame in order, each with its event timestamp.
+    def process_batch(
+        self, frame: Any, timestamps: Sequence[int] | np.ndarray,
+        records: list[Any] | None = None,
+    ) -> None:
+        """Process the rows of a pandas DataFrame in order, each with its event timestamp
+        (``records``: the rows as elements, when the caller has built them).
 
         Equivalent to calling ``process_element`` for every row; vectorized when the
         configuration allows (built-in assigners and triggers, incremental functions).
@@ -265,7 +282,7 @@ class WindowOperator(UserFunctionLifecycle):
 
         if not self._opened:
             self.open()
-        process_frame(self, frame, np.asarray(timestamps, dtype=np.int64))
+        process_frame(self, frame, np.asarray(timestamps, dtype=np.int64), records)
 
     def advance_watermark(self, watermark: int) -> None:
         """Advance event time; fire every event-time timer ``<= watermark`` in order.
@@ -314,6 +331,7 @@ class WindowOperator(UserFunctionLifecycle):
         """True when no window contents, keyed state, merging sets or timers are held."""
         return not (
             self.window_contents
+            or (self.firings is not None and self.firings.records)
             or self.partitioned_state.num_entries()
             or self.function_state.num_entries()
             or self.merging_state
@@ -403,6 +421,8 @@ class WindowOperator(UserFunctionLifecycle):
         try:
             slot = (key, state_window)
             self._add_to_contents(slot, record, timestamp)
+            if self.firings is not None:
+                self.firings.on_element((key, window), window.max_timestamp(), self._clock())
             ctx = self._trigger_ctx
             ctx.key, ctx.window = key, window
             result = self.trigger.on_element(record, timestamp, window, ctx)
@@ -410,7 +430,7 @@ class WindowOperator(UserFunctionLifecycle):
                 contents = self.window_contents.get(slot)
                 if contents is None:
                     return
-                self._emit_window_contents(key, window, slot, contents)
+                self._fire(key, window, slot, contents, is_last=False)
             if result.is_purge():
                 self.window_contents.pop(slot, None)
             self._register_cleanup_timer(key, window)
@@ -470,6 +490,8 @@ class WindowOperator(UserFunctionLifecycle):
                     ctx.window = m
                     self.trigger.clear(m, ctx)
                     self._delete_cleanup_timer(key, m)
+                if self.firings is not None:
+                    self.firings.merge(key, merge_result, merged_windows, self._clock())
                 self._merge_contents(key, state_window_result, merged_state_windows)
             except OPERATOR_ERRORS:
                 raise
@@ -520,13 +542,19 @@ class WindowOperator(UserFunctionLifecycle):
                 result = self.trigger.on_event_time(timestamp, window, ctx)
             else:
                 result = self.trigger.on_processing_time(timestamp, window, ctx)
+            own_clock = event_time == self.is_event_time
+            cleanup = own_clock and timestamp == self.cleanup_time(window)
             if result.is_fire():
                 contents = self.window_contents.get(slot)
                 if contents is not None:
-                    self._emit_window_contents(key, window, slot, contents)
+                    self._timer_clock = timestamp if own_clock else None
+                    try:
+                        self._fire(key, window, slot, contents, is_last=cleanup)
+                    finally:
+                        self._timer_clock = None
             if result.is_purge():
                 self.window_contents.pop(slot, None)
-            if event_time == self.is_event_time and timestamp == self.cleanup_time(window):
+            if cleanup:
                 self._clear_all_state(key, window, slot, merging)
             if merging is not None:
                 self._persist(key, merging)
@@ -542,6 +570,8 @@ class WindowOperator(UserFunctionLifecycle):
     ) -> None:
         self.current_key = key
         self.window_contents.pop(slot, None)
+        if self.firings is not None:
+            self.firings.clear((key, window))
         ctx = self._trigger_ctx
         ctx.key, ctx.window = key, window
         self.trigger.clear(window, ctx)
@@ -582,6 +612,28 @@ class WindowOperator(UserFunctionLifecycle):
             self.merging_state.pop(key, None)
 
     # ---------------------------------------------------------------- emitting
+
+    def _clock(self) -> int:
+        """The window's clock as a firing or an element sees it (see ``docs/firings.md``)."""
+        if self._timer_clock is not None:
+            return self._timer_clock
+        return self.current_watermark if self.is_event_time else self.current_processing_time
+
+    def _fire(
+        self, key: Any, window: Any, slot: tuple[Any, Any], contents: Any, is_last: bool
+    ) -> None:
+        """FIRE ``window``: its firing recorded (when firing metadata is tracked), then its
+        contents emitted."""
+        if self.firings is None:
+            self._emit_window_contents(key, window, slot, contents)
+            return
+        self.current_firing = self.firings.fire(
+            (key, window), window.max_timestamp(), self._clock(), is_last
+        )
+        try:
+            self._emit_window_contents(key, window, slot, contents)
+        finally:
+            self.current_firing = None
 
     def _emit_window_contents(
         self, key: Any, window: Any, slot: tuple[Any, Any], contents: Any
@@ -665,9 +717,12 @@ class WindowOperator(UserFunctionLifecycle):
                 result = fn.apply(window, values)
             method = "process" if kind in ("process", "process_all") else "apply"
             outputs = iterate_outputs(result, f"{type(fn).__name__}.{method}")
+        firing = self.current_firing if self.tag_firings else None
         for out in outputs:
             if type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag):
                 self.emit_side(out[0], out[1], timestamp)
+            elif firing is not None:
+                self._output.append((Fired(out, firing), timestamp))
             else:
                 self._output.append((out, timestamp))
 
@@ -696,6 +751,9 @@ class WindowOperator(UserFunctionLifecycle):
             "function": self.spec.describe(),
             "allowed_lateness_ms": str(self.allowed_lateness),
             "time": "event time" if self.is_event_time else "processing time",
+            "firing metadata": "columns" if self.tag_firings else (
+                "context.firing()" if self.firings is not None else "no"
+            ),
         }
 
 

@@ -10,18 +10,39 @@ from pyspark.sql.types import StructType
 
 
 @dataclass(frozen=True)
+class WindowOutput:
+    """What a window stage's main output is, for sinks that depend on it (DeltaUpsertSink).
+
+    ``key_columns``: the ``key_by`` column names (None: a key selector function; empty: a
+    non-keyed ``window_all``); ``with_window``/``with_firing``: the result's window and firing
+    columns; ``trigger``: the trigger's description, ``trigger_purges`` whether a firing before
+    the window's last can purge its contents (True), never does (False) or flinkwin cannot
+    tell (None: a user-defined trigger); ``merging``: the merging assigner (sessions), if any.
+    """
+
+    key_columns: tuple[str, ...] | None
+    with_window: bool
+    with_firing: bool
+    trigger: str
+    trigger_purges: bool | None
+    merging: str | None = None
+
+
+@dataclass(frozen=True)
 class SinkContext:
     """What a sink learns when its query starts.
 
     ``label`` names the output (``"main"`` or the side output's tag id) and is stable across
     restarts; ``checkpoint_location`` is the query's checkpoint (None: Spark uses a temporary
-    one, so nothing survives a restart).
+    one, so nothing survives a restart); ``window`` describes a window stage's main output
+    (None for side outputs and other stages).
     """
 
     session: SparkSession
     schema: StructType
     label: str
     checkpoint_location: str | None = None
+    window: WindowOutput | None = None
 
 
 class Sink(ABC):
@@ -53,4 +74,4 @@ class Sink(ABC):
         """Write one micro-batch's rows (a static DataFrame)."""
 
 
-__all__ = ["Sink", "SinkContext"]
+__all__ = ["Sink", "SinkContext", "WindowOutput"]

@@ -7,6 +7,7 @@ from typing import Any
 from .base import Sink
 from .console import ConsoleSink
 from .delta import DeltaSink
+from .delta_upsert import DeltaUpsertSink
 from .files import FileSink
 from .foreach_batch import ForeachBatchSink
 from .memory import MemorySink
@@ -18,8 +19,9 @@ def as_sink(value: Any, *, delta_engine: Any = "auto") -> Sink:
     """A :class:`Sink` from a Sink, a ``fn(df, batch_id)`` callable, or a short string, the
     same everywhere (``start()``, ``writeStream...sideOutput()``, ``flinkwin-job --sink``):
     ``"delta:<path>"``, ``"delta-table:<catalog.schema.table>"`` (a :class:`DeltaSink` with
-    ``delta_engine``), ``"<format>:<path>"`` with format one of parquet, json, csv, orc, text,
-    ``"memory:<view name>"`` and ``"console"``."""
+    ``delta_engine``), ``"delta-upsert:<path>"``, ``"delta-upsert-table:<name>"`` (a
+    :class:`DeltaUpsertSink`), ``"<format>:<path>"`` with format one of parquet, json, csv,
+    orc, text, ``"memory:<view name>"`` and ``"console"``."""
     if isinstance(value, Sink):
         return value
     if isinstance(value, str):
@@ -32,10 +34,15 @@ def as_sink(value: Any, *, delta_engine: Any = "auto") -> Sink:
             return DeltaSink(arg, engine=delta_engine)
         if kind == "delta-table" and arg:
             return DeltaSink(table=arg, engine=delta_engine)
+        if kind == "delta-upsert" and arg:
+            return DeltaUpsertSink(arg, engine=delta_engine)
+        if kind == "delta-upsert-table" and arg:
+            return DeltaUpsertSink(table=arg, engine=delta_engine)
         if kind in FILE_FORMATS and arg:
             return FileSink(arg, format=kind)
         raise ValueError(
             f"unknown sink {value!r}: use 'delta:<path>', 'delta-table:<catalog.schema.table>', "
+            "'delta-upsert:<path>', 'delta-upsert-table:<catalog.schema.table>', "
             f"'<format>:<path>' (format in {', '.join(FILE_FORMATS)}), 'memory:<name>', "
             "'console', a Sink or a fn(df, batch_id)"
         )

@@ -14,6 +14,7 @@ from flinkwin.spark.schema import SchemaMismatchError
 from flinkwin.spark.sinks import (
     ConsoleSink,
     DeltaSink,
+    DeltaUpsertSink,
     FileSink,
     ForeachBatchSink,
     MemorySink,
@@ -25,6 +26,7 @@ from flinkwin.spark.writer import WindowDataStreamWriter
 __all__ = [
     "ConsoleSink",
     "DeltaSink",
+    "DeltaUpsertSink",
     "FileSink",
     "ForeachBatchSink",
     "IncompatibleRestartError",

@@ -57,6 +57,7 @@ from pyspark.sql.types import (
 from flinkwin.assigners.base import WindowAssigner, default_trigger
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.longs import ERROR, WRAP
 from flinkwin.operator.snapshot import StatePickler
@@ -78,7 +79,7 @@ from flinkwin.triggers import (
     Trigger,
 )
 from flinkwin.types import TypeInformation, is_atomic_type, is_pickled_type
-from flinkwin.watermark import WatermarkStrategy
+from flinkwin.watermark import NO_WATERMARKS_ON_A_STREAM, WatermarkStrategy
 
 from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .carried_time import watermark_mark
@@ -129,6 +130,12 @@ from .watermarks import (
 from .window_tagging import with_window_tagging
 
 WINDOW_COLUMNS = ("window_start", "window_end")
+#: the columns ``with_firing=True`` appends (docs/firings.md)
+FIRING_COLUMNS = (
+    StructField("firing_timing", StringType(), True),
+    StructField("firing_index", LongType(), True),
+    StructField("firing_is_last", BooleanType(), True),
+)
 _TS, _WM, _KG = "_fw_ts", "_fw_wm", KEY_GROUP_COLUMN
 
 #: Input column types whose values round-trip through a columnar (Arrow) snapshot unchanged.
@@ -177,6 +184,8 @@ class WindowPipeline:
     #: the stream declares event times at or before 1970 (``DataStream(df,
     #: times_before_1970=True)``): Spark's watermark is shifted (flinkwin.spark.watermarks)
     times_before_1970: bool = False
+    #: ``with_firing=True``: each result carries its firing (docs/firings.md)
+    with_firing: bool = False
 
     @property
     def tuple_elements(self) -> bool:
@@ -314,7 +323,9 @@ def timer_domain(pipeline: WindowPipeline) -> str:
         trigger_domain = PROCESSING_TIME
     elif isinstance(trigger, _TIMERLESS_TRIGGERS):
         trigger_domain = NO_TIMERS
-    elif assigner_domain == NO_TIMERS and pipeline.watermark is not None:
+    elif assigner_domain == NO_TIMERS and pipeline.watermark is not None and (
+        pipeline.watermark.emits_watermarks
+    ):
         trigger_domain = EVENT_TIME
     else:
         trigger_domain = assigner_domain
@@ -469,6 +480,10 @@ def main_schema(pipeline: WindowPipeline) -> StructType:
         clash = [c for c in WINDOW_COLUMNS if c in schema.fieldNames()]
         if clash:
             raise PipelineError(f"with_window=True adds {clash}, which the output already has")
+    if pipeline.with_firing:
+        clash = [f.name for f in FIRING_COLUMNS if f.name in schema.fieldNames()]
+        if clash:
+            raise PipelineError(f"with_firing=True adds {clash}, which the output already has")
     return schema
 
 
@@ -579,6 +594,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
                 "both run in one stage (see docs/windows/union-and-cascades.md)"
             )
         strategy = WatermarkStrategy(0, RECORD_TIMESTAMP_COLUMN)
+    if streaming and uses_event_time and strategy is not None and not strategy.emits_watermarks:
+        raise UnsupportedOperationError(NO_WATERMARKS_ON_A_STREAM)
     if uses_event_time and strategy is None:
         raise PipelineError(
             f"{pipeline.assigner!r} works on event time: call "
@@ -612,9 +629,10 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         element_converters=element_converters(input_schema, pipeline.element_type),
         state_pickler=state_pickler(df.sparkSession) if streaming else StatePickler(),
         key_type=pipeline.key_type,
+        tag_firings=pipeline.with_firing,
     )
     template = operator.build()  # fail at build time on an invalid configuration
-    frame_state = streaming and not pipeline.with_window and all(
+    frame_state = streaming and not pipeline.with_window and not pipeline.with_firing and all(
         isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields
     )
     kind = state_kind(template, frame_state)
@@ -669,9 +687,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
             if late_label:  # a null key fails first, as in the label's own check
                 checked = failing_on_null_key(pipeline, checked)
             staged = staged.withColumn(event_time.column, checked)
-        if streaming and strategy.watermarked_upstream:
+        if streaming and strategy.emits_watermarks and strategy.watermarked_upstream:
             staged = watermark_mark(staged, strategy)
-        elif streaming:
+        elif streaming and strategy.emits_watermarks:
             staged = _with_watermark(staged, event_time, strategy.out_of_orderness_ms, shift)
         if event_time.rebuilt is not None:
             staged = staged.drop(event_time.rebuilt)
@@ -703,6 +721,8 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         )
     else:
         main_out = main
+    if pipeline.with_firing:
+        main_out = StructType(list(main_out.fields) + list(FIRING_COLUMNS))
     check_unique_names(
         main_out.fieldNames(), f"the {pipeline.function_name} output", case_sensitive
     )
@@ -732,11 +752,12 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         null_timestamp_tag=null_timestamp_tag(pipeline),
         event_time=event_time,
         time_zone=session_tz,
-        has_watermark=strategy is not None,
+        has_watermark=strategy is not None and (strategy.emits_watermarks or not streaming),
         timer_domain=domain,
         key_groups=pipeline.key_groups,
         main_encoder=RowEncoder(main, session_tz, f"{pipeline.function_name} output"),
         with_window=pipeline.with_window,
+        with_firing=pipeline.with_firing,
         side_tags=list(side_tags),
         side_encoders=[
             RowEncoder(s, session_tz, f"side output {t.tag_id!r}")
@@ -862,6 +883,8 @@ def _summary(
         "timeout": timeout,
         "watermark": (
             "none" if strategy is None
+            else "none (noWatermarks): Long.MIN_VALUE"
+            if not strategy.emits_watermarks and streaming
             else "none until the end of input (noWatermarks)" if not strategy.emits_watermarks
             else f"max(ts) - {strategy.out_of_orderness_ms} ms - 1 ms, as Flink's "
             "BoundedOutOfOrdernessWatermarks" + _spark_watermark(pipeline, strategy, streaming)
@@ -875,6 +898,9 @@ def _summary(
         ),
         "side outputs": ", ".join(repr(t) for t in side_tags) or "none",
         "window columns": "window_start, window_end" if pipeline.with_window else "no",
+        "firing columns": (
+            ", ".join(f.name for f in FIRING_COLUMNS) if pipeline.with_firing else "no"
+        ),
     }
 
 

@@ -31,12 +31,14 @@ from pyspark.sql import DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, LongType, StructField, StructType
 
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator.graph import OPERATOR, GraphPlan, SourceSpec, StreamRef
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.time import MIN_LONG
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.types import is_atomic_type, is_pickled_type
+from flinkwin.watermark import NO_WATERMARKS_ON_A_STREAM
 
 from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .carried_time import watermark_mark
@@ -163,6 +165,8 @@ def compile_graph(
         domain = EVENT_TIME
     elif PROCESSING_TIME in timers or EVENT_TIME not in timers:
         domain = PROCESSING_TIME
+    elif any(s._watermark is not None for s in plan.sources):  # noWatermarks() on them all
+        raise UnsupportedOperationError(NO_WATERMARKS_ON_A_STREAM)
     else:
         raise PipelineError(
             "the graph's operators work on event time: call assignTimestampsAndWatermarks(...) "
@@ -336,7 +340,9 @@ def _source_frame(
             shim, strategy, event_time, quoted(event_time.column)  # type: ignore[arg-type]
         )
         staged = staged.withColumn(event_time.column, checked)
-        if streaming and strategy.watermarked_upstream:
+        if streaming and not strategy.emits_watermarks:
+            pass  # noWatermarks(): the source holds the operators reading it at MIN_LONG
+        elif streaming and strategy.watermarked_upstream:
             staged = watermark_mark(staged, strategy)
             has_wm = True
         elif streaming:
@@ -368,10 +374,9 @@ def _source_frame(
     # earlier stage gave: the stage's watermark (the rows seen here are not all the rows the
     # watermark was computed from). A stream without a WatermarkStrategy has none: it holds
     # every operator reading it at Long.MIN_VALUE, as in Flink (see GraphOperator)
-    upstream = streaming and (
-        carried or (strategy is not None and strategy.watermarked_upstream)
-    )
-    delay = strategy.out_of_orderness_ms if strategy is not None and streaming else None
+    emits = strategy is not None and strategy.emits_watermarks
+    upstream = streaming and (carried or (emits and strategy.watermarked_upstream))
+    delay = strategy.out_of_orderness_ms if emits and streaming else None
     if upstream:
         delay = None
     source = SourceSpec(

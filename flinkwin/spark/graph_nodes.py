@@ -52,6 +52,12 @@ def window_node(pipeline: Any, plan: StreamPlan, type_info: Any = None) -> PlanN
             "with_window=True is not supported inside a stream graph: return the window's "
             "bounds from a ProcessWindowFunction (context.window()) instead"
         )
+    if pipeline.with_firing:
+        raise PipelineError(
+            "with_firing=True is not supported inside a stream graph (a union, a join, or a "
+            "window before or after this one): firing metadata is kept for a window stage of "
+            "its own"
+        )
     source = plan.head_type
     if pipeline.output_schema is not None:
         output = StreamType(pipeline.output_schema, type_info)

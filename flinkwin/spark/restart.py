@@ -8,7 +8,7 @@ and compares it on every later start from the same checkpoint::
       "document": 1,
       "stage": "window",                      # or "graph" (flinkwin.spark.graph_restart)
       "flinkwin_version": "0.1.0",            # informational
-      "state_format": {"operator": "3", "columnar": "columnar-1", "panes": "panes-1", ...},
+      "state_format": {"operator": "4", "columnar": "columnar-1", "panes": "panes-1", ...},
       "key_groups": 16,
       "fingerprint": {"assigner": {...}, "trigger": {...}, "evictor": null,
                       "function": {...}, "allowed_lateness_ms": 0, "late_tag": "late",
@@ -126,7 +126,9 @@ def _qualified(obj: Any) -> str:
     return f"{module}.{name}"
 
 
-def function_kind(function: Any, evicting: bool, with_window: bool = False) -> dict[str, Any]:
+def function_kind(
+    function: Any, evicting: bool, with_window: bool = False, with_firing: bool = False
+) -> dict[str, Any]:
     """A window function's kind: what its state holds, not the code it runs."""
     spec = resolve_window_function(function, evicting)
     incremental = spec.reduce_fn if spec.reduce_fn is not None else spec.agg_fn
@@ -141,6 +143,8 @@ def function_kind(function: Any, evicting: bool, with_window: bool = False) -> d
         "incremental": named,
         "window_function": spec.window_kind,
         "with_window": with_window,
+        # the firing records live in the state (snapshot format 4)
+        **({"with_firing": True} if with_firing else {}),
     }
 
 
@@ -152,7 +156,8 @@ def fingerprint(pipeline: WindowPipeline, stage: CompiledStage) -> dict[str, Any
         "trigger": describe(pipeline.effective_trigger),
         "evictor": describe(pipeline.evictor),
         "function": function_kind(
-            pipeline.function, pipeline.evictor is not None, pipeline.with_window
+            pipeline.function, pipeline.evictor is not None, pipeline.with_window,
+            pipeline.with_firing,
         ),
         "allowed_lateness_ms": pipeline.allowed_lateness_ms,
         "late_tag": None if pipeline.late_tag is None else pipeline.late_tag.tag_id,

@@ -59,6 +59,7 @@ from pyspark.sql.types import StructType
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator import WindowOperator, states
 from flinkwin.operator import partials as partial_rows
+from flinkwin.operator.firings import Firing
 from flinkwin.operator.graph import GraphOperator
 from flinkwin.operator.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
@@ -167,6 +168,8 @@ class OperatorSpec:
     state_pickler: StatePickler = field(default_factory=StatePickler)
     #: the declared key type (None: keys of a key selector compare by type and value)
     key_type: Any = None
+    #: main outputs leave tagged with their firing (``with_firing=True``)
+    tag_firings: bool = False
 
     def task_info(self, key_group: int) -> TaskInfo:
         return TaskInfo(
@@ -208,6 +211,7 @@ class OperatorSpec:
             state_pickler=self.state_pickler,
             subtask=subtask,
             key_type=self.key_type,
+            tag_firings=self.tag_firings,
         )
 
 
@@ -257,6 +261,9 @@ class KeyGroupRuntime:
     #: the stage's operators judge elements' timestamps against the watermark (windows,
     #: joins; not process functions): one at or before the epoch fails while it is uncertain
     epoch_elements: bool = True
+    #: main outputs arrive as ``Fired(value, firing)``: the firing columns are appended
+    #: (``with_firing=True``, see docs/firings.md)
+    with_firing: bool = False
     #: the row order ``_rows`` applied to the last batch (None: as received)
     _order: np.ndarray | None = field(default=None, init=False, repr=False)
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -433,12 +440,17 @@ class KeyGroupRuntime:
         else:
             drained = op.drain_output()
             values = [v for v, _ in drained]
+            firings = [v.firing for v in values] if self.with_firing else []
+            if self.with_firing:
+                values = [v.value for v in values]
             windows = [v.window for v in values] if self.with_window else []
             if self.with_window:
                 values = [v.value for v in values]
             main_arrays = self.main_encoder.arrays(values)
             if self.with_window:
                 main_arrays += _window_arrays(windows)
+            if self.with_firing:
+                main_arrays += _firing_arrays(firings)
             main_arrays.append(pa.array([ts for _, ts in drained], pa.int64()))
             groups.append((len(values), main_arrays))
             sides = op.drain_side_outputs()
@@ -910,6 +922,15 @@ def _frame_group(encoder: RowEncoder, frame: pd.DataFrame | None) -> tuple[int, 
 
 #: Epoch milliseconds that convert to microseconds (Spark's timestamps) without overflow.
 _MIN_TS_MS, _MAX_TS_MS = MIN_LONG // 1000, MAX_LONG // 1000
+
+
+def _firing_arrays(firings: list[Firing]) -> list[pa.Array]:
+    """firing_timing, firing_index, firing_is_last (see docs/firings.md)."""
+    return [
+        pa.array([f.timing for f in firings], pa.string()),
+        pa.array([f.index for f in firings], pa.int64()),
+        pa.array([f.is_last for f in firings], pa.bool_()),
+    ]
 
 
 def _window_arrays(windows: list[Any]) -> list[pa.Array]:

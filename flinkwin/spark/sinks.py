@@ -7,7 +7,9 @@ The sinks themselves live in :mod:`flinkwin.sinks` (re-exported here).
 
 Spark re-runs a batch interrupted by a failure with the same ``batch_id`` and the same rows;
 the sinks that skip a batch id they already committed (:class:`~flinkwin.sinks.DeltaSink`,
-:class:`~flinkwin.sinks.FileSink`) make the whole query exactly-once.
+:class:`~flinkwin.sinks.FileSink`) make the whole query exactly-once; the main output of a window
+stage tells its sink what it is (:class:`~flinkwin.sinks.WindowOutput`, for
+:class:`~flinkwin.sinks.DeltaUpsertSink`).
 """
 
 from __future__ import annotations
@@ -20,17 +22,31 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
+from flinkwin.assigners.base import MergingWindowAssigner
 from flinkwin.errors import pickled_elements_error
 from flinkwin.output_tag import OutputTag
 from flinkwin.sinks import (
     ConsoleSink,
     DeltaSink,
+    DeltaUpsertSink,
     FileSink,
     ForeachBatchSink,
     MemorySink,
     Sink,
     SinkContext,
+    WindowOutput,
     as_sink,
+)
+from flinkwin.triggers import (
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
+    CountTrigger,
+    DeltaTrigger,
+    EndOfStreamTrigger,
+    EventTimeTrigger,
+    NeverTrigger,
+    ProcessingTimeTrigger,
+    PurgingTrigger,
 )
 
 from .file_source_log import before_start
@@ -90,7 +106,8 @@ def start_query(
     session = stage.combined.sparkSession
     targets: list[tuple[Sink, Callable[[DataFrame], DataFrame]]] = []
     for (label, _, schema, project), sink in zip(outputs, sinks):
-        sink.open(SinkContext(session, schema, label, checkpoint_location))
+        window = window_output(stage) if label == "main" else None
+        sink.open(SinkContext(session, schema, label, checkpoint_location, window))
         targets.append((sink, project))
 
     direct = len(targets) == 1 and targets[0][0].single_pass
@@ -133,9 +150,47 @@ def start_query(
     return query
 
 
+#: flinkwin's triggers that never purge (FIRE only)
+_REPLACING_TRIGGERS = (
+    ContinuousEventTimeTrigger, ContinuousProcessingTimeTrigger, CountTrigger, DeltaTrigger,
+    EndOfStreamTrigger, EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger,
+)
+
+
+def window_output(stage: CompiledStage) -> WindowOutput | None:
+    """What ``stage``'s main output is, when it is a window's result (else None)."""
+    from .compiler import WindowPipeline
+
+    pipeline = stage.pipeline
+    if not isinstance(pipeline, WindowPipeline):
+        return None
+    keys = tuple(pipeline.key_columns) if pipeline.key_columns is not None else (
+        None if pipeline.keyed else ()
+    )
+    assigner = pipeline.assigner
+    trigger = pipeline.effective_trigger
+    return WindowOutput(
+        keys, pipeline.with_window, pipeline.with_firing, repr(trigger),
+        _purges_early(trigger, pipeline.allowed_lateness_ms, assigner.is_event_time()),
+        repr(assigner) if isinstance(assigner, MergingWindowAssigner) else None,
+    )
+
+
+def _purges_early(trigger: Any, allowed_lateness_ms: int, event_time: bool) -> bool | None:
+    """Whether ``trigger`` can purge a window before its last firing (None: cannot tell)."""
+    if isinstance(trigger, PurgingTrigger):
+        inner = trigger.nested_trigger
+        # each of these fires a window once: at its end, late elements being dropped
+        once = (isinstance(inner, EventTimeTrigger) and event_time and allowed_lateness_ms == 0
+                ) or (isinstance(inner, ProcessingTimeTrigger) and not event_time)
+        return not once
+    return False if type(trigger) in _REPLACING_TRIGGERS else None
+
+
 __all__ = [
     "ConsoleSink",
     "DeltaSink",
+    "DeltaUpsertSink",
     "FileSink",
     "ForeachBatchSink",
     "MemorySink",
@@ -143,4 +198,5 @@ __all__ = [
     "SinkContext",
     "as_sink",
     "start_query",
+    "window_output",
 ]

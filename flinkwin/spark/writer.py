@@ -25,6 +25,8 @@ The main output's sink is chosen as Spark chooses its sink:
 ===============================  ===================================================
 parquet, json, csv, orc, text     ``FileSink(path, format, partition_by, **options)``
 delta                             ``flinkwin.sinks.DeltaSink``: ``start(path)``, ``toTable(name)``
+delta-upsert                      ``flinkwin.sinks.DeltaUpsertSink``: the same, one row per key
+                                  and window (option ``keys``: comma-separated key columns)
 memory                            ``MemorySink(queryName)``: the temporary view ``queryName``
 console                           ``ConsoleSink`` (options ``numRows``, ``truncate``)
 ``foreachBatch(fn)``              ``ForeachBatchSink(fn)``
@@ -44,7 +46,15 @@ from pyspark.sql.streaming import StreamingQuery
 from flinkwin.output_tag import OutputTag
 from flinkwin.sinks.resolve import FILE_FORMATS as _FILE_FORMATS
 
-from .sinks import ConsoleSink, DeltaSink, FileSink, ForeachBatchSink, MemorySink, Sink
+from .sinks import (
+    ConsoleSink,
+    DeltaSink,
+    DeltaUpsertSink,
+    FileSink,
+    ForeachBatchSink,
+    MemorySink,
+    Sink,
+)
 
 if TYPE_CHECKING:
     from flinkwin.window_result_stream import WindowResultStream
@@ -246,8 +256,8 @@ class WindowDataStreamWriter:
         session = self._result._public_df().sparkSession
         fmt = (self._format or session.conf.get("spark.sql.sources.default", "parquet")
                or "parquet").lower()
-        if fmt == "delta":
-            return self._delta(path, table, options)
+        if fmt in ("delta", "delta-upsert"):
+            return self._delta(path, table, options, upsert=fmt == "delta-upsert")
         if table is not None:
             raise ValueError(
                 f"toTable({table!r}) with format {fmt!r}: flinkwin writes catalog tables as "
@@ -272,11 +282,29 @@ class WindowDataStreamWriter:
             return ConsoleSink(num_rows=int(num_rows), truncate=truncate.lower() == "true")
         raise ValueError(
             f"format {fmt!r} is not supported for a flinkwin result; supported: "
-            f"{', '.join((*_FILE_FORMATS, 'delta', 'memory', 'console'))} and foreachBatch(fn) "
+            f"{', '.join((*_FILE_FORMATS, 'delta', 'delta-upsert', 'memory', 'console'))} and "
+            "foreachBatch(fn) "
             "(e.g. foreachBatch(lambda df, batch_id: df.write.format(...).save(...)))"
         )
 
-    def _delta(self, path: str | None, table: str | None, options: dict[str, str]) -> Sink:
+    def _delta(
+        self, path: str | None, table: str | None, options: dict[str, str], upsert: bool
+    ) -> Sink:
+        keys = options.pop(next((k for k in options if k.lower() == "keys"), ""), None)
+        if upsert:
+            if path is None and table is None:
+                raise ValueError("format('delta-upsert') needs a path (start('<path>')) or "
+                                 "toTable(name)")
+            if options:
+                raise ValueError(f"option(s) {sorted(options)} are not understood by "
+                                 "flinkwin's upserting Delta sink (it takes 'keys')")
+            return DeltaUpsertSink(
+                path, table=table, partition_by=self._partition_by,
+                keys=None if keys is None else [k.strip() for k in str(keys).split(",")
+                                                if k.strip()],
+            )
+        if keys is not None:
+            options["keys"] = keys
         if options:
             raise ValueError(
                 f"option(s) {sorted(options)} are not understood by flinkwin's Delta sink"

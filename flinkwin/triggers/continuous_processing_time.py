@@ -14,7 +14,14 @@ from flinkwin.triggers.continuous_event_time import next_fire_time
 class ContinuousProcessingTimeTrigger(Trigger):
     """The first element of a pane registers a processing-time timer at the next interval
     boundary after the current processing time (capped at the window end); each firing
-    registers the next one. Fires but never purges."""
+    registers the next one, except the firing at the window's end (``max_timestamp``). Fires but
+    never purges.
+
+    At the window's end Flink 2.3 registers the same timestamp again, and once processing time
+    has passed an event-time window's end that timer fires again at once, in a loop that never
+    ends (FLINK-35069). flinkwin takes the fix proposed there (apache/flink#24647): the firing at
+    ``max_timestamp`` registers nothing; an element arriving later registers a timer at the
+    window's end again, which fires at the next processing-time advance."""
 
     def __init__(self, interval: int) -> None:
         if interval <= 0:
@@ -40,7 +47,8 @@ class ContinuousProcessingTimeTrigger(Trigger):
         fire_timestamp = ctx.get_partitioned_state(self.state_desc)
         if fire_timestamp.get() == time:
             fire_timestamp.clear()
-            self._register_next_fire_timestamp(time, window, ctx, fire_timestamp)
+            if time != window.max_timestamp():  # FLINK-35069: no timer loop at the window's end
+                self._register_next_fire_timestamp(time, window, ctx, fire_timestamp)
             return TriggerResult.FIRE
         return TriggerResult.CONTINUE
 

@@ -47,6 +47,7 @@ from flinkwin import (
 )
 from flinkwin.errors import UnsupportedOperationError, UserFunctionError
 from flinkwin.functions.builtin import sum_of
+from flinkwin.record import Row
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MAX_LONG, MIN_LONG, to_millis
 
@@ -556,6 +557,39 @@ def test_non_iterable_process_result_is_a_type_error(result):
     h.process_element({"k": "a"}, 1)
     with pytest.raises(UserFunctionError, match="TypeError: Bad.process must return an iterable"):
         h.process_watermark(9)
+
+
+def test_a_row_process_result_is_a_type_error_though_rows_are_tuples():
+    class Bad(ProcessWindowFunction):
+        def process(self, key, context, elements):
+            return Row(k=key, n=len(elements))
+
+    h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), Bad(), key_field="k")
+    h.process_element({"k": "a"}, 1)
+    with pytest.raises(UserFunctionError, match="TypeError: Bad.process must return an iterable"):
+        h.process_watermark(9)
+
+
+@pytest.mark.parametrize("shape", ["generator", "list", "tuple", "iterator", "none"])
+def test_process_results_of_every_iterable_shape_give_the_same_outputs(shape):
+    class Counts(ProcessWindowFunction):
+        def process(self, key, context, elements):
+            outputs = [(key, sum(e["v"] for e in elements)), (key, len(elements))]
+            if shape == "generator":
+                return (o for o in outputs)
+            if shape == "tuple":
+                return tuple(outputs)
+            if shape == "iterator":
+                return iter(outputs)
+            return None if shape == "none" else outputs
+
+    h = WindowOperatorHarness(TumblingEventTimeWindows.of(10), Counts(), key_field="k")
+    h.process_element({"k": "a", "v": 2}, 1)
+    h.process_element({"k": "a", "v": 5}, 3)
+    h.process_watermark(9)
+    assert h.output_with_timestamps() == (
+        [] if shape == "none" else [(("a", 7), 9), (("a", 2), 9)]
+    )
 
 
 def test_negative_allowed_lateness_is_a_value_error():

@@ -144,6 +144,17 @@ def test_row_equality_pyflink_and_flinkwin_leniency():
     assert hash(row) == hash(("alice", 3))
 
 
+def test_rows_equal_by_name_hash_alike_so_sets_and_dict_keys_see_one_row():
+    """Python's rule: equal objects hash alike. Two rows with the same value for each name in
+    another order are equal (PyFlink 2.x), so a set, a dict key or a keyed state sees them as
+    one; the rows of the order first seen still hash as the plain tuple of their values."""
+    first = Row(x=1, y="a")
+    other = Row(y="a", x=1)
+    assert first == other and hash(first) == hash(other)
+    assert len({first, other}) == 1 and {first: 1}[other] == 1
+    assert hash(first) == hash((1, "a"))
+
+
 def test_row_is_immutable_and_insert_only():
     row = Row.of(("user", "clicks"), ("alice", 3))
     with pytest.raises(TypeError, match="immutable"):

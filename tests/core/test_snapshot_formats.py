@@ -67,9 +67,10 @@ def test_every_format_this_flinkwin_writes_is_a_released_one() -> None:
     assert all(states.FORMATS[kind] == formats.written(kind) for kind in states.FORMATS)
 
 
-def test_format_2_of_the_operator_snapshot_stays_readable() -> None:
-    assert formats.readable(formats.OBJECT) == ("2", "3")
+def test_formats_2_and_3_of_the_operator_snapshot_stay_readable() -> None:
+    assert formats.readable(formats.OBJECT) == ("2", "3", "4")
     assert not formats.check("2", formats.OBJECT).written
+    assert not formats.check("3", formats.OBJECT).written
 
 
 def _operator(pickler: StatePickler | None = None) -> WindowOperator:
@@ -78,7 +79,8 @@ def _operator(pickler: StatePickler | None = None) -> WindowOperator:
 
 
 def _as_format_2(data: bytes) -> bytes:
-    """A format-3 snapshot as format 2 wrote it: the same columns, its pickled objects without
+    """A format-4 snapshot (of an operator without firing metadata: the columns of format 3)
+    as format 2 wrote it: the same columns, its pickled objects without
     the signature (magic and HMAC-SHA256), ``flinkwin.format`` 2."""
     table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
     blobs = table.column("blob").to_pylist()
@@ -117,16 +119,16 @@ def test_a_snapshot_of_an_unknown_format_is_refused_naming_it() -> None:
     op = _operator()
     op.process_element({"k": "a", "v": 1}, 1)
     table = pa.ipc.open_stream(pa.py_buffer(op.snapshot())).read_all()
-    table = table.replace_schema_metadata({"flinkwin.format": "4"})
+    table = table.replace_schema_metadata({"flinkwin.format": "5"})
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     later = sink.getvalue().to_pybytes()
     with pytest.raises(UnknownFormatError, match=(
-            r"format '4' is not one this flinkwin reads \('2', '3', 'columnar-1'.*it was "
+            r"format '5' is not one this flinkwin reads \('2', '3', '4', 'columnar-1'.*it was "
             r"written by a later flinkwin")):
         states.restore_state(later, _operator)
-    with pytest.raises(UnknownFormatError, match="format '4'"):
+    with pytest.raises(UnknownFormatError, match="format '5'"):
         _operator().restore(later)
     with pytest.raises(ValueError, match="format 'columnar-1' holds columnar state, not object"):
         formats.check("columnar-1", formats.OBJECT, "window operator snapshot")

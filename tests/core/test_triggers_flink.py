@@ -38,6 +38,7 @@ from flinkwin import (
     TimeWindow,
     Trigger,
     TriggerResult,
+    TumblingEventTimeWindows,
     TumblingProcessingTimeWindows,
     WindowFunction,
 )
@@ -886,3 +887,28 @@ def test_purging_trigger_forwarding():
     h.clear_trigger_state(TimeWindow(0, 2))
     # verify(mockTrigger, times(1)).clear(eq(new TimeWindow(0, 2)), anyTriggerContext())
     assert mock_trigger.clear_calls.count(TimeWindow(0, 2)) == 1
+
+
+def test_continuous_processing_time_trigger_event_time_window_fires_once_at_its_end():
+    """FLINK-35069 (the test of apache/flink#24647, ``testEventTimeWindowFiring``): with an
+    event-time window, processing time passing the window's end fires it at its interval
+    boundaries and once at ``max_timestamp``, then registers no timer again (Flink 2.3 loops
+    there forever); an element arriving later fires the window once more at the next advance."""
+    h = WindowOperatorHarness(
+        TumblingEventTimeWindows.of(Time.milliseconds(10)),
+        IntegerSumWindowFunction(),
+        trigger=ContinuousProcessingTimeTrigger.of(Time.milliseconds(5)),
+    )
+    h.set_processing_time(0)
+    h.process_element(1, 3)
+    h.set_processing_time(100)
+    expected = [((TimeWindow(0, 10), 1), 9), ((TimeWindow(0, 10), 1), 9)]  # at 5, then at 9
+    assert _windowed_output(h) == expected
+    assert h.num_processing_time_timers() == 0
+
+    h.process_element(2, 4)  # the window is still open in event time
+    assert h.num_processing_time_timers() == 1
+    h.set_processing_time(101)
+    expected.append(((TimeWindow(0, 10), 3), 9))
+    assert _windowed_output(h) == expected
+    assert h.num_processing_time_timers() == 0

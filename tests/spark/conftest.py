@@ -6,6 +6,8 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -17,12 +19,43 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.spark)
 
 
-@pytest.fixture(scope="session")
-def spark() -> Iterator[object]:
+#: the shared session's settings
+SETTINGS = {
+    "spark.master": "local[2]",
+    "spark.app.name": "flinkwin-tests",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.streaming.minBatchesToRetain": "5",
+}
+#: the shared session, being created in the background
+_starting: Future[Any] | None = None
+
+
+def _need_java() -> None:
     if shutil.which("java") is None:
         # Loud, never a skip: a CI run without Java must not pass with no Spark test run.
         pytest.fail("Java 17 is needed for the Spark tests and was not found on PATH "
                     "(apt-get install openjdk-17-jre-headless)", pytrace=False)
+
+
+def _create_session() -> Any:
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder
+    for key, value in SETTINGS.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _begin() -> Future[Any]:
+    """Launch the JVM here, then create the session in a background thread."""
+    from pyspark import SparkConf, SparkContext
+
     # The Python workers must run this interpreter (the venv with flinkwin), set before start.
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
@@ -31,20 +64,35 @@ def spark() -> Iterator[object]:
     here = os.path.dirname(os.path.abspath(__file__))
     path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = here if not path else os.pathsep.join([here, path])
-    from pyspark.sql import SparkSession
+    # In the calling thread, within a test's output capture (as when the fixture started it):
+    # the JVM's own output goes where the tests' does, not to the terminal.
+    SparkContext._ensure_initialized(conf=SparkConf().setAll(list(SETTINGS.items())))
+    return ThreadPoolExecutor(1, thread_name_prefix="spark-start").submit(_create_session)
 
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("flinkwin-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.streaming.minBatchesToRetain", "5")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+
+class _StartAtTheFirstTest:
+    """A plugin (so its hook runs for every test, core tests included, unlike this conftest's
+    own hooks): at the first test's setup, start the shared session."""
+
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        global _starting
+        if _starting is None:
+            _starting = _begin()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Where the selected tests use the shared Spark session, it is started at the first test
+    and created in the background while the core tests (collected first) run, instead of
+    after them."""
+    if (not session.config.option.collectonly and shutil.which("java") is not None
+            and any("spark" in getattr(item, "fixturenames", ()) for item in session.items)):
+        session.config.pluginmanager.register(_StartAtTheFirstTest())
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    _need_java()
+    session = (_starting or _begin()).result()
     yield session
     session.stop()
 

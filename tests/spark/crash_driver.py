@@ -1,8 +1,10 @@
 """A flinkwin query run as its own driver process by ``test_crash_recovery.py``.
 
 Windowed sums of out-of-order clicks, late clicks to a side output; both outputs go to Delta
-tables (delta-rs). ``--kill BATCH:PHASE`` makes the driver SIGKILL its whole process group
-(Python, the JVM, the Python workers: a lost driver machine) at one point of one batch:
+tables (delta-rs). With ``--upsert`` the windows also fire early (every 2 s of event time) and
+carry their firing columns, and the main output goes to a ``DeltaUpsertSink``.
+``--kill BATCH:PHASE`` makes the driver SIGKILL its whole process group (Python, the JVM, the
+Python workers: a lost driver machine) at one point of one batch:
 
 * ``before-main``: in foreachBatch, before the main table's commit;
 * ``after-main``: after the main table's commit, before the late table's;
@@ -19,9 +21,9 @@ import signal
 import sys
 from typing import Any
 
-from flinkwin import OutputTag, Time, TumblingEventTimeWindows
+from flinkwin import ContinuousEventTimeTrigger, OutputTag, Time, TumblingEventTimeWindows
 from flinkwin.datastream import DataStream
-from flinkwin.sinks import DeltaSink
+from flinkwin.sinks import DeltaSink, DeltaUpsertSink
 from flinkwin.watermark import WatermarkStrategy
 
 SCHEMA = "user string, ts long, v long"
@@ -29,17 +31,22 @@ LATE = OutputTag("late")
 PHASES = ("before-main", "after-main", "after-side")
 
 
-def pipeline(spark: Any, source: str) -> Any:
+def pipeline(spark: Any, source: str, upsert: bool = False) -> Any:
     """The query under test: 10 s tumbling sums per user, 3 s out-of-orderness, 4 s allowed
-    lateness (late firings), later clicks to the side output."""
+    lateness (late firings), later clicks to the side output; ``upsert``: early firings every
+    2 s too, with firing columns."""
     clicks = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(source)
     strategy = WatermarkStrategy.forBoundedOutOfOrderness(3000).withTimestampAssigner("ts")
-    return (
+    windows = (
         DataStream(clicks).assignTimestampsAndWatermarks(strategy).keyBy("user")
         .window(TumblingEventTimeWindows.of(Time.seconds(10)))
-        .allowedLateness(Time.seconds(4))
+    )
+    if upsert:
+        windows = windows.trigger(ContinuousEventTimeTrigger.of(Time.seconds(2)))
+    return (
+        windows.allowedLateness(Time.seconds(4))
         .sideOutputLateData(LATE)
-        .sum("v", with_window=True)
+        .sum("v", with_window=True, with_firing=upsert)
     )
 
 
@@ -48,19 +55,27 @@ def _die() -> None:
     os.killpg(os.getpgrp(), signal.SIGKILL)
 
 
-class KillingDeltaSink(DeltaSink):
-    """A DeltaSink that kills the driver just before and/or after writing one batch."""
+class _Kills:
+    """Kills the driver just before and/or after the sink writes one batch."""
 
     def __init__(self, path: str, *, batch: int, before: bool, after: bool) -> None:
-        super().__init__(path, engine="deltalake")
+        super().__init__(path, engine="deltalake")  # type: ignore[call-arg]
         self.kill_batch, self.before, self.after = batch, before, after
 
     def write_batch(self, df: Any, batch_id: int) -> None:
         if batch_id == self.kill_batch and self.before:
             _die()
-        super().write_batch(df, batch_id)
+        super().write_batch(df, batch_id)  # type: ignore[misc]
         if batch_id == self.kill_batch and self.after:
             _die()
+
+
+class KillingDeltaSink(_Kills, DeltaSink):
+    """A DeltaSink that kills the driver just before and/or after writing one batch."""
+
+
+class KillingDeltaUpsertSink(_Kills, DeltaUpsertSink):
+    """A DeltaUpsertSink that kills the driver just before and/or after writing one batch."""
 
 
 def main() -> None:
@@ -68,6 +83,7 @@ def main() -> None:
     for name in ("--input", "--checkpoint", "--main", "--late"):
         parser.add_argument(name, required=True)
     parser.add_argument("--kill", default=None, help="BATCH:PHASE")
+    parser.add_argument("--upsert", action="store_true", help="early firings, upsert sink")
     args = parser.parse_args()
     batch, phase = -1, ""
     if args.kill:
@@ -89,11 +105,12 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    main_sink = KillingDeltaSink(args.main, batch=batch, before=phase == "before-main",
+    main_kind = KillingDeltaUpsertSink if args.upsert else KillingDeltaSink
+    main_sink = main_kind(args.main, batch=batch, before=phase == "before-main",
                                  after=False)
     late_sink = KillingDeltaSink(args.late, batch=batch, before=phase == "after-main",
                                  after=phase == "after-side")
-    query = pipeline(spark, args.input).start(
+    query = pipeline(spark, args.input, args.upsert).start(
         main=main_sink, side_outputs={LATE: late_sink},
         checkpoint_location=args.checkpoint, trigger={"availableNow": True},
     )

@@ -69,22 +69,30 @@ def run_stream(
                            "scenario", times_before_1970), times_before_1970)
 
 
-def run_streams(
+def start_streams(
     spark: Any,
     source_dir: Path,
     checkpoints: Path,
     schema: str,
     builds: dict[str, Callable[[DataStream], WindowResultStream]],
-) -> dict[str, StreamRun]:
-    """Each of ``builds`` as :func:`run_stream` runs it, over the same input, as concurrent
-    queries of the one session (a checkpoint each under ``checkpoints``): independent queries,
-    their small micro-batches overlap instead of waiting for one another."""
-    started = {
-        name: _start(spark, source_dir, checkpoints / f"cp-{i}", schema, build, (), None,
-                     f"scenario{i}")
-        for i, (name, build) in enumerate(builds.items())
+    name: str = "scenario",
+) -> dict[str, tuple[Any, MemorySink, dict[OutputTag, MemorySink]]]:
+    """Start each of ``builds`` as :func:`run_stream` runs it, over the same input, as
+    concurrent queries of the one session (a checkpoint each under ``checkpoints``; ``name``
+    prefixes their sinks' views): independent queries, their small micro-batches overlap
+    instead of waiting for one another. :func:`finish_streams` awaits them."""
+    return {
+        key: _start(spark, source_dir, checkpoints / f"cp-{i}", schema, build, (), None,
+                    f"{name}{i}")
+        for i, (key, build) in enumerate(builds.items())
     }
-    return {name: _finish(*parts) for name, parts in started.items()}
+
+
+def finish_streams(
+    started: dict[str, tuple[Any, MemorySink, dict[OutputTag, MemorySink]]]
+) -> dict[str, StreamRun]:
+    """Await the queries of :func:`start_streams`; what each produced."""
+    return {key: _finish(*parts) for key, parts in started.items()}
 
 
 def _start(

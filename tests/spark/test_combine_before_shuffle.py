@@ -35,7 +35,10 @@ def _write(directory: Path, batches: list[list[list[dict[str, Any]]]]) -> None:
             os.utime(path, (stamp, stamp))
 
 
-def _run(spark: Any, directory: Path, tmp: Path, build: Any, files: int, combine: bool):
+def _start(spark: Any, directory: Path, tmp: Path, build: Any, files: int, combine: bool):
+    """Start the stream with combining on or off. Spark clones the session's settings when a
+    query starts, so the settings are restored at once and the query runs on while another
+    starts (the tests run the two variants as concurrent queries)."""
     name = f"combine_{next(_counter)}"
     before = {k: spark.conf.get(k, None) for k in (CONF, "spark.sql.files.openCostInBytes")}
     spark.conf.set(CONF, str(combine).lower())
@@ -48,17 +51,21 @@ def _run(spark: Any, directory: Path, tmp: Path, build: Any, files: int, combine
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             result.explain()
-        plan = out.getvalue()
         sink = MemorySink(name)
         query = result.start(main=sink, checkpoint_location=str(tmp / name),
                              trigger={"availableNow": True})
-        query.awaitTermination()
     finally:
         for key, value in before.items():
             if value is None:
                 spark.conf.unset(key)
             else:
                 spark.conf.set(key, value)
+    return query, sink, out.getvalue()
+
+
+def _finish(started: tuple[Any, MemorySink, str]):
+    query, sink, plan = started
+    query.awaitTermination()
     progress = sorted(query.recentProgress, key=lambda p: p["batchId"])
     metrics = [
         {k: p["observedMetrics"]["flinkwin"][k]
@@ -67,6 +74,12 @@ def _run(spark: Any, directory: Path, tmp: Path, build: Any, files: int, combine
     ]
     rows = {b: [r.asDict() for r in batch] for b, batch in sink.batches.items()}
     return rows, metrics, plan
+
+
+def _on_and_off(spark: Any, directory: Path, tmp: Path, build: Any, files: int):
+    """The stream with combining on and off, run as two concurrent queries."""
+    started = [_start(spark, directory, tmp, build, files, combine) for combine in (True, False)]
+    return [_finish(s) for s in started]
 
 
 def _batches(seed: int, big: bool = False) -> list[list[list[dict[str, Any]]]]:
@@ -103,8 +116,7 @@ def test_combined_stream_equals_element_by_element(spark: Any, tmp_path: Path, a
                     .window(TumblingEventTimeWindows.of(Time.seconds(20))))
         return getattr(windowed, aggregation)("amount")
 
-    on = _run(spark, directory, tmp_path, build, 3, True)
-    off = _run(spark, directory, tmp_path, build, 3, False)
+    on, off = _on_and_off(spark, directory, tmp_path, build, 3)
     assert "elements combined per key and window" in on[2]
     assert "every element" in off[2]
     assert on[0] == off[0]
@@ -128,14 +140,15 @@ def test_combined_sums_overflow_exactly_as_element_by_element(spark: Any, tmp_pa
     ansi = spark.conf.get("spark.sql.ansi.enabled")
     try:
         spark.conf.set("spark.sql.ansi.enabled", "false")
-        on = _run(spark, directory, tmp_path, build, 3, True)
-        off = _run(spark, directory, tmp_path, build, 3, False)
+        on, off = _on_and_off(spark, directory, tmp_path, build, 3)
         assert on[0] == off[0] and on[1] == off[1]
         spark.conf.set("spark.sql.ansi.enabled", "true")
         errors = []
-        for combine in (True, False):
+        started = [_start(spark, directory, tmp_path, build, 3, combine)
+                   for combine in (True, False)]
+        for run in started:
             with pytest.raises(Exception) as info:
-                _run(spark, directory, tmp_path, build, 3, combine)
+                _finish(run)
             errors.append(str(info.value))
         assert all("long overflow" in e for e in errors)
     finally:
@@ -157,8 +170,7 @@ def test_combined_stream_sends_a_null_field_element_alone(spark: Any, tmp_path: 
         return (ds.assign_timestamps_and_watermarks(_strategy()).key_by("user")
                 .window(TumblingEventTimeWindows.of(Time.seconds(20))).sum("amount"))
 
-    on = _run(spark, directory, tmp_path, build, 1, True)
-    off = _run(spark, directory, tmp_path, build, 1, False)
+    on, off = _on_and_off(spark, directory, tmp_path, build, 1)
     assert on[0] == off[0]
     fired = sorted((r["user"], r["amount"], r["n"]) for v in on[0].values() for r in v)
     assert fired == [("a", 3, 1), ("b", None, 2)]
@@ -176,8 +188,8 @@ def _keyed_rows(rng: random.Random, low: int, high: int) -> list[dict[str, Any]]
     ]
 
 
-def _start(spark: Any, directory: Path, checkpoint: Path, keys: list[str], combine: bool,
-           sink: MemorySink) -> None:
+def _start_keyed(spark: Any, directory: Path, checkpoint: Path, keys: list[str], combine: bool,
+                 sink: MemorySink) -> Any:
     before = spark.conf.get(CONF, None)
     spark.conf.set(CONF, str(combine).lower())
     try:
@@ -185,9 +197,8 @@ def _start(spark: Any, directory: Path, checkpoint: Path, keys: list[str], combi
             str(directory))
         result = (DataStream(df).assign_timestamps_and_watermarks(_strategy()).key_by(*keys)
                   .window(TumblingEventTimeWindows.of(Time.seconds(20))).sum("amount"))
-        query = result.start(main=sink, checkpoint_location=str(checkpoint),
-                             trigger={"availableNow": True})
-        query.awaitTermination()
+        return result.start(main=sink, checkpoint_location=str(checkpoint),
+                            trigger={"availableNow": True})
     finally:
         if before is None:
             spark.conf.unset(CONF)
@@ -220,18 +231,30 @@ def test_a_checkpoint_restarts_with_combining_switched_on_or_off(
     def rows(sink: MemorySink) -> list[tuple[Any, ...]]:
         return sorted(tuple(r) for r in sink.rows())
 
+    # the uninterrupted run and both first runs are concurrent queries, then both restarts
     whole = MemorySink(f"combine_{next(_counter)}")
     write(tmp_path / "all", 3)
-    _start(spark, tmp_path / "all", tmp_path / "all_ckpt", keys, True, whole)
-    assert len(rows(whole)) > 3
-    for first, then in ((False, True), (True, False)):
+    queries = [_start_keyed(spark, tmp_path / "all", tmp_path / "all_ckpt", keys, True, whole)]
+    switches = ((False, True), (True, False))
+    runs = {}
+    for first, _ in switches:
         directory, checkpoint = tmp_path / f"in_{first}", tmp_path / f"ckpt_{first}"
         sink = MemorySink(f"combine_{next(_counter)}")
         write(directory, 1)
-        _start(spark, directory, checkpoint, keys, first, sink)
+        queries.append(_start_keyed(spark, directory, checkpoint, keys, first, sink))
+        runs[first] = directory, checkpoint, sink
+    for query in queries:
+        query.awaitTermination()
+    assert len(rows(whole)) > 3
+    restarts = []
+    for first, then in switches:
+        directory, checkpoint, sink = runs[first]
         write(directory, 3)
-        _start(spark, directory, checkpoint, keys, then, sink)
-        assert rows(sink) == rows(whole)
+        restarts.append(_start_keyed(spark, directory, checkpoint, keys, then, sink))
+    for query in restarts:
+        query.awaitTermination()
+    for first, (_, _, sink) in runs.items():
+        assert rows(sink) == rows(whole), f"combining {first} then {not first}"
 
 
 def test_a_null_key_fails_naming_the_row_with_combining_on_and_off(spark: Any, tmp_path: Path):
@@ -245,7 +268,8 @@ def test_a_null_key_fails_naming_the_row_with_combining_on_and_off(spark: Any, t
         return (ds.assign_timestamps_and_watermarks(_strategy()).key_by("user")
                 .window(TumblingEventTimeWindows.of(Time.seconds(20))).sum("amount"))
 
-    for combine in (True, False):
+    started = [_start(spark, directory, tmp_path, build, 1, combine) for combine in (True, False)]
+    for run in started:
         with pytest.raises(Exception, match=r"null key in row \{\"user\":null,\"amount\":7,"
                                              r"\"n\":2,\"ts\":2000\}"):
-            _run(spark, directory, tmp_path, build, 1, combine)
+            _finish(run)

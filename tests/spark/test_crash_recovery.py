@@ -8,6 +8,10 @@ the late commit, after both before Spark's commit log), done by the driver itsel
 random moment, done here with SIGKILL to the whole group a random delay (0-1.5 s) after a
 chosen batch was planned (its offsets written). ``FLINKWIN_CRASH_SEED`` replays a seed (the
 input and the batch-phase kills are reproducible; timed kills land where the clock puts them).
+
+The upsert variant runs the windows with early firings into a ``DeltaUpsertSink``: its final
+table must hold, row for row, each (user, window)'s last firing in the uninterrupted run (which
+appends every firing), and no (user, window) twice.
 """
 
 from __future__ import annotations
@@ -75,8 +79,16 @@ def _last(checkpoint: Path, log: str) -> int:
     return max(ids, default=-1)
 
 
-def _reference(spark: Any, source: Path, out: Path) -> None:
-    query = pipeline(spark, str(source)).start(
+def _latest(firings: Counter[tuple[Any, ...]]) -> Counter[tuple[Any, ...]]:
+    """Each (user, window)'s firing with the greatest firing_index."""
+    last: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in sorted((dict(f) for f in firings), key=lambda r: r["firing_index"]):
+        last[(row["user"], row["window_start"], row["window_end"])] = row
+    return Counter(tuple(sorted(r.items())) for r in last.values())
+
+
+def _reference(spark: Any, source: Path, out: Path, upsert: bool) -> None:
+    query = pipeline(spark, str(source), upsert).start(
         main=DeltaSink(str(out / "main"), engine="deltalake"),
         side_outputs={LATE: DeltaSink(str(out / "late"), engine="deltalake")},
         checkpoint_location=str(out / "ck"), trigger={"availableNow": True},
@@ -84,7 +96,7 @@ def _reference(spark: Any, source: Path, out: Path) -> None:
     query.awaitTermination()
 
 
-def _run_driver(work: Path, kill: tuple[str, int, Any], log: Path) -> int:
+def _run_driver(work: Path, kill: tuple[str, int, Any], log: Path, upsert: bool) -> int:
     """One driver run until it finishes or dies; returns its exit code (-9: killed)."""
     kind, batch, detail = kill
     args = [sys.executable, str(DRIVER), "--input", str(work / "in"),
@@ -92,6 +104,8 @@ def _run_driver(work: Path, kill: tuple[str, int, Any], log: Path) -> int:
             "--late", str(work / "late")]
     if kind == "point":
         args += ["--kill", f"{batch}:{detail}"]
+    if upsert:
+        args.append("--upsert")
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
     with log.open("a") as out:
         proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env,
@@ -115,14 +129,16 @@ def _run_driver(work: Path, kill: tuple[str, int, Any], log: Path) -> int:
     return proc.returncode
 
 
+@pytest.mark.parametrize("mode", ["append", "upsert"])
 def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
-    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str
 ) -> None:
+    upsert = mode == "upsert"
     seed = int(os.environ.get("FLINKWIN_CRASH_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
     input_rows = _write_input(tmp_path / "in", rng)
     began = time.monotonic()
-    _reference(spark, tmp_path / "in", tmp_path / "ref")
+    _reference(spark, tmp_path / "in", tmp_path / "ref", upsert)
     reference_seconds = time.monotonic() - began
 
     log = tmp_path / "driver.log"
@@ -144,7 +160,7 @@ def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
         else:
             kill = ("none", -1, None)
         runs += 1
-        code = _run_driver(tmp_path, kill, log)
+        code = _run_driver(tmp_path, kill, log, upsert)
         context = f"seed={seed} run={runs} kill={kill} log={log}"
         if code == 0:
             break
@@ -158,13 +174,19 @@ def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
     compared = 0
     for name in ("main", "late"):
         want, got = _table(tmp_path / "ref" / name), _table(tmp_path / name)
+        if upsert and name == "main":
+            want = _latest(want)
+            windows = Counter((r["user"], r["window_start"], r["window_end"])
+                              for r in (dict(g) for g in got))
+            assert max(windows.values()) == 1, f"seed={seed}: a (user, window) twice"
         compared += sum(want.values())
         differences[name] = sum(((want - got) + (got - want)).values())
     by_kind = Counter(k[0] if k[0] == "timed" else k[2] for k in kills)
     figures = (
-        f"crash test: seed={seed} input={input_rows} rows in {BATCHES} files; "
+        f"crash test ({mode}): seed={seed} input={input_rows} rows in {BATCHES} files; "
         f"kills={len(kills)} ({dict(by_kind)}), restarts={runs - 1}, "
-        f"rows compared={compared} (main {sum(_table(tmp_path / 'ref' / 'main').values())}, "
+        f"rows compared={compared} (main {sum(_table(tmp_path / 'ref' / 'main').values())}"
+        f"{' firings' if upsert else ''}, "
         f"late {sum(_table(tmp_path / 'ref' / 'late').values())}), "
         f"differences={differences}; uninterrupted run {reference_seconds:.0f} s, "
         f"crashing runs {crash_seconds:.0f} s"
@@ -175,3 +197,6 @@ def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
     assert by_kind["after-main"] >= 1, figures
     assert differences == {"main": 0, "late": 0}, figures
     assert sum(_table(tmp_path / "late").values()) > 0, figures
+    if upsert:  # the windows did fire early and late, and the table kept the last of each
+        timings = Counter(dict(r)["firing_timing"] for r in _table(tmp_path / "ref" / "main"))
+        assert timings["EARLY"] and timings["LATE"], (timings, figures)

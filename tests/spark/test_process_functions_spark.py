@@ -252,6 +252,49 @@ def test_processing_time_timer_fires_in_a_later_micro_batch(spark: Any, tmp_path
     assert min(b for b, rows in batches.items() if rows) >= 1
 
 
+class StampsAndClock(KeyedProcessFunction):
+    """Each element's timestamp and the watermark it sees; a processing-time timer 1 s later."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        service = ctx.timer_service()
+        service.register_processing_time_timer(service.current_processing_time() + 1000)
+        yield f"{value.k}:{ctx.timestamp()}:{service.current_watermark()}"
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        yield f"timer:{ctx.get_current_key()}"
+
+
+def test_no_watermarks_on_a_stream_keeps_timestamps_and_processing_time(
+    spark: Any, tmp_path: Path
+) -> None:
+    """PyFlink's ``no_watermarks()`` on an unbounded source (a Kafka job with processing-time
+    logic, say): elements keep their timestamps, the watermark stays Long.MIN_VALUE and
+    processing-time timers fire; only event-time windows are refused (they would never fire)."""
+    from flinkwin import Time, TumblingEventTimeWindows
+    from flinkwin.errors import UnsupportedOperationError
+
+    write_batches(tmp_path / "in", [[ev("a", 1, 5_000), ev("b", 2, 7_000)]])
+    strategy = WatermarkStrategy.no_watermarks().with_timestamp_assigner("ts")
+    stream = DataStream(file_stream(spark, tmp_path / "in")).assign_timestamps_and_watermarks(
+        strategy)
+    result = stream.key_by("k").process(StampsAndClock(), output_type=Types.STRING())
+    sink = MemorySink("kpf_no_watermarks")
+    query = result.start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                         trigger={"processingTime": "500 milliseconds"})
+    try:
+        deadline = time.monotonic() + 300  # returns as soon as the timers fired
+        while len(flat(dict(sink.batches))) < 4 and time.monotonic() < deadline:
+            time.sleep(0.5)
+    finally:
+        query.stop()
+    rows = [r[0] for r in flat(dict(sink.batches))]
+    minimum = -(2**63)
+    assert sorted(rows) == [f"a:5000:{minimum}", f"b:7000:{minimum}", "timer:a", "timer:b"]
+
+    with pytest.raises(UnsupportedOperationError, match="would ever fire"):  # when built
+        stream.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v")
+
+
 class EchoAndRemind(KeyedProcessFunction):
     """Each element at once, and a processing-time timer 1 s later (emitting the key)."""
 
@@ -449,6 +492,7 @@ def test_hot_items_over_micro_batches_equals_the_static_run(
 
 
 @pytest.mark.slow
+@pytest.mark.beside  # a Spark driver of its own: `make test` runs it beside the rest
 def test_hot_items_as_a_users_script_prints_the_top_items(
     tmp_path: Path, hot_items_static: list[str]
 ) -> None:

@@ -225,13 +225,14 @@ def test_state_format_lists_every_state_form_and_accepts_every_readable_format()
                                  "interval-join"}
     assert set(states.FORMATS) == set(states.DESCRIPTIONS) - {states.OBJECT}
     assert all(STATE_FORMAT[kind] == fmt for kind, fmt in states.FORMATS.items())
-    assert STATE_FORMAT["operator"] == formats.written(formats.OBJECT) == "3"
+    assert STATE_FORMAT["operator"] == formats.written(formats.OBJECT) == "4"
     older = {"operator": "2", "columnar": STATE_FORMAT["columnar"]}
     assert format_changes(older) == []
+    assert format_changes({**STATE_FORMAT, "operator": "3"}) == []
     assert format_changes(STATE_FORMAT) == []
     assert format_changes({**STATE_FORMAT, "sessions": "sessions-9", "operator": "1"}) == [
         "state_format.operator: '1' is a format this flinkwin does not read (it reads '2', "
-        "'3'): the checkpoint was written by a later flinkwin, or one older than every format "
+        "'3', '4'): the checkpoint was written by a later flinkwin, or one older than every format "
         "listed",
         "state_format.sessions: 'sessions-9' is a format this flinkwin does not read (it reads "
         "'sessions-1'): the checkpoint was written by a later flinkwin, or one older than "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from pyspark.sql import functions as F
-from spark_scenarios import run_streams, write_batches
+from spark_scenarios import finish_streams, start_streams, write_batches
 
 from flinkwin import (
     CountEvictor,
@@ -189,15 +190,34 @@ FLINK_STREAMING = {
 }
 
 
+@pytest.fixture(scope="module")
+def split_runs(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The order pipelines over every split of SPLITS, all started at once as concurrent
+    queries of the one session (their small micro-batches overlap instead of waiting for one
+    another); each split's test awaits and checks its own."""
+    started: dict[str, Any] = {}
+    try:
+        for n, (split, sizes) in enumerate(SPLITS.items()):
+            tmp = tmp_path_factory.mktemp(f"split{n}")
+            batches = [*_cut(_rows(ARRIVALS), sizes), _rows([CLOSING])]
+            batches[-1][0]["v"] = 0
+            write_batches(tmp / "in", batches)
+            builds = {name: (lambda s, name=name: _order_pipelines(s)[name])
+                      for name in FLINK_STREAMING}
+            started[split] = start_streams(spark, tmp / "in", tmp, SPLIT_SCHEMA, builds,
+                                           name=f"split{n}_")
+        yield started
+    finally:
+        for queries in started.values():
+            for query, _, _ in queries.values():
+                query.stop()
+
+
 @pytest.mark.parametrize("split", list(SPLITS))
 def test_window_function_sees_arrival_order_whatever_the_micro_batch_split(
-    spark: Any, tmp_path: Path, split: str
+    split_runs: dict[str, Any], split: str
 ) -> None:
-    batches = [*_cut(_rows(ARRIVALS), SPLITS[split]), _rows([CLOSING])]
-    batches[-1][0]["v"] = 0
-    write_batches(tmp_path / "in", batches)
-    builds = {name: (lambda s, name=name: _order_pipelines(s)[name]) for name in FLINK_STREAMING}
-    runs = run_streams(spark, tmp_path / "in", tmp_path, SPLIT_SCHEMA, builds)
+    runs = finish_streams(split_runs[split])
     for name, run in runs.items():
         rows = [r for batch in run.main.values() for r in batch]
         if name != "sum":

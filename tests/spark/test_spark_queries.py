@@ -196,3 +196,35 @@ def test_processing_time_windows_fire_on_idle_keys(spark: Any, tmp_path: Path) -
         query.stop()
     assert sum(r.v for r in sink.rows()) == 6
     assert {r.k for r in sink.rows()} == {"a", "b"}
+
+
+def test_no_watermarks_on_a_stream_runs_processing_time_windows_and_refuses_event_time(
+    spark: Any, tmp_path: Path
+) -> None:
+    """PyFlink's ``no_watermarks()`` on an unbounded source: a processing-time window runs
+    (the watermark stays Long.MIN_VALUE); an event-time window, which would never fire while
+    its state grew (as in Flink), is refused when it is built, naming the fix."""
+    from flinkwin import WatermarkStrategy
+    from flinkwin.errors import UnsupportedOperationError
+
+    write_batches(tmp_path / "in", [[ev("a", 0, 1), ev("b", 0, 2)], [ev("a", 0, 3)]])
+    strategy = WatermarkStrategy.no_watermarks().with_timestamp_assigner("ts")
+    keyed = DataStream(_source(spark, tmp_path / "in")).assign_timestamps_and_watermarks(
+        strategy).key_by("k")
+    with pytest.raises(UnsupportedOperationError, match="for_bounded_out_of_orderness"):
+        keyed.window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v").toDF()
+    result = keyed.window(TumblingProcessingTimeWindows.of(Time.milliseconds(500))).sum("v")
+    summary = result._stage([]).summary
+    assert summary["watermark"] == "none (noWatermarks): Long.MIN_VALUE"
+    assert summary["timers"] == "processing time"
+    sink = MemorySink("fw_no_watermarks")
+    query = result.start(main=sink, checkpoint_location=str(tmp_path / "ck"),
+                         trigger={"processingTime": "200 milliseconds"})
+    try:
+        deadline = time.time() + 300  # returns as soon as the windows fired
+        while sum(r.v for r in sink.rows()) < 6 and time.time() < deadline:
+            time.sleep(0.2)
+    finally:
+        query.stop()
+    assert sum(r.v for r in sink.rows()) == 6
+    assert {r.k for r in sink.rows()} == {"a", "b"}

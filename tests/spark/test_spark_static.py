@@ -453,16 +453,3 @@ def test_no_watermarks_fires_event_time_windows_at_the_end_of_static_input(spark
     assert result.get_side_output(LATE).toDF().collect() == []
     summary = result._stage([LATE]).summary
     assert summary["watermark"] == "none until the end of input (noWatermarks)"
-
-
-def test_no_watermarks_on_a_stream_is_refused_naming_the_fix(spark: Any, tmp_path: Any) -> None:
-    """On an unbounded stream Flink's no_watermarks() never fires an event-time window or
-    timer: flinkwin refuses it there instead of holding state that never fires."""
-    from flinkwin import WatermarkStrategy
-    from flinkwin.errors import UnsupportedOperationError
-
-    (tmp_path / "in").mkdir()
-    stream = DataStream(spark.readStream.schema(SCHEMA).json(str(tmp_path / "in")))
-    strategy = WatermarkStrategy.no_watermarks().with_timestamp_assigner("ts")
-    with pytest.raises(UnsupportedOperationError, match="for_bounded_out_of_orderness"):
-        stream.assign_timestamps_and_watermarks(strategy)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from flinkwin.spark import MemorySink
 from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checkpoints"
+RELEASES = ("c45addd", "93994cd")
 
 
 def _cases(release: str) -> list[str]:
@@ -47,33 +50,74 @@ def _copy(fixture: Path, root: Path) -> None:
             os.utime(copy, (1_000_000 + 10 * i, 1_000_000 + 10 * i))
 
 
-def _restart(spark: Any, release: str, case: str, root: Path) -> None:
+@dataclass
+class _Restart:
+    query: Any
+    main: MemorySink
+    late: MemorySink
+    fixture: Path
+    root: Path
+
+
+def _start(spark: Any, release: str, case: str, root: Path) -> _Restart:
     fixture = FIXTURES / release / case
     meta = json.loads((fixture / "fixture.json").read_text())
     assert meta["flinkwin_commit"].startswith(release) and meta["case"] == case
     _copy(fixture, root)
     program, _ = CASES[case]
-    main, late = MemorySink(f"fw_upgrade_{case}"), MemorySink(f"fw_upgrade_{case}_late")
+    name = f"fw_upgrade_{release}_{case}"
+    main, late = MemorySink(name), MemorySink(f"{name}_late")
     query = program(spark, root / "inputs", meta["times_before_1970"]).start(
         main=main, side_outputs={LATE: late}, checkpoint_location=str(root / "checkpoint"),
         trigger={"availableNow": True},
     )
-    query.awaitTermination()
-    progress = query.recentProgress
+    return _Restart(query, main, late, fixture, root)
+
+
+def _check(run: _Restart | Exception) -> None:
+    if isinstance(run, Exception):
+        raise run  # the restart failed to start (reported by its own test)
+    run.query.awaitTermination()
+    meta = json.loads((run.fixture / "fixture.json").read_text())
+    progress = run.query.recentProgress
     assert progress and progress[0]["batchId"] == meta["batches_before"] + 1  # continued
-    before = json.loads((fixture / "before.json").read_text())
-    expected = json.loads((fixture / "expected.json").read_text())
-    after = {"main": [list(r) for r in main.rows()], "late": [list(r) for r in late.rows()]}
+    before = json.loads((run.fixture / "before.json").read_text())
+    expected = json.loads((run.fixture / "expected.json").read_text())
+    after = {"main": [list(r) for r in run.main.rows()],
+             "late": [list(r) for r in run.late.rows()]}
     assert {k: sorted(before[k] + after[k]) for k in before} == expected
-    recorded = json.loads((root / "checkpoint" / "flinkwin" / DOCUMENT).read_text())
+    recorded = json.loads((run.root / "checkpoint" / "flinkwin" / DOCUMENT).read_text())
     assert recorded["state_format"] == STATE_FORMAT  # this flinkwin's formats from now on
+
+
+@pytest.fixture(scope="module")
+def restarts(
+    spark: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[tuple[str, str], _Restart | Exception]]:
+    """Every fixture's restart, started at once as concurrent queries of the one session
+    (independent checkpoints and sinks): their small micro-batches overlap instead of waiting
+    for one another. Each test awaits and checks its own."""
+    started: dict[tuple[str, str], _Restart | Exception] = {}
+    try:
+        for release in RELEASES:
+            for case in _cases(release):
+                root = tmp_path_factory.mktemp(f"upgrade-{release}-{case}")
+                try:
+                    started[release, case] = _start(spark, release, case, root)
+                except Exception as error:  # noqa: BLE001 (raised by the case's test)
+                    started[release, case] = error
+        yield started
+    finally:
+        for run in started.values():
+            if isinstance(run, _Restart):
+                run.query.stop()
 
 
 @pytest.mark.parametrize("case", _cases("c45addd"))
 def test_a_checkpoint_written_by_flinkwin_c45addd_restarts_under_this_version(
-    spark: Any, tmp_path: Path, case: str
+    restarts: dict[tuple[str, str], _Restart | Exception], case: str
 ) -> None:
-    _restart(spark, "c45addd", case, tmp_path)
+    _check(restarts["c45addd", case])
 
 
 def test_the_c45addd_fixtures_cover_every_state_form_and_graphs() -> None:
@@ -82,8 +126,8 @@ def test_the_c45addd_fixtures_cover_every_state_form_and_graphs() -> None:
 
 @pytest.mark.parametrize("case", _cases("93994cd"))
 def test_a_checkpoint_written_by_flinkwin_93994cd_restarts_under_this_version(
-    spark: Any, tmp_path: Path, case: str
+    restarts: dict[tuple[str, str], _Restart | Exception], case: str
 ) -> None:
     """The last flinkwin writing format 2 of the operator snapshot (unsigned pickled objects,
     no seal): read without a state key."""
-    _restart(spark, "93994cd", case, tmp_path)
+    _check(restarts["93994cd", case])
