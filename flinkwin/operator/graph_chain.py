@@ -216,13 +216,17 @@ class ChainStep(GraphOperator):
         return out
 
     # ------------------------------------------------------------------ routing
-    def _push(self, ref: StreamRef, value: Any, timestamp: int | None) -> None:
+    def _push(
+        self, ref: StreamRef, value: Any, timestamp: int | None, skip: tuple[int, ...] = ()
+    ) -> None:
         if ref == self._main:
             self._emit_to(None, 0, 0, None, value, timestamp)
         tag = self._sides.get(ref)
         if tag is not None:
             self._emit_to(None, 0, 0, tag, value, timestamp)
         for j, index in self._consumers.get(ref, ()):
+            if j in skip:
+                continue
             if self.operators[j] is None and self.plan.nodes[j].kind == OPERATOR:
                 key = input_key(self._keyed(j), value, index)
                 self._emit_to(j, index, key_group_of(key, self.key_groups), None, value,
