@@ -93,7 +93,8 @@ class GraphResultStream(DataStream):
 
     def _stage_size(self) -> StageSize:
         pipeline = self._stage([]).pipeline
-        return StageSize(pipeline.key_groups, pipeline.parallelism, check=self._check_restart)
+        return StageSize(pipeline.key_groups, pipeline.parallelism, check=self._check_restart,
+                         rocksdb=pipeline.distributed)
 
     def explain(self, mode: str | None = None) -> None:
         """Print flinkwin's plan of the graph's stage, then Spark's."""
@@ -162,7 +163,8 @@ class GraphResultStream(DataStream):
             stage = self._stage([])
             pipeline: Any = stage.pipeline
             prepare_graph_restart(CheckpointStore(stage.combined.sparkSession, location),
-                                  self._plan_value, pipeline.key_groups, pipeline.fingerprint)
+                                  self._plan_value, pipeline.key_groups, pipeline.fingerprint,
+                                  pipeline.stage_kind)
 
     @property
     def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802

@@ -54,7 +54,7 @@ from flinkwin.spark.elements import (
 from flinkwin.spark.printing import element_shaper, printer
 from flinkwin.spark.queries import settle_on_available_input
 from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema, without_pickled_marks
-from flinkwin.spark.sizing import StageSize, sized_data_frame, state_partitions
+from flinkwin.spark.sizing import StageSize, sized_data_frame, state_partitions, state_store
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
@@ -388,7 +388,9 @@ class DataStream(GraphOperations, OperatorHints):
             return None
         writer = df.writeStream.foreachBatch(lambda batch, _id: deliver(batch.collect()))
         session, size = df.sparkSession, self._stage_size()
-        with state_partitions(session, None if size is None else size.partitions(session)):
+        with state_partitions(
+            session, None if size is None else size.partitions(session)
+        ), state_store(session, size is not None and size.rocksdb):
             query = writer.start()
         if self._wakes_keys_in_processing_time():
             return settle_on_available_input(query)

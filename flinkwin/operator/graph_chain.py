@@ -69,7 +69,7 @@ from flinkwin.operator.graph import (
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.output_tag import OutputTag
-from flinkwin.time import MIN_LONG
+from flinkwin.time import MAX_LONG, MIN_LONG
 
 BEFORE, BETWEEN, ELEMENT = 0, 1, 2
 #: the emitting node of the sources' step in :attr:`Emission.order`
@@ -193,6 +193,25 @@ class ChainStep(GraphOperator):
             self.advance_processing_time(processing_time)
         self._phase = ELEMENT
         self._deliver_all(phases[ELEMENT])
+        return self.drain_emissions()
+
+    def run_to_end(self, elements: Iterable[Emission], processing_time: int) -> list[Emission]:
+        """Static input: this key group's one call. Processing time ``processing_time``, then
+        every element sent to it in its emitters' order (on a bounded input each emitter sends
+        all it emits in one call, its end-of-input firings last), then the end of input
+        (watermark and processing time ``MAX_LONG``), as a Flink job on a bounded input."""
+        if self.node is None:
+            raise ValueError("the sources' step runs process_sources")
+        self.open()
+        self._phase = ELEMENT
+        if processing_time > self.current_processing_time:
+            self.advance_processing_time(processing_time)
+        ordered = sorted(elements, key=lambda e: e.order)
+        if any(e.node != self.node for e in ordered):
+            raise ValueError(f"elements for another node reached node {self.node}")
+        self._deliver_all(ordered)
+        self.advance_watermark(MAX_LONG)
+        self.advance_processing_time(MAX_LONG)
         return self.drain_emissions()
 
     def process_sources(

@@ -232,6 +232,14 @@ class GraphPipeline:
     #: what the stage's state depends on, recorded in its checkpoint
     #: (flinkwin.spark.graph_restart)
     fingerprint: dict[str, Any] = field(default_factory=dict)
+    #: every keyed operator in its own key groups (flinkwin.spark.graph_chained), else one
+    #: stateful stage for the whole graph
+    distributed: bool = False
+
+    @property
+    def stage_kind(self) -> str:
+        """The stage kind ``pipeline.json`` records."""
+        return "distributed graph" if self.distributed else "graph"
 
 
 def stage_pickler(plan: StreamPlan) -> StatePickler:

@@ -33,6 +33,7 @@ from pyspark.sql.types import ByteType, LongType, StructField, StructType
 
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator.graph import OPERATOR, GraphPlan, SourceSpec, StreamRef
+from flinkwin.operator.graph_chain import keyed_nodes
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.time import MIN_LONG
@@ -55,6 +56,7 @@ from .compiler import (
 )
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
+from .graph_chained import ChainedGraph, chain_reason, chained_stream
 from .graph_nodes import ProcessBuilder
 from .graph_restart import graph_fingerprint
 from .key_groups import failing_on_null, key_group_labels, label_of
@@ -205,17 +207,31 @@ def compile_graph(
         ),
     )
     runtime.operator.build()  # fail at build time on an invalid configuration
-    grouped = staged.groupBy(KEY_GROUP_COLUMN)
+    reason = "the graph's one keyed operator reads the sources: key groups by its key" if (
+        partition is not None
+    ) else chain_reason(graph, [n.timers for n in plan.nodes], streaming, arrival, domain,
+                        parallelism)
+    distributed = reason is None
+    if distributed:
+        key_groups = plan.sources[0]._key_groups
+        chained = ChainedGraph(
+            graph, key_groups, runtime, runtime.operator.state_pickler,
+            watermark_shift(before_1970), runtime.stage_fingerprint,
+        )
+        combined = chained_stream(chained, staged.drop(KEY_GROUP_COLUMN, _WM))
+    elif streaming:
+        combined = staged.groupBy(KEY_GROUP_COLUMN).applyInPandasWithState(
+            stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
+        )
+    else:
+        combined = staged.groupBy(KEY_GROUP_COLUMN).applyInPandas(
+            static_function(runtime), output_schema
+        )
     observation = None
     if streaming:
         watch_stops(session)  # the workers close a query run's functions when it ends
-        combined = grouped.applyInPandasWithState(
-            stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
-        )
-        metrics_name = observed_metrics_name(first)
-        combined = combined.observe(metrics_name, *metric_aggregates())
+        combined = combined.observe(observed_metrics_name(first), *metric_aggregates())
     else:
-        combined = grouped.applyInPandas(static_function(runtime), output_schema)
         observation = Observation(observed_metrics_name(first))
         combined = combined.observe(observation, *metric_aggregates())
     summary = {
@@ -225,14 +241,23 @@ def compile_graph(
         "operators": names,
         "time": domain if streaming else "static input",
         "mode": mode.name,
+        "distributed": f"no: {reason}",
     }
-    if key_groups > 1:
+    if distributed:
+        keyed = [plan.nodes[j].spec.name for j in keyed_nodes(graph)]
+        summary["stage"] = (
+            f"distributed: {len(keyed)} keyed stages in one query, each in {key_groups} key "
+            f"groups with a shuffle before it ({' -> '.join(keyed)}; see "
+            "docs/architecture.md#distributed-graphs)"
+        )
+        summary["distributed"] = "yes"
+    elif key_groups > 1:
         summary["stage"] = (
             f"one stateful stage for the whole graph, {key_groups} key groups by "
             f"{partition}"
         )
     pipeline = GraphPipeline(key_groups, parallelism, runtime_mode,
-                             graph_fingerprint(plan, sources, before_1970))
+                             graph_fingerprint(plan, sources, before_1970), distributed)
     fixes = {tag.tag_id: t.fix for tag, t in zip(side_tags, side_types) if t.fix is not None}
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts,  # type: ignore[arg-type]

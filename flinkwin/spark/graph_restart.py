@@ -43,7 +43,15 @@ from flinkwin.operator.graph import OPERATOR, SourceSpec, StreamRef
 from .checkpoint import CheckpointStore
 from .graph import PlanNode, StreamPlan, StreamType
 from .graph_nodes import IntervalJoinBuilder, ProcessBuilder, TaggedInputs, WindowNodeBuilder
-from .restart import check_recorded, describe, differences, document_header, function_kind
+from .restart import (
+    DOCUMENT,
+    IncompatibleRestartError,
+    check_recorded,
+    describe,
+    differences,
+    document_header,
+    function_kind,
+)
 
 
 def graph_fingerprint(
@@ -199,21 +207,44 @@ def _what(item: Any) -> str:
     return str(item.get("kind") or item.get("schema"))
 
 
-def document(plan: StreamPlan, key_groups: int, fingerprint: dict[str, Any]) -> dict[str, Any]:
-    """The ``pipeline.json`` document of a graph stage."""
+def document(
+    plan: StreamPlan, key_groups: int, fingerprint: dict[str, Any], kind: str = "graph"
+) -> dict[str, Any]:
+    """The ``pipeline.json`` document of a graph stage of ``kind`` (``graph``: one stateful
+    stage for the whole graph; ``distributed graph``: flinkwin.spark.graph_chained)."""
     return {
-        **document_header("graph", key_groups, fingerprint),
+        **document_header(kind, key_groups, fingerprint),
         "nodes": [node.spec.name for node in plan.nodes],  # informational
     }
 
 
+_PLANS = {
+    "graph": "the one-task plan (one applyInPandasWithState stage for the whole graph)",
+    "distributed graph": "the distributed plan (every keyed operator in its own key groups, "
+    "transformWithStateInPandas on RocksDB)",
+}
+
+
 def prepare_graph_restart(
-    store: CheckpointStore, plan: StreamPlan, key_groups: int, fingerprint: dict[str, Any]
+    store: CheckpointStore, plan: StreamPlan, key_groups: int, fingerprint: dict[str, Any],
+    kind: str = "graph",
 ) -> None:
     """Record the graph in a new checkpoint, or check it against the recorded one: raises
-    :class:`flinkwin.spark.restart.IncompatibleRestartError` naming every change."""
+    :class:`flinkwin.spark.restart.IncompatibleRestartError` naming every change, first of all
+    a checkpoint written by the other graph plan (their Spark operators and state stores
+    differ: Spark cannot continue one with the other)."""
+    recorded = store.read_json(DOCUMENT)
+    written = recorded.get("stage") if isinstance(recorded, dict) else None
+    if written in _PLANS and written != kind:
+        raise IncompatibleRestartError(store.location, [
+            f"stage: {written!r} -> {kind!r}: the checkpoint was written by {_PLANS[written]}, "
+            f"this program runs {_PLANS[kind]}; Spark cannot continue one plan's state with "
+            "the other's. Start from a new checkpoint location"
+            + (", or run the one-task plan with set_parallelism(1) on the graph's result"
+               if written == "graph" else "")
+        ])
     names = [node.spec.name for node in plan.nodes]
-    check_recorded(store, document(plan, key_groups, fingerprint),
+    check_recorded(store, document(plan, key_groups, fingerprint, kind),
                    lambda recorded, current: changes(recorded, current, names))
 
 

@@ -55,7 +55,7 @@ from .queries import settle_on_available_input
 from .restart import checkpoint_location as resolved_checkpoint
 from .runtime import PROCESSING_TIME
 from .schema import is_pickled
-from .sizing import state_partitions
+from .sizing import state_partitions, state_store
 
 if TYPE_CHECKING:
     from .compiler import CompiledStage
@@ -143,7 +143,7 @@ def start_query(
     pipeline = stage.pipeline
     with state_partitions(
         session, stage_parallelism(session, pipeline.key_groups, pipeline.parallelism)
-    ):
+    ), state_store(session, getattr(pipeline, "distributed", False)):
         query = writer.start()
     if stage.timer_domain == PROCESSING_TIME:  # Spark runs a batch on every trigger
         return settle_on_available_input(query)

@@ -61,6 +61,8 @@ class StageSize:
     key_groups: int
     requested: int | None = None
     check: Callable[[str | None], None] | None = field(default=None, compare=False)
+    #: the stage is a distributed graph: its query needs the RocksDB state store
+    rocksdb: bool = False
 
     def partitions(self, session: Any) -> int:
         return stage_parallelism(session, self.key_groups, self.requested)
@@ -87,6 +89,40 @@ def state_partitions(session: Any, partitions: int | None) -> Iterator[None]:
             session.conf.unset(key)
         else:
             session.conf.set(key, before)
+
+
+#: Spark's state store provider, and the one transformWithStateInPandas (a distributed graph,
+#: flinkwin.spark.graph_chained) needs
+PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+ROCKSDB_FIX = f"spark.conf.set({PROVIDER_CONF!r}, {ROCKSDB!r})"
+
+
+@contextmanager
+def state_store(session: Any, rocksdb: bool) -> Iterator[None]:
+    """Within the block, a streaming query started from ``session`` uses the RocksDB state
+    store when ``rocksdb`` (Spark records the provider in the new query's checkpoint; a restart
+    keeps the checkpoint's); the session's setting is restored exactly after the block."""
+    if not rocksdb or uses_rocksdb(session):
+        yield
+        return
+    before = _explicit(session, PROVIDER_CONF)
+    session.conf.set(PROVIDER_CONF, ROCKSDB)
+    try:
+        yield
+    finally:
+        if before is None:
+            session.conf.unset(PROVIDER_CONF)
+        else:
+            session.conf.set(PROVIDER_CONF, before)
+
+
+def uses_rocksdb(session: Any) -> bool:
+    """True when a query started from ``session`` now would use the RocksDB state store."""
+    try:
+        return (session.conf.get(PROVIDER_CONF, None) or "") == ROCKSDB
+    except Exception:  # noqa: BLE001 (a conf Spark Connect's server refuses to read)
+        return False
 
 
 def _explicit(session: Any, key: str) -> str | None:
@@ -167,6 +203,17 @@ def _warn_derived(df: Any, method: str) -> None:
         return
     df.__dict__["_fw_warned"] = True
     session, size = df.sparkSession, df._fw_size
+    if size.rocksdb and not uses_rocksdb(session):
+        warnings.warn(
+            f"flinkwin: a streaming query started from a DataFrame derived from toDF() (by "
+            f"{method}()) runs a distributed stream graph (transformWithStateInPandas), which "
+            "needs the RocksDB state store; this session uses another one, and Spark would "
+            "fail the query at its first micro-batch (STORE_BACKEND_NOT_SUPPORTED_FOR_TWS). Set "
+            f"it before start(): {ROCKSDB_FIX} (toDF().writeStream and flinkwin's start() set "
+            "it themselves)",
+            UnsizedStageWarning,
+            stacklevel=3,
+        )
     wanted, current = size.partitions(session), session_state_partitions(session)
     if current is None or (current <= 2 * wanted and (size.requested is None or current == wanted)):
         return
@@ -225,7 +272,9 @@ def _sized_writer(base: type) -> type:
             before_start(session, location)
             if size.check is not None:
                 size.check(location)
-            with state_partitions(session, size.partitions(session)):
+            with state_partitions(session, size.partitions(session)), state_store(
+                session, size.rocksdb
+            ):
                 yield
 
     SizedWriter.__name__ = SizedWriter.__qualname__ = base.__name__
@@ -233,10 +282,15 @@ def _sized_writer(base: type) -> type:
 
 
 __all__ = [
+    "PROVIDER_CONF",
+    "ROCKSDB",
+    "ROCKSDB_FIX",
     "STATE_PARTITIONS",
     "StageSize",
     "UnsizedStageWarning",
     "sized_data_frame",
     "session_state_partitions",
     "state_partitions",
+    "state_store",
+    "uses_rocksdb",
 ]

@@ -1,0 +1,385 @@
+"""A stream graph as a chain of keyed stages in ONE query: every keyed operator in its own key
+groups (the distributed graph plan).
+
+:mod:`flinkwin.spark.graph_compiler` builds this plan instead of the one-task graph stage when
+:func:`chain_reason` finds nothing against it (HotItems: a sliding count keyed by item, then
+``key_by(window_end).process(TopN)``; a window after a window keyed differently; joins keyed by
+functions). The Flink side is :mod:`flinkwin.operator.graph_chain`; the plan, per micro-batch:
+
+1. **sources' step** (``mapInArrow``, one call per input partition): the partition's rows in
+   arrival order through the stateless steps reading the sources (:meth:`ChainStep.
+   process_sources`); its output carries no watermark metadata, so Spark drops no late row;
+2. per keyed node ``j``, in topological order, ``groupBy(_fw_kg)`` (a shuffle) then ONE
+   ``transformWithStateInPandas`` operator in EventTime mode (no ``eventTimeColumnName``): the
+   key group's :class:`ChainStep` restored from its ValueState (sealed, as a graph stage's
+   state), run with the rows sent to node ``j`` at Spark's watermark (Flink's order carried by
+   the rows' phases), stored back; a timer at Spark's watermark + 1 wakes every key group holding
+   state at each watermark advance (its clock). Rows for later nodes and the graph's outputs
+   pass through unchanged: the stateful operators form one linear chain (a stateful operator
+   read by two consumers would be planned twice, with two states);
+3. **outputs** (``mapInArrow``): the rows for the graph's main and side outputs, encoded as a
+   graph stage's (tag column, main and side columns, metrics rows), so sinks, ``start()`` and
+   ``writeStream`` read them unchanged.
+
+Between stages a row is ``(_fw_node, _fw_kg, _fw_data)``: the receiving node (``-1``: the
+graph's outputs, ``-2``: a metrics row), the grouping label of its key group, and the
+:class:`Emission` s of one emitting call for that node and key group, pickled and signed with a
+key made for the compiled query (:class:`~flinkwin.operator.snapshot.StatePickler`: checked
+before unpickling; bytes of input data are never unpickled, the elements are pickled by the
+sources' step itself). On static input the same chain runs with ``applyInPandas`` per node, each
+key group once, to the end of input.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from pyspark import cloudpickle
+from pyspark.sql import DataFrame
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
+from pyspark.sql.types import (
+    BinaryType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+from flinkwin.errors import UnsupportedOperationError
+from flinkwin.operator.graph import GraphPlan
+from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
+from flinkwin.operator.runtime_context import TaskInfo
+from flinkwin.operator.snapshot import StatePickler
+
+from .key_groups import key_group_labels
+from .runtime import EVENT_TIME, METRICS, PROCESSING_TIME, KeyGroupRuntime
+from .schema import arrow_to_pandas
+from .state_key import snapshot_binding
+from .subtasks import current_run
+from .watermarks import flink_watermark
+
+#: the stage kind a distributed graph records in ``pipeline.json``
+STAGE_KIND = "distributed graph"
+NODE, LABEL, DATA = "_fw_node", "_fw_kg", "_fw_data"
+OUTPUT, METRICS_ROW = -1, -2
+WIRE = StructType([
+    StructField(NODE, IntegerType(), False),
+    StructField(LABEL, IntegerType(), False),
+    StructField(DATA, BinaryType(), False),
+])
+_WIRE_ARROW = pa.schema([(NODE, pa.int32(), False), (LABEL, pa.int32(), False),
+                         (DATA, pa.binary(), False)])
+#: metrics a keyed node's call reports (the others come from the sources' and outputs' steps)
+_IN, _DROPPED, _FIRED, _KEYS, _WINDOWS, _BYTES, _CALLS = (
+    METRICS.index(n) for n in ("numRecordsIn", "numLateRecordsDropped", "numWindowsFired",
+                               "keysInState", "windowsInState", "stateBytes", "keyGroupCalls"))
+
+
+def chain_reason(
+    graph: GraphPlan, node_timers: list[str], streaming: bool, arrival: bool, domain: str,
+    parallelism: int | None,
+) -> str | None:
+    """Why the graph runs in one task rather than distributed (None: distributed)."""
+    reason = single_task_reason(graph)
+    if reason is not None:
+        return reason
+    if PROCESSING_TIME in node_timers:
+        return ("an operator works in processing time: a distributed key group is woken by "
+                "the event-time watermark only")
+    if not arrival:
+        return "BATCH runtime mode (elements in event-time order) runs in one task"
+    if streaming and domain != EVENT_TIME:
+        return "the graph's sources carry no event-time watermark"
+    if parallelism == 1:
+        return "set_parallelism(1)"
+    return None
+
+
+@dataclass
+class ChainedGraph:
+    """What the workers run of a distributed graph (shipped with every stage's function)."""
+
+    plan: GraphPlan
+    key_groups: int
+    #: converts the sources' rows to elements and the outputs to the stage's output columns
+    runtime: KeyGroupRuntime
+    #: seals the key groups' stored state
+    state_pickler: StatePickler
+    watermark_shift: int = 0
+    stage_fingerprint: str = ""
+    #: signs the elements between the stages (a key for this compiled query only)
+    wire: StatePickler = field(default_factory=lambda: StatePickler(
+        key=secrets.token_bytes(32), dumps=cloudpickle.dumps, source="the query's wire key"))
+    stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def labels(self) -> tuple[int, ...]:
+        return key_group_labels(self.key_groups)
+
+    def task_info(self, j: int, key_group: int) -> TaskInfo:
+        name = self.plan.nodes[j].name
+        return TaskInfo(name, key_group, self.key_groups, self.key_groups)
+
+    # ------------------------------------------------------------------ wire
+    def encode(self, emitted: list[Emission], own_label: int) -> pa.RecordBatch:
+        """``emitted`` as wire rows: one per receiving node and key group (outputs: one, in
+        the emitter's own key group's label), the emission order kept within each."""
+        groups: dict[tuple[int, int], list[Emission]] = {}
+        labels = self.labels
+        for e in emitted:
+            where = (OUTPUT, own_label) if e.node is None else (e.node, labels[e.key_group])
+            groups.setdefault(where, []).append(e)
+        nodes = [n for n, _ in groups]
+        return pa.RecordBatch.from_arrays([
+            pa.array(nodes, pa.int32()), pa.array([lab for _, lab in groups], pa.int32()),
+            pa.array([self.wire.dump(items) for items in groups.values()], pa.binary()),
+        ], schema=_WIRE_ARROW)
+
+    def decode(self, blobs: Any) -> list[Emission]:
+        out: list[Emission] = []
+        for blob in blobs:
+            out.extend(self.wire.load(bytes(blob), "elements between a graph's stages"))
+        return out
+
+    def metrics_batch(self, counts: np.ndarray, label: int) -> pa.RecordBatch:
+        return pa.RecordBatch.from_arrays([
+            pa.array([METRICS_ROW], pa.int32()), pa.array([label], pa.int32()),
+            pa.array([counts.astype(np.int64).tobytes()], pa.binary()),
+        ], schema=_WIRE_ARROW)
+
+    # --------------------------------------------------------------- sources
+    def sources(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """The ``mapInArrow`` function of the sources' step: the whole input partition at once
+        (its rows in arrival order: one emission order per partition)."""
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        partition = context.partitionId() if context is not None else 0
+        frames = [arrow_to_pandas(pa.Table.from_batches([b])) for b in batches if b.num_rows]
+        rows, _ = self.runtime._rows(frames)
+        counts = np.zeros(len(METRICS), dtype=np.int64)
+        label = self.labels[partition % self.key_groups]
+        if rows is not None:
+            step = ChainStep(self.plan, None, TaskInfo("Sources", partition, partition + 1,
+                                                       partition + 1), self.key_groups)
+            try:
+                emitted = step.process_sources(*rows)
+            finally:
+                step.close()
+            counts[_IN] = len(rows[1])
+            yield self.encode(emitted, label)
+        yield self.metrics_batch(counts, label)
+
+    # --------------------------------------------------------------- outputs
+    def outputs(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """The ``mapInArrow`` function of the outputs' step (see module docstring)."""
+        outs: list[Emission] = []
+        counts = np.zeros(len(METRICS), dtype=np.int64)
+        for batch in batches:
+            nodes = batch.column(0).to_numpy()
+            data = batch.column(2)
+            for i in np.flatnonzero(nodes == METRICS_ROW).tolist():
+                counts += np.frombuffer(data[i].as_py(), dtype=np.int64)
+            others = np.flatnonzero(nodes != METRICS_ROW)
+            if (nodes[others] != OUTPUT).any():
+                raise RuntimeError("elements for a graph node reached the outputs' step")
+            outs.extend(self.decode(data.take(pa.array(others)).to_pylist()))
+        frame = self.runtime._output_frame(_Outputs(outs, self.plan), None,
+                                           {n: int(c) for n, c in zip(METRICS, counts)})
+        assert frame is not None  # the metrics row at least
+        schema = self.runtime._arrow_schema()
+        yield from pa.Table.from_pandas(frame, schema=schema, preserve_index=False).to_batches()
+
+    # ------------------------------------------------------------ key groups
+    def step(self, j: int, label: int) -> ChainStep:
+        kg = self.labels.index(label)
+        return ChainStep(self.plan, j, self.task_info(j, kg), self.key_groups)
+
+    def binding(self, j: int, label: int) -> Any:
+        return snapshot_binding(f"{self.stage_fingerprint}/node {j}", label)
+
+    def run_static(self, j: int, frame: pd.DataFrame) -> pd.DataFrame:
+        """The ``applyInPandas`` function of node ``j`` on static input: the key group's rows
+        for node ``j`` to the end of input; the others pass."""
+        label = int(frame[LABEL].iloc[0])
+        mine = frame[NODE].to_numpy() == j
+        parts = [frame[~mine]]
+        if mine.any():
+            step = self.step(j, label)
+            try:
+                emitted = step.run_to_end(self.decode(frame[DATA][mine]),
+                                          time.time_ns() // 1_000_000)
+                counts = _node_counts(step, 0, 0, 0)
+            finally:
+                step.close()
+            parts.append(arrow_to_pandas(pa.Table.from_batches([self.encode(emitted, label)])))
+            parts.append(arrow_to_pandas(pa.Table.from_batches(
+                [self.metrics_batch(counts, label)])))
+        return pd.concat(parts, ignore_index=True)
+
+
+class _Outputs:
+    """The graph's outputs of one partition, as ``KeyGroupRuntime._output_frame`` reads an
+    operator's."""
+
+    late_output_tag = None
+
+    def __init__(self, emitted: list[Emission], plan: GraphPlan) -> None:
+        self._main = [(e.value, e.timestamp) for e in emitted if e.tag is None]
+        self._sides: dict[Any, list[tuple[Any, int | None]]] = {}
+        for e in emitted:
+            if e.tag is not None:
+                self._sides.setdefault(e.tag, []).append((e.value, e.timestamp))
+        self.late_output_tags = plan.late_tags
+
+    def drain_output(self) -> list[tuple[Any, int | None]]:
+        return self._main
+
+    def drain_side_outputs(self) -> dict[Any, list[tuple[Any, int | None]]]:
+        return dict(self._sides)
+
+
+def _node_counts(step: ChainStep, dropped: int, fired: int, state_bytes: int) -> np.ndarray:
+    counts = np.zeros(len(METRICS), dtype=np.int64)
+    keys, windows = step.state_size()
+    counts[_DROPPED] = step.num_late_records_dropped - dropped
+    counts[_FIRED] = step.num_windows_fired - fired
+    counts[_KEYS], counts[_WINDOWS], counts[_BYTES], counts[_CALLS] = (
+        keys, windows, state_bytes, 1)
+    return counts
+
+
+#: per worker process: the key groups' steps of recent calls, by (stage, run, node, label),
+#: with the version of the state they hold (a call whose state holds another version restores)
+_STEPS: OrderedDict[tuple[str, str, int, int], tuple[str, ChainStep]] = OrderedDict()
+_MAX_STEPS = 4096
+#: a key group's ValueState: its step's sealed snapshot, the version naming it, its tick timer
+_STEP_STATE = StructType([StructField("snapshot", BinaryType()), StructField("version", StringType()),
+                          StructField("tick", LongType())])
+
+
+class ChainedNode(StatefulProcessor):
+    """Keyed node ``j`` of a distributed graph: one key group per grouping key (see module
+    docstring)."""
+
+    def __init__(self, graph: ChainedGraph, j: int) -> None:
+        self.graph = graph
+        self.j = j
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
+        self.state = handle.getValueState("step", _STEP_STATE)
+
+    def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[pd.DataFrame]:
+        mine: list[Any] = []
+        for frame in rows:
+            # (by position: Spark may hand the rows over with its own column names)
+            sent = frame.iloc[:, 0].to_numpy() == self.j
+            if not sent.all():
+                yield frame[~sent].set_axis([NODE, LABEL, DATA], axis=1)
+            if sent.any():
+                mine.extend(frame.iloc[:, 2][sent])
+        if mine or self.state.exists():
+            yield self._run(int(key[0]), self.graph.decode(mine), timerValues, None)
+
+    def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any
+                           ) -> Iterator[pd.DataFrame]:
+        yield self._run(int(key[0]), [], timerValues, expiredTimerInfo.getExpiryTimeInMs())
+
+    def _run(self, label: int, elements: list[Emission], timer_values: Any,
+             expired: int | None) -> pd.DataFrame:
+        graph = self.graph
+        spark_watermark = timer_values.getCurrentWatermarkInMs()
+        now = timer_values.getCurrentProcessingTimeInMs()
+        cached = (graph.stage_id, current_run(), self.j, label)
+        binding = graph.binding(self.j, label)
+        step, tick = None, None
+        if self.state.exists():
+            snapshot, version, tick_value = self.state.get()
+            tick = int(tick_value)
+            hit = _STEPS.pop(cached, None)
+            if hit is not None and hit[0] == version:
+                step = hit[1]
+            else:
+                if hit is not None:
+                    hit[1].close()
+                step = graph.step(self.j, label)
+                step.restore(graph.state_pickler.unseal(
+                    bytes(snapshot), binding, f"{graph.plan.nodes[self.j].name} key group's "
+                    "state"))
+        if step is None:
+            step = graph.step(self.j, label)
+        dropped, fired = step.num_late_records_dropped, step.num_windows_fired
+        emitted = step.run(elements, flink_watermark(spark_watermark, graph.watermark_shift), now)
+        if step.next_processing_time_timer() is not None:
+            step.close()
+            raise UnsupportedOperationError(
+                f"{graph.plan.nodes[self.j].name} registered a processing-time timer, but this "
+                "graph runs distributed (every keyed operator in its own key groups), where a "
+                "key group is woken by the event-time watermark only: the timer would fire late "
+                "or never. Run the graph in one task with set_parallelism(1) on its result "
+                "(docs/architecture.md, \"Stream graphs\")"
+            )
+        if tick is not None and tick != expired:
+            self.handle.deleteTimer(tick)
+        state_bytes = 0
+        if step.holds_nothing():
+            self.state.clear()
+            step.close()
+        else:
+            sealed = graph.state_pickler.seal(step.snapshot(), binding)
+            state_bytes = len(sealed)
+            version = uuid.uuid4().hex
+            tick = spark_watermark + 1
+            self.state.update((sealed, version, tick))
+            self.handle.registerTimer(tick)
+            _STEPS[cached] = (version, step)
+            while len(_STEPS) > _MAX_STEPS:
+                _STEPS.popitem(last=False)[1][1].close()
+        counts = _node_counts(step, dropped, fired, state_bytes)
+        table = pa.Table.from_batches([graph.encode(emitted, label),
+                                       graph.metrics_batch(counts, label)])
+        return table.to_pandas()
+
+    def close(self) -> None:
+        pass
+
+
+def chained_stream(graph: ChainedGraph, staged: DataFrame) -> DataFrame:
+    """The distributed graph's query over ``staged`` (the graph stage's input rows), up to its
+    outputs' step (module docstring)."""
+    emitted = staged.mapInArrow(graph.sources, WIRE)
+    for j in keyed_nodes(graph.plan):
+        grouped = emitted.groupBy(LABEL)
+        if staged.isStreaming:
+            emitted = grouped.transformWithStateInPandas(
+                ChainedNode(graph, j), WIRE, "Append", "EventTime")
+        else:
+            emitted = grouped.applyInPandas(_static(graph, j), WIRE)
+    return emitted.mapInArrow(graph.outputs, graph.runtime.output_schema)
+
+
+def _static(graph: ChainedGraph, j: int) -> Any:
+    def run(frame: pd.DataFrame) -> pd.DataFrame:
+        return graph.run_static(j, frame)
+
+    return run
+
+
+__all__ = [
+    "STAGE_KIND",
+    "ChainedGraph",
+    "ChainedNode",
+    "chain_reason",
+    "chained_stream",
+]

@@ -1,0 +1,243 @@
+"""Graphs with a re-keying step run distributed (flinkwin.spark.graph_chained): every keyed
+operator in its own key groups, a shuffle between them, one query.
+
+HotItems in miniature: a sliding count per item (20 s every 10 s, 15 s allowed lateness, late
+data to a side output), then ``key_by(window_end).process(TopN)`` firing at each window's end.
+Over micro-batches with late data and a restart mid-scenario the distributed plan gives, batch
+by batch, what the one-task plan gives (``set_parallelism(1)``) and the hand-computed values;
+through ``start()``, ``toDF().writeStream`` and on static input; a restart across plan kinds
+is refused naming the cause.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_scenarios import write_batches
+
+from flinkwin import (
+    AggregateFunction,
+    Duration,
+    KeyedProcessFunction,
+    ListStateDescriptor,
+    OutputTag,
+    Row,
+    SlidingEventTimeWindows,
+    Time,
+    Types,
+    WatermarkStrategy,
+    WindowFunction,
+)
+from flinkwin.datastream import DataStream
+from flinkwin.spark import MemorySink
+from flinkwin.spark.restart import IncompatibleRestartError
+from flinkwin.spark.sizing import PROVIDER_CONF
+
+SCHEMA = "item string, ts long"
+LATE = OutputTag("late", Types.ROW_NAMED(["item", "ts"], [Types.STRING(), Types.LONG()]))
+#: one file per micro-batch; the restart comes after the third
+FILES = [
+    [("a", 1000), ("b", 2000), ("a", 3000), ("b", 12000)],
+    [("a", 5000), ("c", 25000), ("a", 14000)],  # a@5000: late, within the lateness
+    [("b", 31000), ("a", 8000)],  # a@8000: [-10 s, 10 s) is gone, [0, 20 s) re-fires
+    [("d", 45000), ("a", 33000)],
+    [("e", 61000), ("a", 44000), ("a", 2000)],  # a@2000: too late for both its windows
+]
+RESTART_AFTER = 3
+
+
+class CountAgg(AggregateFunction):
+    def create_accumulator(self) -> int:
+        return 0
+
+    def add(self, value: Any, accumulator: int) -> int:
+        return accumulator + 1
+
+    def get_result(self, accumulator: int) -> int:
+        return accumulator
+
+    def merge(self, a: int, b: int) -> int:
+        return a + b
+
+
+class WithEnd(WindowFunction):
+    def apply(self, key: Any, window: Any, inputs: Any) -> Any:
+        yield Row(item=key, window_end=window.end, n=next(iter(inputs)))
+
+
+class TopN(KeyedProcessFunction):
+    """A window's counts until its end; then ``"<end>: item=n ..."``, largest first."""
+
+    def open(self, runtime_context: Any) -> None:
+        self.items = runtime_context.get_list_state(
+            ListStateDescriptor("items", Types.PICKLED_BYTE_ARRAY()))
+
+    def process_element(self, value: Any, ctx: Any) -> None:
+        self.items.add((value.item, value.n))
+        ctx.timer_service().register_event_time_timer(value.window_end)
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        ranked = sorted(self.items.get(), key=lambda t: (-t[1], t[0]))
+        self.items.clear()
+        yield f"{timestamp}: " + " ".join(f"{k}={n}" for k, n in ranked[:2])
+
+
+def hot_items(df: Any, one_task: bool = False) -> Any:
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner("ts")
+    counts = (
+        DataStream(df).assign_timestamps_and_watermarks(strategy).key_by("item")
+        .window(SlidingEventTimeWindows.of(Time.seconds(20), Time.seconds(10)))
+        .allowed_lateness(15_000).side_output_late_data(LATE)
+        .aggregate(CountAgg(), WithEnd(), output_type="item string, window_end long, n long")
+    )
+    top = counts.key_by("window_end").process(TopN(), Types.STRING())
+    return top.set_parallelism(1) if one_task else top
+
+
+def rows(file: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    return [{"item": k, "ts": t} for k, t in file]
+
+
+def run_scenario(spark: Any, root: Path, name: str, one_task: bool) -> tuple[
+        dict[int, Counter[str]], dict[int, Counter[tuple[Any, ...]]], list[Any]]:
+    """FILES through a query, stopped and restarted after RESTART_AFTER: per batch the main
+    and late outputs, and the progress of the last batch of each run."""
+    source, checkpoint = root / "in", root / "ck"
+    main, late = MemorySink(f"{name}_main"), MemorySink(f"{name}_late")
+    progress = []
+    for first, files in ((0, FILES[:RESTART_AFTER]), (RESTART_AFTER, FILES[RESTART_AFTER:])):
+        write_batches(source, [rows(f) for f in files], first=first)
+        df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
+        top = hot_items(df, one_task)
+        query = top.start(main=main, side_outputs={LATE: late},
+                          checkpoint_location=str(checkpoint), trigger={"availableNow": True})
+        query.awaitTermination()
+        progress.append(query.lastProgress)
+    return (
+        {b: Counter(r[0] for r in batch) for b, batch in main.batches.items()},
+        {b: Counter(tuple(r) for r in batch) for b, batch in late.batches.items()},
+        progress,
+    )
+
+
+def non_empty(batches: dict[int, Counter[Any]]) -> dict[int, Counter[Any]]:
+    return {b: c for b, c in batches.items() if c}
+
+
+#: every TopN output (window end: top 2) over the whole scenario, computed by hand: windows of
+#: 20 s every 10 s. Watermark 11999 (before file 1): [-10 s, 10 s) fires a=2 b=1; a@5000 is
+#: late there, within the lateness: the window re-fires a=3, TopN's list for 10000 holds that
+#: alone and its timer (behind the watermark) fires at the next increase (24999), with
+#: [0, 20 s): a=4 (1000, 3000, 5000, 14000) b=2. a@8000 (watermark 24999) re-fires [0, 20 s)
+#: with a=5. [10 s, 30 s): a@14000 b@12000 c@25000; [20 s, 40 s): c, b@31000, a@33000;
+#: a@2000 (watermark 44999) is too late for both its windows: side output; [30 s, 50 s):
+#: b, a@33000, d@45000, a@44000; [40 s, 60 s): d, a@44000; the last watermark (60999) leaves
+#: the windows of e@61000 open
+EXPECTED = Counter([
+    "10000: a=2 b=1", "10000: a=3", "20000: a=4 b=2", "20000: a=5", "30000: a=1 b=1",
+    "40000: a=1 b=1", "50000: a=2 b=1", "60000: a=1 d=1",
+])
+
+
+@pytest.fixture(scope="module")
+def both_plans(spark: Any, tmp_path_factory: Any) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("distributed")
+    distributed = run_scenario(spark, root / "dist", "fw_dist", one_task=False)
+    one_task = run_scenario(spark, root / "one", "fw_one", one_task=True)
+    return {"distributed": distributed, "one_task": one_task, "root": root}
+
+
+def test_hot_items_distributed_equals_the_one_task_plan_batch_by_batch(
+    both_plans: dict[str, Any],
+) -> None:
+    main, late, _ = both_plans["distributed"]
+    one_main, one_late, _ = both_plans["one_task"]
+    assert non_empty(main) == non_empty(one_main)
+    assert non_empty(late) == non_empty(one_late)
+    assert sum(main.values(), Counter()) == EXPECTED
+    assert sum(late.values(), Counter()) == Counter({("a", 2000): 1})
+
+
+def test_hot_items_distributed_runs_each_keyed_stage_in_several_tasks(
+    both_plans: dict[str, Any],
+) -> None:
+    _, _, progress = both_plans["distributed"]
+    operators = progress[-1]["stateOperators"]
+    assert [op["operatorName"] for op in operators] == ["transformWithStateInPandasExec"] * 2
+    assert [op["numShufflePartitions"] for op in operators] == [2, 2]
+    assert [op["numStateStoreInstances"] for op in operators] == [2, 2]
+    _, _, one_progress = both_plans["one_task"]
+    assert len(one_progress[-1]["stateOperators"]) == 1
+
+
+def test_the_session_keeps_its_state_store_provider(spark: Any, both_plans: Any) -> None:
+    assert spark.conf.get(PROVIDER_CONF, None) in (None, "")
+
+
+def test_explain_says_whether_the_graph_is_distributed_and_why_not(
+    spark: Any, tmp_path: Path
+) -> None:
+    df = spark.readStream.schema(SCHEMA).json(str(tmp_path))
+
+    def summary(result: Any) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            result.explain()
+        return out.getvalue()
+
+    assert "distributed : yes" in summary(hot_items(df))
+    text = summary(hot_items(df, one_task=True))
+    assert "distributed : no: set_parallelism(1)" in text
+    assert "transformWithStateInPandas" not in text
+
+
+def test_a_restart_across_plan_kinds_is_refused_naming_the_cause(
+    spark: Any, both_plans: dict[str, Any],
+) -> None:
+    root = both_plans["root"]
+    for written, other in (("dist", True), ("one", False)):
+        df = spark.readStream.schema(SCHEMA).json(str(root / written / "in"))
+        with pytest.raises(IncompatibleRestartError, match="checkpoint was written by the "
+                           + ("distributed" if written == "dist" else "one-task")):
+            hot_items(df, one_task=other).start(
+                main=MemorySink("fw_refused"), checkpoint_location=str(root / written / "ck"),
+                trigger={"availableNow": True})
+
+
+def test_hot_items_distributed_through_to_df_write_stream(
+    spark: Any, tmp_path: Path, both_plans: dict[str, Any],
+) -> None:
+    write_batches(tmp_path / "in", [rows(f) for f in FILES])
+    df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
+        str(tmp_path / "in"))
+    seen: list[str] = []
+    query = (hot_items(df).toDF().writeStream
+             .foreachBatch(lambda batch, _: seen.extend(r[0] for r in batch.collect()))
+             .option("checkpointLocation", str(tmp_path / "ck"))
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    assert spark.conf.get(PROVIDER_CONF, None) in (None, "")
+    # one run without the restart: the same outputs (the restart changes nothing in Flink)
+    assert Counter(seen) == EXPECTED
+
+
+def test_hot_items_distributed_on_static_input(spark: Any) -> None:
+    df = spark.createDataFrame([(k, t) for f in FILES for k, t in f], SCHEMA)
+    got = Counter(hot_items(df).execute_and_collect())
+    assert got == Counter(hot_items(df, one_task=True).execute_and_collect())
+    # one bounded input: every element on time (no watermark before the end), every window
+    # fires once at the end of input
+    everything = [(k, t) for f in FILES for k, t in f]
+    expected = Counter()
+    for end in range(10_000, 80_001, 10_000):
+        counts = Counter(k for k, t in everything if end - 20_000 <= t < end)
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:2]
+        if ranked:
+            expected[f"{end}: " + " ".join(f"{k}={n}" for k, n in ranked)] += 1
+    assert got == expected
