@@ -63,7 +63,7 @@ class GraphResultStream(DataStream):
             first = self._plan_value.sources[0]
             self._stages[key] = compile_graph(
                 self._plan_value, side_tags, first._runtime_mode,
-                getattr(self, "_parallelism", None),
+                getattr(self, "_parallelism", None), getattr(self, "_one_task", None),
             )
         return self._stages[key]
 
@@ -147,13 +147,28 @@ class GraphResultStream(DataStream):
             checkpoint_location = str(from_options)
         if stage.combined.isStreaming:
             session = stage.combined.sparkSession
-            self._check_restart(
-                restart.checkpoint_location(session, checkpoint_location, query_name)
-            )
+            location = restart.checkpoint_location(session, checkpoint_location, query_name)
+            if self._written_by_one_task(stage, location):
+                self._one_task = ("the checkpoint was written by the one-task plan (an earlier "
+                                  "flinkwin, or set_parallelism(1)): its query continues on it")
+                self._stages.clear()
+                stage = self._stage(list(side_outputs))
+            self._check_restart(location)
         return start_query(
             stage, main, side_outputs, checkpoint_location=checkpoint_location,
             trigger=trigger, output_mode=output_mode, query_name=query_name, options=options,
         )
+
+    @staticmethod
+    def _written_by_one_task(stage: CompiledStage, location: str | None) -> bool:
+        """A distributed ``stage`` started from a checkpoint the one-task graph plan wrote
+        (``start()`` then continues it on that plan; Spark cannot switch a checkpoint's plan)."""
+        pipeline: Any = stage.pipeline
+        if location is None or not pipeline.distributed:
+            return False
+        recorded = CheckpointStore(stage.combined.sparkSession, location).read_json(
+            restart.DOCUMENT)
+        return isinstance(recorded, dict) and recorded.get("stage") == "graph"
 
     def _check_restart(self, location: str | None) -> None:
         """Record the graph in the checkpoint at ``location``, or check it against the recorded

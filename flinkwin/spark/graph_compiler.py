@@ -94,8 +94,10 @@ def compile_graph(
     side_tags: Sequence[OutputTag],
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING,
     parallelism: int | None = None,
+    one_task: str | None = None,
 ) -> CompiledStage:
-    """The ONE stateful stage computing ``plan``'s head and ``side_tags`` (module docstring)."""
+    """The stage computing ``plan``'s head and ``side_tags`` (module docstring): distributed
+    where it can be (flinkwin.spark.graph_chained), unless ``one_task`` says why not."""
     first = plan.sources[0]._public_df()
     session = first.sparkSession
     streaming = first.isStreaming
@@ -209,8 +211,8 @@ def compile_graph(
     runtime.operator.build()  # fail at build time on an invalid configuration
     reason = "the graph's one keyed operator reads the sources: key groups by its key" if (
         partition is not None
-    ) else chain_reason(graph, [n.timers for n in plan.nodes], streaming, arrival, domain,
-                        parallelism)
+    ) else one_task or chain_reason(graph, [n.timers for n in plan.nodes], streaming, arrival,
+                                    domain, parallelism)
     distributed = reason is None
     if distributed:
         key_groups = plan.sources[0]._key_groups

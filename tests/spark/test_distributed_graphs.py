@@ -201,13 +201,34 @@ def test_a_restart_across_plan_kinds_is_refused_naming_the_cause(
     spark: Any, both_plans: dict[str, Any],
 ) -> None:
     root = both_plans["root"]
-    for written, other in (("dist", True), ("one", False)):
-        df = spark.readStream.schema(SCHEMA).json(str(root / written / "in"))
-        with pytest.raises(IncompatibleRestartError, match="checkpoint was written by the "
-                           + ("distributed" if written == "dist" else "one-task")):
-            hot_items(df, one_task=other).start(
-                main=MemorySink("fw_refused"), checkpoint_location=str(root / written / "ck"),
-                trigger={"availableNow": True})
+    df = spark.readStream.schema(SCHEMA).json(str(root / "dist" / "in"))
+    with pytest.raises(IncompatibleRestartError,
+                       match="checkpoint was written by the distributed plan"):
+        hot_items(df, one_task=True).start(
+            main=MemorySink("fw_refused"), checkpoint_location=str(root / "dist" / "ck"),
+            trigger={"availableNow": True})
+    # Spark's own writer on toDF() cannot change plan: refused, naming the fix
+    df = spark.readStream.schema(SCHEMA).json(str(root / "one" / "in"))
+    writer = (hot_items(df).toDF().writeStream.format("noop")
+              .option("checkpointLocation", str(root / "one" / "ck")))
+    with pytest.raises(IncompatibleRestartError,
+                       match=r"written by the one-task plan.*set_parallelism\(1\)"):
+        writer.trigger(availableNow=True).start()
+
+
+def test_start_continues_a_one_task_checkpoint_on_the_one_task_plan(
+    spark: Any, both_plans: dict[str, Any],
+) -> None:
+    """A checkpoint of an earlier flinkwin's graph stage keeps its plan under start()."""
+    root = both_plans["root"] / "one"
+    write_batches(root / "in", [rows([("f", 90000)])], first=len(FILES))
+    df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(root / "in"))
+    main = MemorySink("fw_continued")
+    query = hot_items(df).start(main=main, checkpoint_location=str(root / "ck"),
+                                trigger={"availableNow": True})
+    query.awaitTermination()
+    assert len(query.lastProgress["stateOperators"]) == 1  # the one-task stage
+    assert Counter(r[0] for r in main.rows()) == Counter(["70000: e=1", "80000: e=1"])
 
 
 def test_hot_items_distributed_through_to_df_write_stream(
