@@ -92,7 +92,7 @@ class GraphResultStream(DataStream):
         return side
 
     def _stage_size(self) -> StageSize:
-        pipeline = self._stage([]).pipeline
+        pipeline: Any = self._stage([]).pipeline
         return StageSize(pipeline.key_groups, pipeline.parallelism, check=self._check_restart,
                          rocksdb=pipeline.distributed)
 

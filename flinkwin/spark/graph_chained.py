@@ -264,8 +264,10 @@ def _node_counts(step: ChainStep, dropped: int, fired: int, state_bytes: int) ->
 _STEPS: OrderedDict[tuple[str, str, int, int], tuple[str, ChainStep]] = OrderedDict()
 _MAX_STEPS = 4096
 #: a key group's ValueState: its step's sealed snapshot, the version naming it, its tick timer
-_STEP_STATE = StructType([StructField("snapshot", BinaryType()), StructField("version", StringType()),
-                          StructField("tick", LongType())])
+_STEP_STATE = StructType([
+    StructField("snapshot", BinaryType()), StructField("version", StringType()),
+    StructField("tick", LongType()),
+])
 
 
 class ChainedNode(StatefulProcessor):
@@ -305,7 +307,9 @@ class ChainedNode(StatefulProcessor):
         binding = graph.binding(self.j, label)
         step, tick = None, None
         if self.state.exists():
-            snapshot, version, tick_value = self.state.get()
+            stored = self.state.get()
+            assert stored is not None
+            snapshot, version, tick_value = stored
             tick = int(tick_value)
             hit = _STEPS.pop(cached, None)
             if hit is not None and hit[0] == version:
