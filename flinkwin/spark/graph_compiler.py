@@ -11,7 +11,9 @@
   of one type (:func:`_partitioning`), else all to ONE key group (operators keyed
   differently share no partitioning Spark could use; see ``docs/architecture.md``, "Stream
   graphs"); a :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key
-  group and micro-batch. With one key group it sees every row, so each operator gets the
+  group and micro-batch. A graph that :func:`~flinkwin.spark.graph_chained.chain_reason`
+  allows runs **distributed** instead (:mod:`flinkwin.spark.graph_chained`: every keyed
+  operator in its own key groups, a shuffle before each, in the same query). With one key group it sees every row, so each operator gets the
   watermark of the sources it reads (and idle inputs are told apart); with several, every
   operator reads every source and gets Spark's global watermark. A source without a
   ``WatermarkStrategy`` holds the operators reading it at ``Long.MIN_VALUE`` either way, as
