@@ -195,6 +195,44 @@ class ChainStep(GraphOperator):
         self._deliver_all(phases[ELEMENT])
         return self.drain_emissions()
 
+    def run_sources(
+        self, rows: tuple[pd.DataFrame, np.ndarray] | None, watermark: int, processing_time: int
+    ) -> list[Emission]:
+        """One micro-batch of a key group of a keyed node that alone reads the sources, whose
+        rows a runtime placed in this node's key groups itself (by the node's key columns):
+        the watermark and processing time advance, then ``rows`` (the stage's rows of this key
+        group in arrival order and their timestamps, None: none) as :class:`GraphOperator`
+        takes them (a window reading a source takes its quiet rows in one batch)."""
+        if self.node is None:
+            raise ValueError("the sources' step runs process_sources")
+        self.open()
+        self._previous = (self.current_watermark, self.current_processing_time)
+        self._phase = BEFORE
+        self.advance_watermark(watermark)
+        self._phase = BETWEEN
+        if processing_time > self.current_processing_time:
+            self.advance_processing_time(processing_time)
+        self._phase = ELEMENT
+        if rows is not None:
+            self.process_batch(*rows)
+        return self.drain_emissions()
+
+    def run_sources_to_end(
+        self, rows: tuple[pd.DataFrame, np.ndarray] | None, processing_time: int
+    ) -> list[Emission]:
+        """Static input: :meth:`run_sources`'s key group's one call, to the end of input."""
+        if self.node is None:
+            raise ValueError("the sources' step runs process_sources")
+        self.open()
+        self._phase = ELEMENT
+        if processing_time > self.current_processing_time:
+            self.advance_processing_time(processing_time)
+        if rows is not None:
+            self.process_batch(*rows)
+        self.advance_watermark(MAX_LONG)
+        self.advance_processing_time(MAX_LONG)
+        return self.drain_emissions()
+
     def run_to_end(self, elements: Iterable[Emission], processing_time: int) -> list[Emission]:
         """Static input: this key group's one call. Processing time ``processing_time``, then
         every element sent to it in its emitters' order (on a bounded input each emitter sends

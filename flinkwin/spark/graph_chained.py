@@ -228,6 +228,23 @@ class ChainedGraph:
         return pd.concat(parts, ignore_index=True)
 
 
+    def run_sources_static(self, j: int, frame: pd.DataFrame) -> pd.DataFrame:
+        """The ``applyInPandas`` function of node ``j`` reading the sources alone, on static
+        input: the key group's rows, then the end of input."""
+        label = int(frame[LABEL].iloc[0])
+        rows, _ = self.runtime._rows([frame])
+        step = self.step(j, label)
+        try:
+            emitted = step.run_sources_to_end(rows, time.time_ns() // 1_000_000)
+            counts = _node_counts(step, 0, 0, 0)
+        finally:
+            step.close()
+        counts[_IN] = 0 if rows is None else len(rows[1])
+        table = pa.Table.from_batches([self.encode(emitted, label),
+                                       self.metrics_batch(counts, label)])
+        return arrow_to_pandas(table)
+
+
 class _Outputs:
     """The graph's outputs of one partition, as ``KeyGroupRuntime._output_frame`` reads an
     operator's."""
@@ -272,34 +289,43 @@ _STEP_STATE = StructType([
 
 class ChainedNode(StatefulProcessor):
     """Keyed node ``j`` of a distributed graph: one key group per grouping key (see module
-    docstring)."""
+    docstring). With ``columns`` (the names of the graph stage's input columns), the node
+    alone reads the sources and takes their rows, placed in its key groups by its key
+    columns, instead of wire rows."""
 
-    def __init__(self, graph: ChainedGraph, j: int) -> None:
+    def __init__(self, graph: ChainedGraph, j: int, columns: list[str] | None = None) -> None:
         self.graph = graph
         self.j = j
+        self.columns = columns
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
         self.state = handle.getValueState("step", _STEP_STATE)
 
     def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[pd.DataFrame]:
+        label = int(key[0])
+        if self.columns is not None:
+            # (by position: Spark may hand the rows over with its own column names)
+            frames = [f.set_axis(self.columns, axis=1) for f in rows]
+            yield self._run(label, self.graph.runtime._rows(frames)[0], [], timerValues, None)
+            return
         mine: list[Any] = []
         for frame in rows:
-            # (by position: Spark may hand the rows over with its own column names)
             sent = frame.iloc[:, 0].to_numpy() == self.j
             if not sent.all():
                 yield frame[~sent].set_axis([NODE, LABEL, DATA], axis=1)
             if sent.any():
                 mine.extend(frame.iloc[:, 2][sent])
         if mine or self.state.exists():
-            yield self._run(int(key[0]), self.graph.decode(mine), timerValues, None)
+            yield self._run(label, None, self.graph.decode(mine), timerValues, None)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any
                            ) -> Iterator[pd.DataFrame]:
-        yield self._run(int(key[0]), [], timerValues, expiredTimerInfo.getExpiryTimeInMs())
+        yield self._run(int(key[0]), None, [], timerValues,
+                        expiredTimerInfo.getExpiryTimeInMs())
 
-    def _run(self, label: int, elements: list[Emission], timer_values: Any,
-             expired: int | None) -> pd.DataFrame:
+    def _run(self, label: int, source_rows: tuple[pd.DataFrame, np.ndarray] | None,
+             elements: list[Emission], timer_values: Any, expired: int | None) -> pd.DataFrame:
         graph = self.graph
         spark_watermark = timer_values.getCurrentWatermarkInMs()
         now = timer_values.getCurrentProcessingTimeInMs()
@@ -324,7 +350,11 @@ class ChainedNode(StatefulProcessor):
         if step is None:
             step = graph.step(self.j, label)
         dropped, fired = step.num_late_records_dropped, step.num_windows_fired
-        emitted = step.run(elements, flink_watermark(spark_watermark, graph.watermark_shift), now)
+        watermark = flink_watermark(spark_watermark, graph.watermark_shift)
+        if self.columns is not None:
+            emitted = step.run_sources(source_rows, watermark, now)
+        else:
+            emitted = step.run(elements, watermark, now)
         if step.next_processing_time_timer() is not None:
             step.close()
             raise UnsupportedOperationError(
@@ -332,7 +362,7 @@ class ChainedNode(StatefulProcessor):
                 "graph runs distributed (every keyed operator in its own key groups), where a "
                 "key group is woken by the event-time watermark only: the timer would fire late "
                 "or never. Run the graph in one task with set_parallelism(1) on its result "
-                "(docs/architecture.md, \"Stream graphs\")"
+                "(docs/architecture.md, \"Distributed graphs\")"
             )
         if tick is not None and tick != expired:
             self.handle.deleteTimer(tick)
@@ -351,6 +381,8 @@ class ChainedNode(StatefulProcessor):
             while len(_STEPS) > _MAX_STEPS:
                 _STEPS.popitem(last=False)[1][1].close()
         counts = _node_counts(step, dropped, fired, state_bytes)
+        if source_rows is not None:
+            counts[_IN] = len(source_rows[1])
         table = pa.Table.from_batches([graph.encode(emitted, label),
                                        graph.metrics_batch(counts, label)])
         return table.to_pandas()
@@ -359,11 +391,23 @@ class ChainedNode(StatefulProcessor):
         pass
 
 
-def chained_stream(graph: ChainedGraph, staged: DataFrame) -> DataFrame:
+def chained_stream(graph: ChainedGraph, staged: DataFrame, fused: bool) -> DataFrame:
     """The distributed graph's query over ``staged`` (the graph stage's input rows), up to its
-    outputs' step (module docstring)."""
-    emitted = staged.mapInArrow(graph.sources, WIRE)
-    for j in keyed_nodes(graph.plan):
+    outputs' step (module docstring). ``fused``: the first keyed node alone reads the sources
+    and ``staged`` holds its key groups' labels (by its key columns): it takes the rows
+    itself, without the sources' step."""
+    nodes = keyed_nodes(graph.plan)
+    if fused:
+        grouped = staged.groupBy(LABEL)
+        if staged.isStreaming:
+            emitted = grouped.transformWithStateInPandas(
+                ChainedNode(graph, nodes[0], staged.columns), WIRE, "Append", "EventTime")
+        else:
+            emitted = grouped.applyInPandas(_static(graph, nodes[0], fused=True), WIRE)
+        nodes = nodes[1:]
+    else:
+        emitted = staged.mapInArrow(graph.sources, WIRE)
+    for j in nodes:
         grouped = emitted.groupBy(LABEL)
         if staged.isStreaming:
             emitted = grouped.transformWithStateInPandas(
@@ -373,8 +417,10 @@ def chained_stream(graph: ChainedGraph, staged: DataFrame) -> DataFrame:
     return emitted.mapInArrow(graph.outputs, graph.runtime.output_schema)
 
 
-def _static(graph: ChainedGraph, j: int) -> Any:
+def _static(graph: ChainedGraph, j: int, fused: bool = False) -> Any:
     def run(frame: pd.DataFrame) -> pd.DataFrame:
+        if fused:
+            return graph.run_sources_static(j, frame)
         return graph.run_static(j, frame)
 
     return run

@@ -13,8 +13,9 @@
   graphs"); a :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key
   group and micro-batch. A graph that :func:`~flinkwin.spark.graph_chained.chain_reason`
   allows runs **distributed** instead (:mod:`flinkwin.spark.graph_chained`: every keyed
-  operator in its own key groups, a shuffle before each, in the same query). With one key group it sees every row, so each operator gets the
-  watermark of the sources it reads (and idle inputs are told apart); with several, every
+  operator in its own key groups, a shuffle before each, in the same query). With one key
+  group the stage sees every row, so each operator gets the watermark of the sources it
+  reads (and idle inputs are told apart); with several, every
   operator reads every source and gets Spark's global watermark. A source without a
   ``WatermarkStrategy`` holds the operators reading it at ``Long.MIN_VALUE`` either way, as
   in Flink (Spark's global watermark leaves it out);
@@ -116,28 +117,38 @@ def compile_graph(
             "computes one watermark over them all (see docs/spark-semantics.md, \"Watermarks\")"
         )
     before_1970 = streaming and True in declared
-    frames, sources, watermarked = [], [], False
-    for i, stream in enumerate(plan.sources):
-        keys = None if partition is None else partition[i]
-        staged, source, has_wm = _source_frame(
-            i, stream, tz, streaming, keys, key_groups, before_1970
-        )
-        frames.append(staged)
-        sources.append(source)
-        watermarked |= has_wm
-    staged = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
     arrival = mode is RuntimeExecutionMode.STREAMING
-    if arrival:
-        staged = with_arrival_sequence(staged)
+
+    def prepare(partition: dict[int, list[str]] | None, key_groups: int, heartbeats: bool
+                ) -> tuple[DataFrame, list[SourceSpec], bool, StructType, Any]:
+        """The stage's input rows (module docstring), the sources, whether any is watermarked,
+        the input schema and its null masks."""
+        frames, sources, watermarked = [], [], False
+        for i, stream in enumerate(plan.sources):
+            keys = None if partition is None else partition[i]
+            staged, source, has_wm = _source_frame(
+                i, stream, tz, streaming, keys, key_groups, before_1970
+            )
+            frames.append(staged)
+            sources.append(source)
+            watermarked |= has_wm
+        staged = functools.reduce(
+            lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+        if arrival:
+            staged = with_arrival_sequence(staged)
+        if heartbeats:
+            staged = with_heartbeats(staged, key_groups)
+        hidden = {KEY_GROUP_COLUMN, ARRIVAL_COLUMN, _WM, EVENT_COLUMN}
+        input_schema = StructType([f for f in staged.schema.fields if f.name not in hidden])
+        for f in input_schema.fields:
+            if on_wire(f.dataType):
+                staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
+        masks = null_plan(input_schema)
+        return staged, sources, watermarked, input_schema, masks
+
     heartbeats = streaming and key_groups > 1
-    if heartbeats:
-        staged = with_heartbeats(staged, key_groups)
-    hidden = {KEY_GROUP_COLUMN, ARRIVAL_COLUMN, _WM, EVENT_COLUMN}
-    input_schema = StructType([f for f in staged.schema.fields if f.name not in hidden])
-    for f in input_schema.fields:
-        if on_wire(f.dataType):
-            staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
-    masks = null_plan(input_schema)
+    staged, sources, watermarked, input_schema, masks = prepare(
+        partition, key_groups, heartbeats)
     staged = nulls_to_wire(staged, masks, input_schema)
 
     main_type = plan.head_type
@@ -222,7 +233,13 @@ def compile_graph(
             graph, key_groups, runtime, runtime.operator.state_pickler,
             watermark_shift(before_1970), runtime.stage_fingerprint,
         )
-        combined = chained_stream(chained, staged.drop(KEY_GROUP_COLUMN, _WM))
+        fused = _fused_partitioning(plan)
+        if fused is not None:  # the first keyed node's key groups by its key columns
+            staged = prepare(fused, key_groups, False)[0]
+            staged = nulls_to_wire(staged, masks, input_schema)
+        else:
+            staged = staged.drop(KEY_GROUP_COLUMN)
+        combined = chained_stream(chained, staged.drop(_WM), fused is not None)
     elif streaming:
         combined = staged.groupBy(KEY_GROUP_COLUMN).applyInPandasWithState(
             stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
@@ -313,6 +330,45 @@ def _partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
     if len(reached) != len(plan.sources) or any(
         k not in before and k < j for k in range(len(plan.nodes))
     ):
+        return None
+    types = None
+    for i, columns in reached.items():
+        schema = plan.sources[i]._public_df().schema
+        if any(c not in schema.fieldNames() for c in columns):
+            return None
+        mine = [schema[c].dataType.simpleString() for c in columns]
+        if types is not None and mine != types:
+            return None
+        types = mine
+    return reached
+
+
+def _fused_partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
+    """Per source, the key columns of the graph's first keyed operator, when it alone reads
+    every source, directly, keyed by columns of the same types on each (a source read twice:
+    by the same columns), and no source is an output: that operator then takes the rows in
+    its own key groups without a sources' step (flinkwin.spark.graph_chained). Else None."""
+    operators = [j for j, n in enumerate(plan.nodes) if n.spec.kind == OPERATOR]
+    if not operators or not plan.nodes[operators[0]].keys:
+        return None
+    j = operators[0]
+    node = plan.nodes[j]
+    for k, other in enumerate(plan.nodes):
+        if k != j and any(ref[0] == "source" for ref, _ in other.spec.inputs):
+            return None
+    if plan.head[0] == "source":
+        return None
+    reached: dict[int, list[str]] = {}
+    for ref, index in node.spec.inputs:
+        key = node.keys[index] if index < len(node.keys) else None
+        columns = [key] if isinstance(key, str) else key
+        if ref[0] != "source" or not isinstance(columns, (list, tuple)) or not all(
+            isinstance(c, str) for c in columns
+        ):
+            return None
+        if reached.setdefault(int(ref[1]), list(columns)) != list(columns):
+            return None
+    if len(reached) != len(plan.sources):
         return None
     types = None
     for i, columns in reached.items():

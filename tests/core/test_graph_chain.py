@@ -268,7 +268,7 @@ def run_whole(plan: GraphPlan, batches: list[Batch]) -> Outputs:
 
 
 def run_chained(plan: GraphPlan, batches: list[Batch], key_groups: int,
-                restore_each_batch: bool, seed: int) -> Outputs:
+                restore_each_batch: bool, seed: int, fused: bool = False) -> Outputs:
     """What a runtime of chained keyed operators does per micro-batch: the sources' step,
     then per keyed node (topological order) every key group with elements or holding a
     clock behind the watermark (its timer at ``watermark + 1``), called in any order; a key
@@ -288,10 +288,36 @@ def run_chained(plan: GraphPlan, batches: list[Batch], key_groups: int,
             s.restore(kept)
         return s
 
+    def keep(j: int, kg: int, s: ChainStep) -> None:
+        if s.holds_nothing():
+            held.pop((j, kg), None)
+        else:
+            held[(j, kg)] = s.snapshot() if restore_each_batch else s
+
+    nodes = keyed_nodes(plan)
     for rows, stamps, watermark, now in batches:
-        sources = ChainStep(plan, None, TaskInfo("Sources", 0, 1, 1), key_groups)
-        pending = [] if rows is None else sources.process_sources(rows, stamps)
-        for j in keyed_nodes(plan):
+        pending: list[Emission] = []
+        if fused:  # the first node takes its key groups' rows (placed by key "k") itself
+            positions: dict[int, list[int]] = defaultdict(list)
+            for i, (src, a, b) in enumerate(zip(*(
+                [] if rows is None else [rows["_fw_in"], rows["_fw_i0_0"], rows["_fw_i1_0"]]
+            ))):
+                positions[key_group_of(a if src == 0 else b, key_groups)].append(i)
+            woken = {kg for (n, kg), kept in held.items()
+                     if n == nodes[0] and _clock(kept) < watermark}
+            groups = sorted(set(positions) | woken)
+            shuffle(groups)
+            for kg in groups:
+                s = step(nodes[0], kg)
+                mine = positions.get(kg)
+                taken = None if rows is None or not mine else (
+                    rows.iloc[mine].reset_index(drop=True), np.asarray(stamps)[mine])
+                pending.extend(s.run_sources(taken, watermark, now))
+                keep(nodes[0], kg, s)
+        elif rows is not None:
+            sources = ChainStep(plan, None, TaskInfo("Sources", 0, 1, 1), key_groups)
+            pending = sources.process_sources(rows, stamps)
+        for j in nodes[1:] if fused else nodes:
             inbox: dict[int, list[Emission]] = defaultdict(list)
             for e in pending:
                 if e.node == j:
@@ -304,10 +330,7 @@ def run_chained(plan: GraphPlan, batches: list[Batch], key_groups: int,
                 elements = inbox.get(kg, [])
                 shuffle(elements)  # the runtime sorts them
                 pending.extend(s.run(elements, watermark, now))
-                if s.holds_nothing():
-                    held.pop((j, kg), None)
-                else:
-                    held[(j, kg)] = s.snapshot() if restore_each_batch else s
+                keep(j, kg, s)
         main = [(e.value, e.timestamp) for e in pending if e.node is None and e.tag is None]
         sides: dict[str, list[Any]] = defaultdict(list)
         for e in pending:
@@ -367,6 +390,25 @@ def test_chained_key_groups_give_the_whole_graphs_outputs_batch_by_batch(
 
 
 # --------------------------------------------------------------- hand-computed runs
+@pytest.mark.parametrize("name", ["hot_items_sliding", "hot_items_tumbling",
+                                  "window_after_window"])
+@settings(max_examples=40, deadline=None)
+@given(events=EVENTS, cuts=st.lists(st.integers(0, 40), max_size=6),
+       delay=st.sampled_from([0, 7]), key_groups=st.integers(1, 4),
+       restore=st.booleans(), seed=st.integers(0, 1000))
+def test_a_first_node_taking_its_key_groups_rows_gives_the_whole_graphs_outputs(
+    name: str, events: list[Any], cuts: list[int], delay: int, key_groups: int,
+    restore: bool, seed: int,
+) -> None:
+    """The first keyed node reads the sources alone, by key column: it takes the rows placed
+    in its key groups (run_sources, its window taking quiet rows in batches) instead of a
+    sources' step's elements; every batch as the whole graph's."""
+    plan = PLANS[name]()
+    batches = micro_batches(events, cuts, delay)
+    assert run_chained(plan, batches, key_groups, restore, seed, fused=True) == run_whole(
+        plan, batches)
+
+
 def test_an_upstream_firing_is_on_time_downstream_and_a_late_firing_is_late() -> None:
     """w1 (10 ms, lateness 5) then w2 (30 ms, by first letter). Batch 2: a1@3 is late at w1
     (watermark 11) but within its lateness: [0, 10) re-fires (1+2, then 1+2+3) and both reach
