@@ -162,13 +162,17 @@ class GraphResultStream(DataStream):
     @staticmethod
     def _written_by_one_task(stage: CompiledStage, location: str | None) -> bool:
         """A distributed ``stage`` started from a checkpoint the one-task graph plan wrote
-        (``start()`` then continues it on that plan; Spark cannot switch a checkpoint's plan)."""
+        (``start()`` then continues it on that plan; Spark cannot switch a checkpoint's plan):
+        its ``pipeline.json`` says so, or it has none (written before flinkwin recorded
+        graphs, when every graph ran in one task)."""
         pipeline: Any = stage.pipeline
         if location is None or not pipeline.distributed:
             return False
-        recorded = CheckpointStore(stage.combined.sparkSession, location).read_json(
-            restart.DOCUMENT)
-        return isinstance(recorded, dict) and recorded.get("stage") == "graph"
+        store = CheckpointStore(stage.combined.sparkSession, location)
+        recorded = store.read_json(restart.DOCUMENT)
+        if recorded is None:  # Spark's offsets without flinkwin's document: an earlier
+            return bool(store.spark_listing("offsets"))  # flinkwin's (one-task) graph stage
+        return recorded.get("stage") == "graph"
 
     def _check_restart(self, location: str | None) -> None:
         """Record the graph in the checkpoint at ``location``, or check it against the recorded

@@ -87,11 +87,20 @@ class TopN(KeyedProcessFunction):
         yield f"{timestamp}: " + " ".join(f"{k}={n}" for k, n in ranked[:2])
 
 
-def hot_items(df: Any, one_task: bool = False) -> Any:
+def _item(row: Any) -> str:
+    return row.item
+
+
+def hot_items(df: Any, one_task: bool = False, by_function: bool = False) -> Any:
+    """HotItems in miniature; ``by_function``: the count keyed by a function (the rows then
+    reach it through the sources' step) rather than by the column (taken directly)."""
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_millis(0)).with_timestamp_assigner("ts")
+    stream = DataStream(df).assign_timestamps_and_watermarks(strategy)
+    keyed = stream.key_by(_item, key_type=Types.STRING()) if by_function else stream.key_by(
+        "item")
     counts = (
-        DataStream(df).assign_timestamps_and_watermarks(strategy).key_by("item")
+        keyed
         .window(SlidingEventTimeWindows.of(Time.seconds(20), Time.seconds(10)))
         .allowed_lateness(15_000).side_output_late_data(LATE)
         .aggregate(CountAgg(), WithEnd(), output_type="item string, window_end long, n long")
@@ -104,7 +113,8 @@ def rows(file: list[tuple[str, int]]) -> list[dict[str, Any]]:
     return [{"item": k, "ts": t} for k, t in file]
 
 
-def run_scenario(spark: Any, root: Path, name: str, one_task: bool) -> tuple[
+def run_scenario(spark: Any, root: Path, name: str, one_task: bool,
+                 by_function: bool = False) -> tuple[
         dict[int, Counter[str]], dict[int, Counter[tuple[Any, ...]]], list[Any]]:
     """FILES through a query, stopped and restarted after RESTART_AFTER: per batch the main
     and late outputs, and the progress of the last batch of each run."""
@@ -114,7 +124,7 @@ def run_scenario(spark: Any, root: Path, name: str, one_task: bool) -> tuple[
     for first, files in ((0, FILES[:RESTART_AFTER]), (RESTART_AFTER, FILES[RESTART_AFTER:])):
         write_batches(source, [rows(f) for f in files], first=first)
         df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
-        top = hot_items(df, one_task)
+        top = hot_items(df, one_task, by_function)
         query = top.start(main=main, side_outputs={LATE: late},
                           checkpoint_location=str(checkpoint), trigger={"availableNow": True})
         query.awaitTermination()
@@ -162,6 +172,15 @@ def test_hot_items_distributed_equals_the_one_task_plan_batch_by_batch(
     assert non_empty(late) == non_empty(one_late)
     assert sum(main.values(), Counter()) == EXPECTED
     assert sum(late.values(), Counter()) == Counter({("a", 2000): 1})
+
+
+def test_hot_items_keyed_by_a_function_runs_distributed_through_the_sources_step(
+    spark: Any, tmp_path: Path, both_plans: dict[str, Any],
+) -> None:
+    main, late, progress = run_scenario(spark, tmp_path, "fw_dist_fn", False, by_function=True)
+    assert non_empty(main) == non_empty(both_plans["one_task"][0])
+    assert sum(late.values(), Counter()) == Counter({("a", 2000): 1})
+    assert len(progress[-1]["stateOperators"]) == 2
 
 
 def test_hot_items_distributed_runs_each_keyed_stage_in_several_tasks(
