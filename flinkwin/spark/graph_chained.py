@@ -32,6 +32,7 @@ key group once, to the end of input.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import time
 import uuid
@@ -289,14 +290,14 @@ _STEP_STATE = StructType([
 
 class ChainedNode(StatefulProcessor):
     """Keyed node ``j`` of a distributed graph: one key group per grouping key (see module
-    docstring). With ``columns`` (the names of the graph stage's input columns), the node
-    alone reads the sources and takes their rows, placed in its key groups by its key
-    columns, instead of wire rows."""
+    docstring). With ``takes_rows``, the node alone reads the sources and takes their rows,
+    placed in its key groups by its key columns (packed by :func:`_pack`), instead of
+    elements."""
 
-    def __init__(self, graph: ChainedGraph, j: int, columns: list[str] | None = None) -> None:
+    def __init__(self, graph: ChainedGraph, j: int, takes_rows: bool = False) -> None:
         self.graph = graph
         self.j = j
-        self.columns = columns
+        self.takes_rows = takes_rows
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
@@ -304,11 +305,6 @@ class ChainedNode(StatefulProcessor):
 
     def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[pd.DataFrame]:
         label = int(key[0])
-        if self.columns is not None:
-            # (by position: Spark may hand the rows over with its own column names)
-            frames = [f.set_axis(self.columns, axis=1) for f in rows]
-            yield self._run(label, self.graph.runtime._rows(frames)[0], [], timerValues, None)
-            return
         mine: list[Any] = []
         for frame in rows:
             sent = frame.iloc[:, 0].to_numpy() == self.j
@@ -316,7 +312,11 @@ class ChainedNode(StatefulProcessor):
                 yield frame[~sent].set_axis([NODE, LABEL, DATA], axis=1)
             if sent.any():
                 mine.extend(frame.iloc[:, 2][sent])
-        if mine or self.state.exists():
+        if self.takes_rows:  # the sources' rows of this key group (see pack)
+            frames = [arrow_to_pandas(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all())
+                      for blob in mine]
+            yield self._run(label, self.graph.runtime._rows(frames)[0], [], timerValues, None)
+        elif mine or self.state.exists():
             yield self._run(label, None, self.graph.decode(mine), timerValues, None)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any
@@ -351,7 +351,7 @@ class ChainedNode(StatefulProcessor):
             step = graph.step(self.j, label)
         dropped, fired = step.num_late_records_dropped, step.num_windows_fired
         watermark = flink_watermark(spark_watermark, graph.watermark_shift)
-        if self.columns is not None:
+        if self.takes_rows:
             emitted = step.run_sources(source_rows, watermark, now)
         else:
             emitted = step.run(elements, watermark, now)
@@ -397,13 +397,14 @@ def chained_stream(graph: ChainedGraph, staged: DataFrame, fused: bool) -> DataF
     and ``staged`` holds its key groups' labels (by its key columns): it takes the rows
     itself, without the sources' step."""
     nodes = keyed_nodes(graph.plan)
-    if fused:
-        grouped = staged.groupBy(LABEL)
-        if staged.isStreaming:
-            emitted = grouped.transformWithStateInPandas(
-                ChainedNode(graph, nodes[0], staged.columns), WIRE, "Append", "EventTime")
-        else:
-            emitted = grouped.applyInPandas(_static(graph, nodes[0], fused=True), WIRE)
+    if fused and staged.isStreaming:  # the rows travel packed per key group (see pack)
+        emitted = staged.mapInArrow(functools.partial(_pack, nodes[0]), WIRE).groupBy(
+            LABEL).transformWithStateInPandas(
+            ChainedNode(graph, nodes[0], takes_rows=True), WIRE, "Append", "EventTime")
+        nodes = nodes[1:]
+    elif fused:
+        emitted = staged.groupBy(LABEL).applyInPandas(
+            _static(graph, nodes[0], fused=True), WIRE)
         nodes = nodes[1:]
     else:
         emitted = staged.mapInArrow(graph.sources, WIRE)
@@ -415,6 +416,33 @@ def chained_stream(graph: ChainedGraph, staged: DataFrame, fused: bool) -> DataF
         else:
             emitted = grouped.applyInPandas(_static(graph, j), WIRE)
     return emitted.mapInArrow(graph.outputs, graph.runtime.output_schema)
+
+
+def _pack(j: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The ``mapInArrow`` function before a first node taking the sources' rows itself: an
+    input partition's rows, one wire row per key group (its label in ``_fw_kg``) holding them
+    as an Arrow IPC stream, in their order (transformWithStateInPandas hands rows to Python one
+    by one; a few blobs cost less than every row)."""
+    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
+    if not tables:
+        return
+    table = pa.concat_tables(tables)
+    labels = table.column(LABEL).to_numpy()
+    order = np.argsort(labels, kind="stable")
+    bounds = np.flatnonzero(np.diff(labels[order])) + 1
+    groups = np.split(order, bounds)
+    blobs = []
+    for rows in groups:
+        sink = pa.BufferOutputStream()
+        part = table.take(pa.array(rows))
+        with pa.ipc.new_stream(sink, part.schema) as writer:
+            writer.write_table(part)
+        blobs.append(sink.getvalue().to_pybytes())
+    yield pa.RecordBatch.from_arrays([
+        pa.array([j] * len(groups), pa.int32()),
+        pa.array([int(labels[g[0]]) for g in groups], pa.int32()),
+        pa.array(blobs, pa.binary()),
+    ], schema=_WIRE_ARROW)
 
 
 def _static(graph: ChainedGraph, j: int, fused: bool = False) -> Any:
