@@ -59,6 +59,7 @@ from pyspark.sql.types import (
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator.graph import GraphPlan
 from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
+from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshot import StatePickler
 
@@ -66,7 +67,7 @@ from .key_groups import key_group_labels
 from .runtime import EVENT_TIME, METRICS, PROCESSING_TIME, KeyGroupRuntime
 from .schema import arrow_to_pandas
 from .state_key import snapshot_binding
-from .subtasks import current_run
+from .subtasks import SUBTASKS, current_run, reused_worker
 from .watermarks import flink_watermark
 
 #: the stage kind a distributed graph records in ``pipeline.json``
@@ -202,9 +203,14 @@ class ChainedGraph:
         yield from pa.Table.from_pandas(frame, schema=schema, preserve_index=False).to_batches()
 
     # ------------------------------------------------------------ key groups
-    def step(self, j: int, label: int) -> ChainStep:
+    def step(self, j: int, label: int, subtask: GraphSubtask | None = None) -> ChainStep:
+        """Key group ``label`` of node ``j``: running ``subtask``'s functions (else its own
+        copies, closed by :meth:`ChainStep.close`)."""
         kg = self.labels.index(label)
-        return ChainStep(self.plan, j, self.task_info(j, kg), self.key_groups)
+        return ChainStep(self.plan, j, self.task_info(j, kg), self.key_groups, subtask)
+
+    def subtask(self, j: int, key_group: int) -> GraphSubtask:
+        return GraphSubtask(self.plan, self.task_info(j, key_group))
 
     def binding(self, j: int, label: int) -> Any:
         return snapshot_binding(f"{self.stage_fingerprint}/node {j}", label)
@@ -277,9 +283,9 @@ def _node_counts(step: ChainStep, dropped: int, fired: int, state_bytes: int) ->
     return counts
 
 
-#: per worker process: the key groups' steps of recent calls, by (stage, run, node, label),
+#: per worker process: the key groups' steps of recent calls, by (stage run, node, label),
 #: with the version of the state they hold (a call whose state holds another version restores)
-_STEPS: OrderedDict[tuple[str, str, int, int], tuple[str, ChainStep]] = OrderedDict()
+_STEPS: OrderedDict[tuple[str, int, int], tuple[str, ChainStep]] = OrderedDict()
 _MAX_STEPS = 4096
 #: a key group's ValueState: its step's sealed snapshot, the version naming it, its tick timer
 _STEP_STATE = StructType([
@@ -326,10 +332,33 @@ class ChainedNode(StatefulProcessor):
 
     def _run(self, label: int, source_rows: tuple[pd.DataFrame, np.ndarray] | None,
              elements: list[Emission], timer_values: Any, expired: int | None) -> pd.DataFrame:
+        """One call of a key group, its functions those of its subtask in this worker process
+        for this query run (opened once, closed when the run ends: flinkwin.spark.subtasks)."""
+        run = current_run()
+        stage = f"{self.graph.stage_id}/{self.j}/{run}"
+        idle = self.graph.runtime.idle_close_s
+        with SUBTASKS.running(stage, idle, run):
+            try:
+                out = self._call(stage, run, label, source_rows, elements, timer_values,
+                                 expired)
+            except BaseException:
+                SUBTASKS.close_stage(stage)  # the worker process exits now, closing nothing
+                raise
+            if not reused_worker():
+                SUBTASKS.close_stage(stage)
+        return out
+
+    def _call(self, stage: str, run: str, label: int,
+              source_rows: tuple[pd.DataFrame, np.ndarray] | None, elements: list[Emission],
+              timer_values: Any, expired: int | None) -> pd.DataFrame:
         graph = self.graph
         spark_watermark = timer_values.getCurrentWatermarkInMs()
         now = timer_values.getCurrentProcessingTimeInMs()
-        cached = (graph.stage_id, current_run(), self.j, label)
+        kg = graph.labels.index(label)
+        subtask = SUBTASKS.get(stage, kg, lambda: graph.subtask(self.j, kg),
+                               graph.runtime.idle_close_s, run)
+        assert isinstance(subtask, GraphSubtask)
+        cached = (stage, self.j, label)
         binding = graph.binding(self.j, label)
         step, tick = None, None
         if self.state.exists():
@@ -338,17 +367,15 @@ class ChainedNode(StatefulProcessor):
             snapshot, version, tick_value = stored
             tick = int(tick_value)
             hit = _STEPS.pop(cached, None)
-            if hit is not None and hit[0] == version:
+            if hit is not None and hit[0] == version and hit[1].subtask is subtask:
                 step = hit[1]
             else:
-                if hit is not None:
-                    hit[1].close()
-                step = graph.step(self.j, label)
+                step = graph.step(self.j, label, subtask)
                 step.restore(graph.state_pickler.unseal(
                     bytes(snapshot), binding, f"{graph.plan.nodes[self.j].name} key group's "
                     "state"))
         if step is None:
-            step = graph.step(self.j, label)
+            step = graph.step(self.j, label, subtask)
         dropped, fired = step.num_late_records_dropped, step.num_windows_fired
         watermark = flink_watermark(spark_watermark, graph.watermark_shift)
         if self.takes_rows:
@@ -356,7 +383,6 @@ class ChainedNode(StatefulProcessor):
         else:
             emitted = step.run(elements, watermark, now)
         if step.next_processing_time_timer() is not None:
-            step.close()
             raise UnsupportedOperationError(
                 f"{graph.plan.nodes[self.j].name} registered a processing-time timer, but this "
                 "graph runs distributed (every keyed operator in its own key groups), where a "
@@ -369,7 +395,6 @@ class ChainedNode(StatefulProcessor):
         state_bytes = 0
         if step.holds_nothing():
             self.state.clear()
-            step.close()
         else:
             sealed = graph.state_pickler.seal(step.snapshot(), binding)
             state_bytes = len(sealed)
@@ -379,7 +404,7 @@ class ChainedNode(StatefulProcessor):
             self.handle.registerTimer(tick)
             _STEPS[cached] = (version, step)
             while len(_STEPS) > _MAX_STEPS:
-                _STEPS.popitem(last=False)[1][1].close()
+                _STEPS.popitem(last=False)
         counts = _node_counts(step, dropped, fired, state_bytes)
         if source_rows is not None:
             counts[_IN] = len(source_rows[1])
