@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import enum
 import pickle
 import timeit
 from typing import Any
@@ -14,7 +15,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flinkwin.keys import flink_key, plain_key
+from flinkwin.keys import flink_key, pickled_key, plain_key
 from flinkwin.record import Row
 from flinkwin.spark.key_bytes import key_bytes
 
@@ -125,3 +126,27 @@ def test_a_key_costs_little_more_than_its_pickle() -> None:
     plain = min(timeit.repeat(lambda: pickle.dumps(key, protocol=4), number=runs, repeat=5))
     ours = min(timeit.repeat(lambda: key_bytes(key), number=runs, repeat=5))
     assert ours / runs < 5e-6 and ours < 8 * plain, (ours / runs, plain / runs)
+
+
+class Color(enum.IntEnum):
+    RED = 1
+
+
+def test_keys_one_to_the_operators_are_one_to_the_hash_and_apart_ones_apart() -> None:
+    """The operators' key identity (flinkwin.keys.pickled_key) and the bytes the key group is
+    hashed by agree: neither splits a key in two groups nor merges two by a hash collision."""
+    utc = datetime.timezone.utc
+    s = "alice"
+    candidates = [
+        (s, s), (s, fresh(s)), Row(s, s), Row(a=s, b=s), Row(b=s, a=s), (1, 2), Row(1, 2),
+        Row(a=1, b=2), (1, 2.0), (True, 2), (np.int64(1), 2), Color.RED, 1, np.float64(-0.0),
+        -0.0, 0.0, float("nan"), np.float32("nan"), (float("nan"), s), decimal.Decimal("1.0"),
+        decimal.Decimal("1.00"), datetime.datetime(2024, 1, 1, 12, tzinfo=utc),
+        datetime.datetime(2024, 1, 1, 13, tzinfo=datetime.timezone(datetime.timedelta(hours=1))),
+        datetime.datetime(2024, 1, 1, 1), datetime.datetime(2024, 1, 1, 1, fold=1),
+    ]
+    for a in candidates:
+        for b in candidates:
+            one = pickled_key(plain_key(a)) == pickled_key(plain_key(b))
+            same = key_bytes(flink_key(plain_key(a))) == key_bytes(flink_key(plain_key(b)))
+            assert one == same, (a, b)
