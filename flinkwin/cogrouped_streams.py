@@ -118,6 +118,15 @@ def _key(stream: Any, key: Any, key_type: Any, method: str, which: str) -> _KeyT
     )
 
 
+def keyed_stream_key_type(stream: Any) -> _KeyType:
+    """The key type of a ``KeyedStream`` (its key columns' Spark types, or its key selector's
+    declared ``key_type``; unknown for a key selector without one)."""
+    if stream._keys:
+        schema = stream.toDF().schema
+        return _KeyType(columns=tuple(schema[k].dataType.simpleString() for k in stream._keys))
+    return _KeyType(info=stream._key_type)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Build:
     """Everything a two-input window operation has been given so far."""

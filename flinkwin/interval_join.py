@@ -7,8 +7,9 @@
 ``.side_output_left_late_data(tag)``/``.side_output_right_late_data(tag)`` send late elements
 of a side to a side output, and ``.process(ProcessJoinFunction)`` completes the join. Java's
 camelCase names work too. The checks and messages are Flink's: bounds must be given, processing
-time is refused at ``between``, and ``lower <= upper`` is checked at ``process`` (where Flink
-builds the operator). See :mod:`flinkwin.operator.interval_join_operator` for the semantics.
+time is refused at ``between``, and ``lower <= upper`` and the two streams' key types (when both
+are known: key columns, a declared ``key_type``) are checked at ``process`` (where Flink builds
+the operator). See :mod:`flinkwin.operator.interval_join_operator` for the semantics.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flinkwin.errors import UnsupportedTimeCharacteristicError
+from flinkwin.errors import UnsupportedOperationError, UnsupportedTimeCharacteristicError
 from flinkwin.operator.interval_join_operator import (
     IntervalJoinOperator,
     bound_millis,
@@ -172,6 +173,7 @@ class IntervalJoined:
         _check_join_function(process_join_function)
         declared_output(output_type, output_schema)  # one of them at most
         check_bounds(self._lower_bound, self._upper_bound)
+        _check_key_types(self._left, self._right)
         spec = IntervalJoinSpec(
             right=self._right,
             lower_bound=self._lower_bound,
@@ -190,6 +192,18 @@ class IntervalJoined:
     lowerBoundExclusive = lower_bound_exclusive  # noqa: N815
     sideOutputLeftLateData = side_output_left_late_data  # noqa: N815
     sideOutputRightLateData = side_output_right_late_data  # noqa: N815
+
+
+def _check_key_types(left: Any, right: Any) -> None:
+    """Flink connects the two keyed streams, which refuses keys of two known types (Python's
+    ``==`` would pair the long ``1`` with the double ``1.0``)."""
+    from flinkwin.cogrouped_streams import keyed_stream_key_type
+
+    first, second = keyed_stream_key_type(left), keyed_stream_key_type(right)
+    if first.differs(second):
+        raise UnsupportedOperationError(
+            f"Key types if input KeyedStreams don't match: {first} and {second}."
+        )
 
 
 def _tag(output_tag: Any, method: str) -> OutputTag:
