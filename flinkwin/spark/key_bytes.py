@@ -29,6 +29,7 @@ from typing import Any
 PROTOCOL = 4
 _DATES = (datetime.date, datetime.time, datetime.timedelta)  # datetime is a date
 _NUMBERS = frozenset((int, float, bool, type(None)))  # never memoized
+_REDUCED = (decimal.Decimal, *_DATES)  # value objects pickled by reduce, memoized
 
 
 def key_bytes(key: Any) -> bytes:
@@ -77,7 +78,7 @@ def _not_canonical(key: tuple[Any, ...]) -> bool:
                         return True
                     fixed.add(id(name))
             stack.extend(value)
-        elif not isinstance(value, (decimal.Decimal, *_DATES)):
+        elif not isinstance(value, _REDUCED):
             continue  # as it is: numbers, classes, the one JavaDouble object per NaN / -0.0
         if id(value) in seen or id(value) in fixed:
             return True
