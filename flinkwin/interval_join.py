@@ -173,7 +173,6 @@ class IntervalJoined:
         _check_join_function(process_join_function)
         declared_output(output_type, output_schema)  # one of them at most
         check_bounds(self._lower_bound, self._upper_bound)
-        _check_key_types(self._left, self._right)
         spec = IntervalJoinSpec(
             right=self._right,
             lower_bound=self._lower_bound,
@@ -194,9 +193,10 @@ class IntervalJoined:
     sideOutputRightLateData = side_output_right_late_data  # noqa: N815
 
 
-def _check_key_types(left: Any, right: Any) -> None:
-    """Flink connects the two keyed streams, which refuses keys of two known types (Python's
-    ``==`` would pair the long ``1`` with the double ``1.0``)."""
+def check_key_types(left: Any, right: Any) -> None:
+    """Refuse two keyed streams whose key types are known and differ, as Flink's
+    ``ConnectedStreams`` does when the join is built (Python's ``==`` would pair the long
+    ``1`` with the double ``1.0``)."""
     from flinkwin.cogrouped_streams import keyed_stream_key_type
 
     first, second = keyed_stream_key_type(left), keyed_stream_key_type(right)
@@ -212,4 +212,4 @@ def _tag(output_tag: Any, method: str) -> OutputTag:
     return output_tag
 
 
-__all__ = ["IntervalJoin", "IntervalJoinSpec", "IntervalJoined"]
+__all__ = ["IntervalJoin", "IntervalJoinSpec", "IntervalJoined", "check_key_types"]

@@ -228,10 +228,12 @@ class KeyedStream(DataStream):
     def _interval_join(self, spec: Any) -> Any:
         """The stream of a finished interval join (``spec.right`` is the other keyed stream)."""
         from flinkwin.graph_stream import GraphResultStream
+        from flinkwin.interval_join import check_key_types
         from flinkwin.spark.graph import combine, plan_of
         from flinkwin.spark.graph_nodes import interval_join_node
 
         right = spec.right
+        check_key_types(self, right)
         plan, heads = combine([plan_of(self._stream), plan_of(right._stream)])
         key_type = self._key_type if self._key_type is not None else right._key_type
         node = interval_join_node(spec, self._key(), right._key(), plan, heads, key_type)
