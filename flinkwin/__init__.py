@@ -95,10 +95,10 @@ __version__ = "0.1.0"
 
 _SPARK_API = {
     "DataStream": "flinkwin.datastream.data_stream",
-    "KeyedStream": "flinkwin.keyed_stream",
-    "WindowedStream": "flinkwin.windowed_stream",
-    "AllWindowedStream": "flinkwin.windowed_stream",
-    "WindowResultStream": "flinkwin.window_result_stream",
+    "KeyedStream": "flinkwin.datastream.keyed_stream",
+    "WindowedStream": "flinkwin.datastream.windowed_stream",
+    "AllWindowedStream": "flinkwin.datastream.windowed_stream",
+    "WindowResultStream": "flinkwin.datastream.window_result_stream",
     "WatermarkStrategy": "flinkwin.watermark",
     "DeltaSink": "flinkwin.sinks",
     "DeltaUpsertSink": "flinkwin.sinks",

@@ -44,8 +44,8 @@ _SPARK_API = {
     "DataStream": "flinkwin.datastream.data_stream",
     "DEFAULT_KEY_GROUPS": "flinkwin.datastream.data_stream",
     "SinkContext": "flinkwin.datastream.data_stream",
-    "KeyedStream": "flinkwin.keyed_stream",
-    "WindowedStream": "flinkwin.windowed_stream",
+    "KeyedStream": "flinkwin.datastream.keyed_stream",
+    "WindowedStream": "flinkwin.datastream.windowed_stream",
 }
 
 

@@ -70,8 +70,8 @@ from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
 
-    from flinkwin.keyed_stream import KeyedStream
-    from flinkwin.windowed_stream import AllWindowedStream
+    from flinkwin.datastream.keyed_stream import KeyedStream
+    from flinkwin.datastream.windowed_stream import AllWindowedStream
 
 #: Default number of key groups (Flink's max parallelism): the unit of Spark state and work.
 DEFAULT_KEY_GROUPS = 16
@@ -432,7 +432,7 @@ class DataStream(GraphOperations, OperatorHints):
         a ``KeySelector``, called once per element before the shuffle (a tuple-returning
         selector gives tuple keys). ``key_type`` is checked against every key a selector
         returns."""
-        from flinkwin.keyed_stream import KeyedStream
+        from flinkwin.datastream.keyed_stream import KeyedStream
 
         if key_selector is not None:
             if keys:
@@ -465,7 +465,7 @@ class DataStream(GraphOperations, OperatorHints):
 
     def windowAll(self, window_assigner: WindowAssigner) -> AllWindowedStream:  # noqa: N802
         """Windows over the whole (non-keyed) stream; runs as a single key group."""
-        from flinkwin.windowed_stream import AllWindowedStream, _window_state
+        from flinkwin.datastream.windowed_stream import AllWindowedStream, _window_state
 
         return AllWindowedStream(_window_state(self, None, window_assigner))
 
@@ -473,14 +473,17 @@ class DataStream(GraphOperations, OperatorHints):
         """Java's ``countWindowAll``: GlobalWindows with a purging CountTrigger of ``size``, or
         with ``slide``: a CountEvictor of ``size`` and a CountTrigger of ``slide`` (fires every
         ``slide`` elements from the first)."""
-        from flinkwin.windowed_stream import AllWindowedStream, _count_window_state
+        from flinkwin.datastream.windowed_stream import AllWindowedStream, _count_window_state
 
         return AllWindowedStream(_count_window_state(self, None, size, slide))
 
     def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
         """``count_window`` (PyFlink's count assigners) over the whole stream; PyFlink itself
         has no ``count_window_all``."""
-        from flinkwin.windowed_stream import AllWindowedStream, _pyflink_count_window_state
+        from flinkwin.datastream.windowed_stream import (
+            AllWindowedStream,
+            _pyflink_count_window_state,
+        )
 
         return AllWindowedStream(_pyflink_count_window_state(self, None, size, slide))
 
@@ -517,11 +520,11 @@ def _is_tuple_type(type_info: TypeInformation | None) -> bool:
 def __getattr__(name: str) -> Any:
     """PyFlink's ``data_stream`` module also holds the keyed and windowed streams."""
     if name == "KeyedStream":
-        from flinkwin.keyed_stream import KeyedStream
+        from flinkwin.datastream.keyed_stream import KeyedStream
 
         return KeyedStream
     if name in ("WindowedStream", "AllWindowedStream"):
-        from flinkwin import windowed_stream
+        from flinkwin.datastream import windowed_stream
 
         return getattr(windowed_stream, name)
     raise missing(__name__, name)

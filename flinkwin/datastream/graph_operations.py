@@ -1,7 +1,7 @@
 """The operations of a :class:`~flinkwin.datastream.data_stream.DataStream` that build a
 stream graph (Flink's multi-input and process transformations): ``union``, window ``join``
 and ``coGroup``, ``process``, and steps (``map``...) inside a graph. Each returns a
-:class:`~flinkwin.graph_stream.GraphResultStream`; the graph runs as one stage (see
+:class:`~flinkwin.datastream.graph_stream.GraphResultStream`; the graph runs as one stage (see
 :mod:`flinkwin.spark.graph`)."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class GraphOperations:
         self, kind: str, rich: Any, function: Any, out_schema: Any, type_info: Any
     ) -> DataStream:
         """``map``/``flat_map``/``filter`` inside this stream's graph (see ``union``)."""
-        from flinkwin.graph_stream import GraphResultStream
+        from flinkwin.datastream.graph_stream import GraphResultStream
         from flinkwin.operator.graph import NodeSpec
         from flinkwin.spark.graph import PlanNode, StreamType
 
@@ -46,8 +46,8 @@ class GraphOperations:
         """Flink's ``ProcessOperator``: ``func.process_element(value, ctx)`` per element of a
         non-keyed stream (no keyed state, no timers); ``output_type``/``output_schema`` as for
         ``map``."""
+        from flinkwin.datastream.graph_stream import GraphResultStream
         from flinkwin.functions.process import ProcessFunction
-        from flinkwin.graph_stream import GraphResultStream
         from flinkwin.spark.graph import plan_of
         from flinkwin.spark.graph_nodes import process_node
 
@@ -66,7 +66,7 @@ class GraphOperations:
         inputs' watermarks, as Flink's do (an input without a strategy holds it at
         ``Long.MIN_VALUE``). The union and everything
         after it run as one stage (see docs/architecture.md#stream-graphs)."""
-        from flinkwin.graph_stream import GraphResultStream
+        from flinkwin.datastream.graph_stream import GraphResultStream
         from flinkwin.operator.graph import UNION, NodeSpec
         from flinkwin.spark.graph import PlanNode, combine, plan_of
 
@@ -96,7 +96,7 @@ class GraphOperations:
         """Flink's window join: ``a.join(b).where(key_a).equal_to(key_b).window(assigner)
         .apply(JoinFunction, output_type)``; inner join of the elements of each window with
         equal keys, one result per pair (see docs/windows/joins.md)."""
-        from flinkwin.joined_streams import JoinedStreams
+        from flinkwin.datastream.joined_streams import JoinedStreams
 
         return JoinedStreams(self, other_stream)
 
@@ -104,7 +104,7 @@ class GraphOperations:
         """Flink's window coGroup: ``a.co_group(b).where(...).equal_to(...).window(...)
         .apply(CoGroupFunction, output_type)``: both inputs' elements of each window and key
         as two lists (see docs/windows/joins.md)."""
-        from flinkwin.cogrouped_streams import CoGroupedStreams
+        from flinkwin.datastream.cogrouped_streams import CoGroupedStreams
 
         return CoGroupedStreams(self, other_stream)
 
@@ -120,7 +120,7 @@ class GraphOperations:
 
     def _window_join(self, spec: Any) -> DataStream:
         """The stream of a finished window join or coGroup (``spec.first`` is this stream)."""
-        from flinkwin.graph_stream import GraphResultStream
+        from flinkwin.datastream.graph_stream import GraphResultStream
         from flinkwin.spark.graph import combine, plan_of
         from flinkwin.spark.graph_nodes import window_join_node
 

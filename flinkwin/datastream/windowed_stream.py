@@ -1,6 +1,6 @@
 """``WindowedStream`` and ``AllWindowedStream``: a (keyed or non-keyed) stream with a window
 assigner, its trigger, evictor, allowed lateness and late-data tag, and the window functions
-that make it a :class:`~flinkwin.window_result_stream.WindowResultStream` (Flink's
+that make it a :class:`~flinkwin.datastream.window_result_stream.WindowResultStream` (Flink's
 ``WindowedStream``/``AllWindowedStream``)."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWi
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.datastream.data_stream import DataStream
 from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
+from flinkwin.datastream.window_result_stream import WindowResultStream
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
@@ -32,7 +33,6 @@ from flinkwin.spark.schema import parse_schema
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
 from flinkwin.types import TypeInformation, declared_output, is_atomic_type
-from flinkwin.window_result_stream import WindowResultStream
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -349,7 +349,7 @@ class WindowedStream:
         if getattr(state.stream, "_plan", None) is not None:
             # a window over a graph stream (a union, a join, a window's results on a stream)
             # joins that graph's one stage
-            from flinkwin.graph_stream import GraphResultStream
+            from flinkwin.datastream.graph_stream import GraphResultStream
             from flinkwin.spark.graph_nodes import window_node
 
             plan = state.stream._plan
