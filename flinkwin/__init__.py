@@ -14,6 +14,7 @@ import importlib
 from typing import Any
 
 from flinkwin import unsupported
+from flinkwin._version import __version__ as __version__
 from flinkwin.assigners import (
     CountSlidingWindowAssigner,
     CountTumblingWindowAssigner,
@@ -90,8 +91,6 @@ from flinkwin.windows import (
     TimeWindowSerializer,
     Window,
 )
-
-__version__ = "0.1.0"
 
 _SPARK_API = {
     "DataStream": "flinkwin.datastream.data_stream",

@@ -432,6 +432,7 @@ class DataStream(GraphOperations, OperatorHints):
         a ``KeySelector``, called once per element before the shuffle (a tuple-returning
         selector gives tuple keys). ``key_type`` is checked against every key a selector
         returns."""
+        # inherent cycle: a KeyedStream is a DataStream
         from flinkwin.datastream.keyed_stream import KeyedStream
 
         if key_selector is not None:
@@ -465,6 +466,7 @@ class DataStream(GraphOperations, OperatorHints):
 
     def windowAll(self, window_assigner: WindowAssigner) -> AllWindowedStream:  # noqa: N802
         """Windows over the whole (non-keyed) stream; runs as a single key group."""
+        # inherent cycle: a windowed stream's results are DataStreams
         from flinkwin.datastream.windowed_stream import AllWindowedStream, _window_state
 
         return AllWindowedStream(_window_state(self, None, window_assigner))
@@ -473,6 +475,7 @@ class DataStream(GraphOperations, OperatorHints):
         """Java's ``countWindowAll``: GlobalWindows with a purging CountTrigger of ``size``, or
         with ``slide``: a CountEvictor of ``size`` and a CountTrigger of ``slide`` (fires every
         ``slide`` elements from the first)."""
+        # inherent cycle: a windowed stream's results are DataStreams
         from flinkwin.datastream.windowed_stream import AllWindowedStream, _count_window_state
 
         return AllWindowedStream(_count_window_state(self, None, size, slide))
@@ -480,6 +483,7 @@ class DataStream(GraphOperations, OperatorHints):
     def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
         """``count_window`` (PyFlink's count assigners) over the whole stream; PyFlink itself
         has no ``count_window_all``."""
+        # inherent cycle: a windowed stream's results are DataStreams
         from flinkwin.datastream.windowed_stream import (
             AllWindowedStream,
             _pyflink_count_window_state,
@@ -519,6 +523,7 @@ def _is_tuple_type(type_info: TypeInformation | None) -> bool:
 
 def __getattr__(name: str) -> Any:
     """PyFlink's ``data_stream`` module also holds the keyed and windowed streams."""
+    # inherent cycle: they are (or make) DataStreams, so they load after this module
     if name == "KeyedStream":
         from flinkwin.datastream.keyed_stream import KeyedStream
 

@@ -76,6 +76,7 @@ class IntervalJoin:
     """Flink's ``KeyedStream.IntervalJoin``: two keyed streams waiting for ``between``."""
 
     def __init__(self, left: Any, right: Any) -> None:
+        # inherent cycle: KeyedStream.interval_join builds this class
         from flinkwin.datastream.keyed_stream import KeyedStream
 
         for name, stream in (("left", left), ("right", right)):
