@@ -159,6 +159,20 @@ def test_the_graph_reader_sees_lazy_imports_and_skips_type_checking_ones() -> No
     assert package_of("flinkwin.errors") == "flinkwin"
 
 
+def test_a_circle_through_two_packages_is_found_and_one_inside_a_package_is_not_crossing() -> None:
+    graph = {
+        "flinkwin.datastream.a": {"flinkwin.spark.b", "flinkwin.datastream.c"},
+        "flinkwin.spark.b": {"flinkwin.datastream.a"},
+        "flinkwin.datastream.c": {"flinkwin.datastream.d"},
+        "flinkwin.datastream.d": {"flinkwin.datastream.c"},
+        "flinkwin.errors": set(),
+    }
+    circles = sorted(sorted(c) for c in strongly_connected(graph))
+    assert circles == [["flinkwin.datastream.a", "flinkwin.spark.b"],
+                       ["flinkwin.datastream.c", "flinkwin.datastream.d"]]
+    assert [len({package_of(m) for m in c}) for c in circles] == [2, 1]
+
+
 if __name__ == "__main__":
     for component in circles_across_packages():
         print(sorted({package_of(m) for m in component}), sorted(component))
