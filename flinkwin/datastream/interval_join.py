@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from flinkwin.datastream.cogrouped_streams import keyed_stream_key_type
 from flinkwin.errors import UnsupportedOperationError, UnsupportedTimeCharacteristicError
 from flinkwin.operator.interval_join_operator import (
     IntervalJoinOperator,
@@ -77,7 +78,8 @@ class IntervalJoin:
     """Flink's ``KeyedStream.IntervalJoin``: two keyed streams waiting for ``between``."""
 
     def __init__(self, left: Any, right: Any) -> None:
-        from flinkwin.keyed_stream import KeyedStream
+        # inherent cycle: KeyedStream.interval_join builds this class
+        from flinkwin.datastream.keyed_stream import KeyedStream
 
         for name, stream in (("left", left), ("right", right)):
             if not isinstance(stream, KeyedStream):
@@ -197,8 +199,6 @@ def check_key_types(left: Any, right: Any) -> None:
     """Refuse two keyed streams whose key types are known and differ, as Flink's
     ``ConnectedStreams`` does when the join is built (Python's ``==`` would pair the long
     ``1`` with the double ``1.0``)."""
-    from flinkwin.cogrouped_streams import keyed_stream_key_type
-
     first, second = keyed_stream_key_type(left), keyed_stream_key_type(right)
     if first.differs(second):
         raise UnsupportedOperationError(

@@ -26,6 +26,8 @@ from flinkwin.spark.compiler import (
     main_schema,
     null_timestamp_tag,
 )
+from flinkwin.spark.graph import StreamPlan
+from flinkwin.spark.graph_nodes import window_node
 from flinkwin.spark.parallelism import stage_parallelism
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled
@@ -64,9 +66,6 @@ class WindowResultStream(DataStream):
         """This window as the first operator of a graph: a window, join or process after it
         joins the same stage, where it receives this window's results in the order Flink's
         operator emits them, before the watermark that fired them."""
-        from flinkwin.spark.graph import StreamPlan
-        from flinkwin.spark.graph_nodes import window_node
-
         source = self.__dict__.get("_source")
         if source is None:
             pipeline = self._pipeline
