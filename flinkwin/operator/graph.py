@@ -200,7 +200,7 @@ class GraphOperator:
             return
         self._opened = True
         context = TaskRuntimeContext(self.task_info)
-        from flinkwin.operator.window_operator import open_function
+        from flinkwin.functions.internal import open_function
 
         for j, (op, step) in enumerate(zip(self.operators, self._steps)):
             if op is not None:

@@ -33,7 +33,7 @@ from typing import Any
 
 from flinkwin.errors import OPERATOR_ERRORS, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector
-from flinkwin.functions.internal import iterate_outputs
+from flinkwin.functions.internal import iterate_outputs, open_function
 from flinkwin.functions.process import KeyedProcessFunction, TimeDomain
 from flinkwin.keys import compares_by_value, state_key
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
@@ -52,7 +52,7 @@ from flinkwin.operator.runtime_context import (
 )
 from flinkwin.operator.snapshot import StatePickler
 from flinkwin.operator.timer_service import TimerQueue
-from flinkwin.operator.window_operator import make_key_selector, open_function
+from flinkwin.operator.window_operator import make_key_selector
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import to_record
 from flinkwin.state.backend import StateTables

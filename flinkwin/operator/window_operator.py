@@ -26,7 +26,6 @@ path.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -757,15 +756,4 @@ class WindowOperator(UserFunctionLifecycle):
         }
 
 
-def open_function(fn: Any, runtime_context: Any) -> None:
-    """``fn.open(runtime_context)`` if ``fn`` has it; ``fn.get_runtime_context()`` returns the
-    context from then on."""
-    open_ = getattr(fn, "open", None)
-    if not callable(open_):
-        return
-    with contextlib.suppress(AttributeError):  # no instance dict: no get_runtime_context
-        fn.__dict__["_flinkwin_runtime_context"] = runtime_context
-    open_(runtime_context)
-
-
-__all__ = ["TriggerResult", "WindowOperator", "make_key_selector", "open_function"]
+__all__ = ["TriggerResult", "WindowOperator", "make_key_selector"]

@@ -27,9 +27,8 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import LongType, StructField, StructType
 
 from flinkwin.functions.base import Function
-from flinkwin.functions.internal import iterate_outputs
+from flinkwin.functions.internal import iterate_outputs, open_function
 from flinkwin.operator.runtime_context import TaskRuntimeContext
-from flinkwin.operator.window_operator import open_function
 from flinkwin.types import is_pickled_type
 
 from .elements import RECORD_TIMESTAMP_COLUMN, batch_elements, task_info
