@@ -53,7 +53,7 @@ from pyspark.sql.types import (
 import flinkwin as fw
 from flinkwin.functions.builtin import sum_of
 from flinkwin.operator import states
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
 from flinkwin.spark import runtime as stage_runtime
 from flinkwin.spark.compiler import _nullable
 from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN

@@ -54,10 +54,10 @@ import pandas as pd
 import pyarrow as pa
 
 from flinkwin.functions.internal import iterate_outputs
-from flinkwin.operator import formats
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.graph_batches import QuietBatches
 from flinkwin.operator.runtime_context import Subtask, TaskInfo, TaskRuntimeContext
+from flinkwin.operator.snapshots import formats
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG

@@ -34,7 +34,7 @@ from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
 from flinkwin.keys import flink_key
 from flinkwin.longs import ERROR, LongOverflowError, located, sums_may_overflow, to_long
-from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band
+from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.element_rows import column_values, op_records
 from flinkwin.operator.ordering import stable_order
 from flinkwin.record import Row

@@ -63,7 +63,8 @@ from flinkwin.operator.firings import Fired, Firing, FiringTracker
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
+from flinkwin.operator.snapshots.window import restore_operator, snapshot_operator
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.operator.watermark_guard import check_event_timer
@@ -151,7 +152,7 @@ class WindowOperator(UserFunctionLifecycle):
         #: Per nested column, the function shaping its values as the stream's type does
         #: (tuples/Rows for structs, lists, dicts; see ``flinkwin.spark.nested``).
         self.element_converters = dict(element_converters or {})
-        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshot).
+        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshots).
         self.state_pickler = state_pickler or StatePickler()
         spec = resolve_window_function(function, evictor is not None)
         if isinstance(spec.reduce_fn, BuiltinAggregation):
@@ -730,14 +731,10 @@ class WindowOperator(UserFunctionLifecycle):
     def snapshot(self) -> bytes:
         """All state (window contents, trigger and function state, timers, merging sets,
         clocks) as compact versioned bytes."""
-        from flinkwin.operator.snapshot import snapshot_operator
-
         return snapshot_operator(self)
 
     def restore(self, data: bytes) -> None:
         """Replace this operator's state with a snapshot taken by ``snapshot()``."""
-        from flinkwin.operator.snapshot import restore_operator
-
         restore_operator(self, data)
 
     def describe(self) -> dict[str, str]:

@@ -60,7 +60,7 @@ from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.longs import ERROR, WRAP
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
 from flinkwin.operator.states import DESCRIPTIONS as STATE_DESCRIPTIONS
 from flinkwin.operator.states import state_kind
 from flinkwin.output_tag import OutputTag

@@ -20,7 +20,7 @@ from pyspark.sql.types import StructType
 from flinkwin.operator.graph import GraphOperator, GraphPlan, NodeSpec, StreamRef
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import element_class
 from flinkwin.runtime_mode import RuntimeExecutionMode

@@ -11,7 +11,7 @@ from typing import Any
 from flinkwin.errors import TAGGED_UNION_FIX
 from flinkwin.operator.graph import NodeSpec, StreamRef
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
 
 from .compiler import (
     PipelineError,

@@ -58,12 +58,12 @@ from pyspark.sql.types import StructType
 
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator import WindowOperator, states
-from flinkwin.operator import partials as partial_rows
 from flinkwin.operator.firings import Firing
 from flinkwin.operator.graph import GraphOperator
-from flinkwin.operator.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
+from flinkwin.operator.states import partials as partial_rows
+from flinkwin.operator.states.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
 from flinkwin.operator.watermark_guard import (
     Uncertainty,
     UncertainWatermarkError,
@@ -253,7 +253,7 @@ class KeyGroupRuntime:
     idle_close_s: float = DEFAULT_IDLE_CLOSE_S
     #: the input columns whose nulls travel in a mask (see flinkwin.spark.nulls)
     null_masks: tuple[NullMask, ...] = ()
-    #: the input's rows are partial aggregates (flinkwin.operator.partials), combined so
+    #: the input's rows are partial aggregates (flinkwin.operator.states.partials), combined so
     partial: PartialSpec | None = None
     #: the shift on Spark's watermark (flinkwin.spark.watermarks): 0, or WATERMARK_SHIFT_MS
     #: for a stream declaring times before 1970
@@ -644,7 +644,7 @@ class KeyGroupRuntime:
 
     @property
     def _pickler(self) -> StatePickler:
-        """Seals the key groups' stored state (see flinkwin.operator.snapshot)."""
+        """Seals the key groups' stored state (see flinkwin.operator.snapshots)."""
         return self.operator.state_pickler
 
     def _due(self, op: Any, watermark: int, now: int) -> bool:

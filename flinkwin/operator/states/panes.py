@@ -40,10 +40,11 @@ from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, sums_may_overflow
-from flinkwin.operator import formats
-from flinkwin.operator.columnar import _codes, assign_event_windows
+from flinkwin.operator.batch_windows import _codes, assign_event_windows
+from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import drain_frames, read_frame, write_frame
 from flinkwin.operator.ordering import stable_order
+from flinkwin.operator.snapshots import formats
 from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -384,8 +385,6 @@ class PaneAggregation:
         order = np.argsort(index.first[first], kind="stable")
         rows = index.rows(first[order], agg[order])
         columns = list(rows.columns)
-        from flinkwin.operator.vectorized import column_values
-
         records = op.elements(tuple(columns), [column_values(rows[c]) for c in columns])
         make = TimeWindow.of
         for record, start in zip(records, starts[order].tolist()):

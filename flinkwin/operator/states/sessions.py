@@ -22,7 +22,8 @@ merges a whole batch into these rows with array operations and gives exactly
   whose own window is late that may merge into a session) are replayed element by element
   through the real :class:`~flinkwin.operator.merging_window_set.MergingWindowSet` on plain
   ints;
-- firing, cleanup and snapshots are :class:`~flinkwin.operator.columnar.ColumnarAggregation`'s:
+- firing, cleanup and snapshots are
+  :class:`~flinkwin.operator.states.columnar.ColumnarAggregation`'s:
   sessions fire when the watermark passes their ``max_timestamp``, in (timestamp, registration)
   order.
 
@@ -45,19 +46,20 @@ from flinkwin.assigners.session import EventTimeSessionWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, safe_band, sums_may_overflow
-from flinkwin.operator import formats
-from flinkwin.operator.columnar import (
+from flinkwin.operator.batch_windows import _codes
+from flinkwin.operator.element_rows import column_values
+from flinkwin.operator.frames import drain_frames
+from flinkwin.operator.merging_window_set import MergingWindowSet
+from flinkwin.operator.snapshots import formats
+from flinkwin.operator.states.columnar import (
     _END,
     _FIRED,
     _SEQ,
     _START,
     _UFUNCS,
     ColumnarAggregation,
-    _codes,
     records_frame,
 )
-from flinkwin.operator.frames import drain_frames
-from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -588,8 +590,6 @@ class SessionAggregation(ColumnarAggregation):
             return op
         sessions = sessions.sort_values(_SEQ, kind="stable")
         columns = [c for c in sessions.columns if c not in _SESSION_COLUMNS]
-        from flinkwin.operator.vectorized import column_values
-
         records = op.elements(tuple(columns), [column_values(sessions[c]) for c in columns])
         make = TimeWindow.of
         bounds = zip(*(sessions[c].tolist() for c in _SESSION_COLUMNS if c != _SEQ))

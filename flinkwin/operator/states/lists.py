@@ -45,10 +45,11 @@ from flinkwin.functions.base import (
     ProcessWindowFunction,
 )
 from flinkwin.functions.internal import LIST
-from flinkwin.operator import formats
-from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band, window_timers
+from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
+from flinkwin.operator.element_rows import op_records
 from flinkwin.operator.frames import from_arrow, read_frame, write_frame
-from flinkwin.operator.vectorized import op_records
+from flinkwin.operator.snapshots import formats
+from flinkwin.operator.states.columnar import window_timers
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
