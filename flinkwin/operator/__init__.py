@@ -1,11 +1,12 @@
-"""Flink's operators, Spark-free, in layers (each imports only those above it):
+"""Flink's operators, Spark-free, in layers, each depending at run time only on those listed
+before it:
 
+- :mod:`flinkwin.operator.snapshots`: state as signed, sealed, versioned bytes (the formats,
+  the object operator's and the keyed process operator's snapshots);
 - the object window operator: :mod:`~flinkwin.operator.window_operator` (``WindowOperator``)
   with its contexts, firings, lifecycle, runtime context, timers, merging-window set and its
   batch path (:mod:`~flinkwin.operator.vectorized`, :mod:`~flinkwin.operator.batch_windows`,
   :mod:`~flinkwin.operator.element_rows`);
-- :mod:`flinkwin.operator.snapshots`: state as signed, sealed, versioned bytes (the formats,
-  the object operator's and the keyed process operator's snapshots);
 - :mod:`flinkwin.operator.states`: the one interface to a key group's window state, whichever
   form it takes (the object operator or a columnar form: columnar, continuous, panes,
   sessions, lists), the forms behind it;
