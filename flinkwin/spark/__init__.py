@@ -7,7 +7,7 @@ that feeds the sinks (:mod:`~flinkwin.spark.sinks`; the sinks are :mod:`flinkwin
 ``result.writeStream`` (:mod:`~flinkwin.spark.writer`) and restart safety
 (:mod:`~flinkwin.spark.restart`)."""
 
-from flinkwin.spark.compiler import PipelineError
+from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
 from flinkwin.spark.runtime import KeyGroupMismatchError
 from flinkwin.spark.schema import SchemaMismatchError

@@ -41,8 +41,8 @@ from flinkwin.operator.states.partials import PartialSpec, combine
 from flinkwin.operator.window_operator import WindowOperator
 
 from .arrival import sequence
+from .inputs import EventTime
 from .nulls import NullMask
-from .runtime import EventTime
 from .watermarks import MAX_EVENT_TIME_MS
 
 #: Session setting: "false" keeps every element through the shuffle.

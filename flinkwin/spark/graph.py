@@ -26,12 +26,8 @@ from flinkwin.record import element_class
 from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.types import TypeInformation, is_atomic_type, is_pickled_type
 
-from .compiler import (
-    PipelineError,
-)
-from .runtime import (
-    NO_TIMERS,
-)
+from .pipeline import PipelineError
+from .runtime import NO_TIMERS
 from .schema import RowEncoder, is_pickled, parse_schema, pickled_schema
 from .state_key import state_pickler
 

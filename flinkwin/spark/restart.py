@@ -49,7 +49,7 @@ from flinkwin.operator.snapshots import formats
 from flinkwin.output_tag import OutputTag
 
 from .checkpoint import CheckpointStore
-from .compiler import CompiledStage, WindowPipeline
+from .pipeline import CompiledStage, WindowPipeline
 
 #: The document's name inside ``<checkpoint>/flinkwin/``.
 DOCUMENT = "pipeline.json"
