@@ -62,8 +62,8 @@ from flinkwin.spark.nulls import plan
 from flinkwin.spark.operator_spec import OperatorCache, OperatorSpec
 from flinkwin.spark.outputs import METRIC_COLUMNS, METRICS, TAG_COLUMN
 from flinkwin.spark.pipeline import _nullable
+from flinkwin.spark.row_encoder import RowEncoder
 from flinkwin.spark.runtime import KeyGroupRuntime
-from flinkwin.spark.schema import RowEncoder
 
 T0_MS = 1_704_067_200_000
 KEYS, BATCHES, GROUPS, CHUNK, DELAY_MS = 10_000, 10, 16, 10_000, 5_000

@@ -9,8 +9,8 @@ that feeds the sinks (:mod:`~flinkwin.spark.sinks`; the sinks are :mod:`flinkwin
 
 from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
+from flinkwin.spark.row_encoder import SchemaMismatchError
 from flinkwin.spark.runtime import KeyGroupMismatchError
-from flinkwin.spark.schema import SchemaMismatchError
 from flinkwin.spark.sinks import (
     ConsoleSink,
     DeltaSink,

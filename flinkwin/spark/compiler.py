@@ -90,6 +90,7 @@ from .pipeline import (
     side_schema,
     timer_domain,
 )
+from .row_encoder import RowEncoder
 from .runtime import (
     EVENT_TIME,
     KEY_GROUP_COLUMN,
@@ -100,7 +101,7 @@ from .runtime import (
     static_function,
     stream_function,
 )
-from .schema import RowEncoder, check_carried
+from .schema import check_carried
 from .state_key import stage_fingerprint, state_pickler
 from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds

@@ -56,6 +56,7 @@ from .nulls import plan as null_plan
 from .nulls import to_wire as nulls_to_wire
 from .outputs import METRIC_COLUMNS, TAG_COLUMN
 from .pipeline import CompiledStage, PipelineError, _nullable, overflow_policy
+from .row_encoder import RowEncoder
 from .runtime import (
     EVENT_TIME,
     KEY_GROUP_COLUMN,
@@ -66,7 +67,7 @@ from .runtime import (
     static_function,
     stream_function,
 )
-from .schema import RowEncoder, is_pickled
+from .schema import is_pickled
 from .state_key import stage_fingerprint
 from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds

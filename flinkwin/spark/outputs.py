@@ -23,7 +23,7 @@ from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
-from .schema import RowEncoder, arrow_to_pandas
+from .row_encoder import RowEncoder, arrow_to_pandas
 
 TAG_COLUMN = "_fw_tag"
 #: The tag of a key-group call's metrics row (never part of any output).

@@ -74,7 +74,7 @@ from .key_groups import key_group_labels
 from .nulls import NullMask
 from .operator_spec import OPERATORS, SubtaskFactory
 from .outputs import METRIC_COLUMNS, METRICS, StageOutputs
-from .schema import RowEncoder
+from .row_encoder import RowEncoder
 from .state_key import snapshot_binding
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS, current_run, reused_worker
 from .watermarks import DECLARATION, flink_watermark
