@@ -22,6 +22,13 @@ state, and its merging-set entry.
 ``process_batch`` processes a whole pandas batch; for the common configurations it runs
 vectorized (see :mod:`flinkwin.operator.vectorized`) with results identical to the per-element
 path.
+
+Why one module of some 750 lines: ``WindowOperator`` is one class, Flink's ``WindowOperator``
+and its subclass ``EvictingWindowOperator`` together; its element path, timers, merging, firing
+and emission all read and write the same keyed state and clocks.
+What stands apart is elsewhere: the contexts (:mod:`~flinkwin.operator.contexts`), firings,
+lifecycle, runtime context, timer queue, the batch path (:mod:`~flinkwin.operator.vectorized`,
+:mod:`~flinkwin.operator.bulk_firing`) and the snapshot (:mod:`flinkwin.operator.snapshots`).
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from flinkwin.functions.internal import (
 )
 from flinkwin.keys import compares_by_value, state_key, user_key
 from flinkwin.longs import WRAP, LongOverflowError, check_policy, located, to_long
+from flinkwin.operator.bulk_firing import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.operator.contexts import (
     OperatorAssignerContext,
     OperatorEvictorContext,
@@ -66,7 +74,6 @@ from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, T
 from flinkwin.operator.snapshots import StatePickler
 from flinkwin.operator.snapshots.window import restore_operator, snapshot_operator
 from flinkwin.operator.timer_service import TimerQueue
-from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.operator.watermark_guard import check_event_timer
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import element_class, to_record

@@ -37,7 +37,8 @@ from flinkwin import (
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.element_rows import op_records
 from flinkwin.operator.frames import read_frame
-from flinkwin.operator.states.lists import ColumnarLists, WindowElements, supports
+from flinkwin.operator.states.lists import ColumnarLists, supports
+from flinkwin.operator.states.window_elements import WindowElements
 
 LATE = OutputTag("late")
 SIDE = OutputTag("sizes")

@@ -32,6 +32,10 @@ touching a session that already fired), with a non-integral field, or with times
 long limits is not taken (:meth:`SessionAggregation.accepts` is False); the caller continues
 with :meth:`SessionAggregation.to_operator`, and can come back with
 :meth:`SessionAggregation.from_operator`.
+
+Why one module of some 540 lines: :class:`SessionAggregation` is one class whose batch merge
+(components, simple rows, replay) shares the session rows' layout and the operator's timer
+order; its array helpers are in :mod:`~flinkwin.operator.states.session_runs`.
 """
 
 from __future__ import annotations
