@@ -16,12 +16,14 @@ The pickled objects are written and read by the operator's
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
 
+from flinkwin.functions.internal import WindowFunctionSpec
 from flinkwin.keys import restored_key
+from flinkwin.operator.firings import FiringTracker
 from flinkwin.operator.snapshots import (
     READ_OPTIONS,
     UNKEYED,
@@ -33,9 +35,6 @@ from flinkwin.operator.snapshots import (
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import StateTables
 from flinkwin.windows import GlobalWindow, TimeWindow
-
-if TYPE_CHECKING:
-    from flinkwin.operator.window_operator import WindowOperator
 
 FORMAT_VERSION = formats.written(formats.OBJECT)
 
@@ -57,6 +56,25 @@ SCHEMA = pa.schema(
 META, CONTENTS, TRIGGER, FUNCTION, EVENT_TIMER, PROC_TIMER, MERGING, FIRING = range(8)
 NS_TIME_WINDOW, NS_GLOBAL_WINDOW, NS_OTHER = 0, 1, 2
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1  # windows outside int64 (clock at MIN_LONG) pickle
+
+
+class WindowOperatorState(Protocol):
+    """What of a :class:`~flinkwin.operator.WindowOperator` its snapshot holds and restores."""
+
+    current_watermark: int
+    current_processing_time: int
+    num_late_records_dropped: int
+    window_contents: dict[tuple[Any, Any], Any]
+    partitioned_state: StateTables
+    function_state: StateTables
+    merging_state: dict[Any, list[tuple[Any, Any]]]
+    event_timers: TimerQueue
+    processing_timers: TimerQueue
+    firings: FiringTracker | None
+    keys_by_value: bool
+    spec: WindowFunctionSpec
+    evictor: Any
+    state_pickler: StatePickler
 
 
 class _Writer:
@@ -136,7 +154,7 @@ def _in_long_range(starts: list[int], ends: list[int]) -> bool:
     return min(min(starts), min(ends)) >= _LONG_MIN and max(max(starts), max(ends)) <= _LONG_MAX
 
 
-def snapshot_operator(op: WindowOperator) -> bytes:
+def snapshot_operator(op: WindowOperatorState) -> bytes:
     w = _Writer()
     names: list[str] = []
     for section, tables in ((TRIGGER, op.partitioned_state), (FUNCTION, op.function_state)):
@@ -174,7 +192,7 @@ def snapshot_operator(op: WindowOperator) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def restore_operator(op: WindowOperator, data: bytes) -> None:
+def restore_operator(op: WindowOperatorState, data: bytes) -> None:
     try:
         reader = pa.ipc.open_stream(pa.py_buffer(data), options=READ_OPTIONS)
     except (pa.ArrowInvalid, OSError) as exc:
