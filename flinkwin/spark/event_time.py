@@ -9,8 +9,9 @@ Spark has taken the watermark's statistics, the helper column is replaced by nul
 its watermark metadata: Spark requires that metadata on an input column of an
 ``EventTimeTimeout`` stage, and drops input rows whose such column is at or below the previous
 watermark, which a null never is. So Spark drops no row at all; lateness is judged by the Flink
-operator. A timestamp column travels once, as epoch microseconds (see ``runtime.EventTime``);
-the workers rebuild the user's column from them. Epoch-millisecond columns are used as they are.
+operator. A timestamp column travels once, as epoch microseconds (see
+:class:`~flinkwin.spark.inputs.EventTime`); the workers rebuild the user's column from them.
+Epoch-millisecond columns are used as they are.
 """
 
 from __future__ import annotations
