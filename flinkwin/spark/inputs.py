@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import pandas as pd
-from pyspark.sql.types import StructType
 
-from flinkwin.operator.states.partials import COUNT, HIGH, LOW, PartialRows, PartialSpec
-from flinkwin.output_tag import OutputTag
+from flinkwin.operator.states.partials import COUNT, HIGH, LOW, PartialRows
 from flinkwin.time import MIN_LONG
 
 from .nulls import NullMask, restore_nulls
 from .timestamps import from_wire, on_wire
+
+if TYPE_CHECKING:
+    from .runtime import KeyGroupRuntime
 
 
 @dataclass(frozen=True)
@@ -44,37 +45,27 @@ class EventTime:
         return values // 1000
 
 
-@dataclass
 class StageInputs:
-    """Reads a key-group call's input chunks (see module docstring)."""
+    """Reads a key-group call's input chunks (see module docstring) as ``stage`` (the stage's
+    :class:`~flinkwin.spark.runtime.KeyGroupRuntime`) declares them."""
 
-    input_schema: StructType
-    event_time: EventTime | None
-    time_zone: str
-    null_timestamp_tag: OutputTag | None = None
-    #: STREAMING mode: the column with the rows' arrival sequence (flinkwin.spark.arrival)
-    sequence_column: str | None = None
-    #: the input carries heartbeat rows (``HEARTBEAT_SEQUENCE`` marks them)
-    heartbeats: bool = False
-    #: the input columns whose nulls travel in a mask (see flinkwin.spark.nulls)
-    null_masks: tuple[NullMask, ...] = ()
-    #: the input's rows are partial aggregates (flinkwin.operator.states.partials)
-    partial: PartialSpec | None = None
-    #: the row order ``rows`` applied to the last batch (None: as received)
-    _order: np.ndarray | None = field(default=None, init=False, repr=False)
+    def __init__(self, stage: KeyGroupRuntime) -> None:
+        self.stage = stage
+        #: the row order ``rows`` applied to the last batch (None: as received)
+        self._order: np.ndarray | None = None
 
     def batch(
         self, frames: Iterable[pd.DataFrame]
     ) -> tuple[tuple[pd.DataFrame, np.ndarray] | None, pd.DataFrame | None, PartialRows | None]:
         """``rows``, and the rows' partial columns when the input is combined."""
-        if self.partial is None:
+        if self.stage.partial is None:
             return (*self.rows(frames), None)
         parts = [f for f in frames if len(f)]
         rows, nulls = self.rows(parts)
         if rows is None:
             return rows, nulls, None
         order = self._order
-        spec = self.partial
+        spec = self.stage.partial
 
         def read(name: str) -> np.ndarray:
             column = _column(parts, name)
@@ -95,14 +86,14 @@ class StageInputs:
         parts = [f for f in frames if len(f)]
         if not parts:
             return None, None
-        event_time = self.event_time
+        event_time = self.stage.event_time
         order: np.ndarray | None = None
         shipped: dict[str, np.ndarray] = {}
         nulls: pd.DataFrame | None = None
         beats: np.ndarray | None = None
-        if self.sequence_column is not None:
-            sequence = _column(parts, self.sequence_column)
-            if self.heartbeats:
+        if self.stage.sequence_column is not None:
+            sequence = _column(parts, self.stage.sequence_column)
+            if self.stage.heartbeats:
                 beats = sequence < 0
                 if beats.all():
                     return None, None
@@ -124,7 +115,7 @@ class StageInputs:
             if missing.any():
                 rows = np.arange(len(missing)) if order is None else order
                 index = rows[missing[rows]]  # arrival order
-                if self.null_timestamp_tag is None:
+                if self.stage.null_timestamp_tag is None:
                     self._null_timestamp(self._null_rows(parts, shipped, index[:1]))
                 nulls = self._null_rows(parts, shipped, index)
                 order = rows[~missing[rows]]
@@ -132,7 +123,7 @@ class StageInputs:
                 raw = raw[order]
             values = raw.astype(np.int64, copy=False)
             timestamps = event_time.millis(values)
-            if self.sequence_column is None and (timestamps[1:] < timestamps[:-1]).any():
+            if self.stage.sequence_column is None and (timestamps[1:] < timestamps[:-1]).any():
                 sort = np.argsort(timestamps, kind="stable")
                 timestamps = timestamps[sort]
                 values = values[sort]
@@ -141,16 +132,16 @@ class StageInputs:
                 return None, nulls
         self._order = order
         columns: dict[str, Any] = {}
-        for field_ in self.input_schema.fields:
+        for field_ in self.stage.input_schema.fields:
             name, dtype = field_.name, field_.dataType
             if event_time is not None and name == event_time.rebuilt:
-                columns[name] = from_wire(values, dtype, self.time_zone)  # epoch micros
+                columns[name] = from_wire(values, dtype, self.stage.time_zone)  # epoch micros
                 continue
             column = self._shipped(parts, shipped, name)
             if order is not None:
                 column = column[order]
             if on_wire(dtype):  # timestamps and nested floats travel changed (see timestamps)
-                column = from_wire(column, dtype, self.time_zone)
+                column = from_wire(column, dtype, self.stage.time_zone)
             columns[name] = column
         return (pd.DataFrame(columns, copy=False), timestamps), nulls
 
@@ -166,7 +157,7 @@ class StageInputs:
 
     @functools.cached_property
     def _masks(self) -> dict[str, NullMask]:
-        return {m.column: m for m in self.null_masks}
+        return {m.column: m for m in self.stage.null_masks}
 
     def _null_rows_of(self, parts: list[pd.DataFrame], name: str) -> np.ndarray | bool:
         """Where the masked column ``name`` is null (False when it is not masked)."""
@@ -179,23 +170,25 @@ class StageInputs:
         self, parts: list[pd.DataFrame], shipped: dict[str, np.ndarray], index: np.ndarray
     ) -> pd.DataFrame:
         """The user columns of the rows at ``index`` (those without a timestamp)."""
-        assert self.event_time is not None
+        assert self.stage.event_time is not None
         columns: dict[str, Any] = {}
-        for field_ in self.input_schema.fields:
+        for field_ in self.stage.input_schema.fields:
             name, dtype = field_.name, field_.dataType
-            if name == self.event_time.rebuilt:  # null: MIN_LONG on the wire
-                columns[name] = from_wire(np.full(len(index), MIN_LONG), dtype, self.time_zone)
+            if name == self.stage.event_time.rebuilt:  # null: MIN_LONG on the wire
+                columns[name] = from_wire(
+                    np.full(len(index), MIN_LONG), dtype, self.stage.time_zone
+                )
                 continue
             column = self._shipped(parts, shipped, name)[index]
             if on_wire(dtype):  # timestamps and nested floats travel changed (see timestamps)
-                column = from_wire(column, dtype, self.time_zone)
+                column = from_wire(column, dtype, self.stage.time_zone)
             columns[name] = column
         return pd.DataFrame(columns, copy=False)
 
     def _null_timestamp(self, rows: pd.DataFrame) -> NoReturn:
-        assert self.event_time is not None
+        assert self.stage.event_time is not None
         bad = {c: rows[c].iloc[0] for c in rows.columns}
-        timestamp = self.event_time.rebuilt or self.event_time.column
+        timestamp = self.stage.event_time.rebuilt or self.stage.event_time.column
         if timestamp in bad:
             bad[timestamp] = None
         raise ValueError(

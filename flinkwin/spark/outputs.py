@@ -9,21 +9,21 @@ does not emit are discarded and counted), plus one metrics row (tag ``METRICS_TA
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from pyspark.sql.types import StructType
 
 from flinkwin.operator import states
 from flinkwin.operator.firings import Firing
-from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
 
 from .row_encoder import RowEncoder, arrow_to_pandas
+
+if TYPE_CHECKING:
+    from .runtime import KeyGroupRuntime
 
 TAG_COLUMN = "_fw_tag"
 #: The tag of a key-group call's metrics row (never part of any output).
@@ -47,18 +47,12 @@ STATE_METRICS = ("keysInState", "windowsInState", "stateBytes")
 METRIC_COLUMNS = tuple(f"_fw_x_{name}" for name in METRICS)
 
 
-@dataclass
 class StageOutputs:
-    """The stage's outputs of one key-group call as rows (see module docstring)."""
+    """The outputs of one key-group call as the stage's rows (see module docstring), as
+    ``stage`` (the stage's :class:`~flinkwin.spark.runtime.KeyGroupRuntime`) declares them."""
 
-    main_encoder: RowEncoder
-    with_window: bool
-    side_tags: list[OutputTag]
-    side_encoders: list[RowEncoder]
-    output_schema: StructType
-    null_timestamp_tag: OutputTag | None = None
-    #: main outputs arrive as ``Fired(value, firing)``: the firing columns are appended
-    with_firing: bool = False
+    def __init__(self, stage: KeyGroupRuntime) -> None:
+        self.stage = stage
 
     def frame(
         self,
@@ -75,27 +69,27 @@ class StageOutputs:
         late_sent = discarded = 0
         if states.frame_outputs(op):
             frame, stamps = op.drain_main_timed()
-            count, main_arrays = _frame_group(self.main_encoder, frame)
+            count, main_arrays = _frame_group(self.stage.main_encoder, frame)
             groups.append((count, [*main_arrays, pa.array(stamps, pa.int64())]))
             late = op.drain_late()
             late_sent = 0 if late is None else len(late)
-            requested = op.late_tag in self.side_tags
+            requested = op.late_tag in self.stage.side_tags
             discarded = 0 if requested else late_sent
-            for side_tag, encoder in zip(self.side_tags, self.side_encoders):
+            for side_tag, encoder in zip(self.stage.side_tags, self.stage.side_encoders):
                 groups.append(_frame_group(encoder, late if side_tag == op.late_tag else None))
         else:
             drained = op.drain_output()
             values = [v for v, _ in drained]
-            firings = [v.firing for v in values] if self.with_firing else []
-            if self.with_firing:
+            firings = [v.firing for v in values] if self.stage.with_firing else []
+            if self.stage.with_firing:
                 values = [v.value for v in values]
-            windows = [v.window for v in values] if self.with_window else []
-            if self.with_window:
+            windows = [v.window for v in values] if self.stage.with_window else []
+            if self.stage.with_window:
                 values = [v.value for v in values]
-            main_arrays = self.main_encoder.arrays(values)
-            if self.with_window:
+            main_arrays = self.stage.main_encoder.arrays(values)
+            if self.stage.with_window:
                 main_arrays += _window_arrays(windows)
-            if self.with_firing:
+            if self.stage.with_firing:
                 main_arrays += _firing_arrays(firings)
             main_arrays.append(pa.array([ts for _, ts in drained], pa.int64()))
             groups.append((len(values), main_arrays))
@@ -104,13 +98,13 @@ class StageOutputs:
             if late_tags is None:
                 late_tags = () if op.late_output_tag is None else (op.late_output_tag,)
             late_sent = sum(len(sides.get(tag, ())) for tag in late_tags)
-            for side_tag, encoder in zip(self.side_tags, self.side_encoders):
+            for side_tag, encoder in zip(self.stage.side_tags, self.stage.side_encoders):
                 side = [v for v, _ in sides.pop(side_tag, [])]
                 groups.append((len(side), encoder.arrays(side)))
             discarded = sum(len(v) for v in sides.values())
-        if nulls is not None and self.null_timestamp_tag in self.side_tags:
-            j = self.side_tags.index(self.null_timestamp_tag)
-            extra = _frame_group(self.side_encoders[j], nulls)
+        if nulls is not None and self.stage.null_timestamp_tag in self.stage.side_tags:
+            j = self.stage.side_tags.index(self.stage.null_timestamp_tag)
+            extra = _frame_group(self.stage.side_encoders[j], nulls)
             count, routed = groups[j + 1]
             groups[j + 1] = (
                 count + extra[0],
@@ -143,7 +137,7 @@ class StageOutputs:
                 arrays.append(pa.concat_arrays([pa.nulls(total, pa.int64()), value]))
         else:
             arrays.extend(pa.nulls(rows, pa.int64()) for _ in METRICS)
-        table = pa.Table.from_arrays(arrays, names=self.output_schema.fieldNames())
+        table = pa.Table.from_arrays(arrays, names=self.stage.output_schema.fieldNames())
         return arrow_to_pandas(_as_declared(table, self.arrow_schema))
 
     def empty_frame(self) -> pd.DataFrame:
@@ -184,7 +178,7 @@ class StageOutputs:
         """The stage's output schema in Arrow, converted once."""
         from pyspark.sql.pandas.types import to_arrow_schema
 
-        return to_arrow_schema(self.output_schema, timezone="UTC")
+        return to_arrow_schema(self.stage.output_schema, timezone="UTC")
 
 
 def _as_declared(table: pa.Table, schema: pa.Schema) -> pa.Table:

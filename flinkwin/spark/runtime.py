@@ -145,18 +145,12 @@ class KeyGroupRuntime:
     @functools.cached_property
     def _inputs(self) -> StageInputs:
         """How the key group's input chunks become rows (built once per stage in a worker)."""
-        return StageInputs(
-            self.input_schema, self.event_time, self.time_zone, self.null_timestamp_tag,
-            self.sequence_column, self.heartbeats, self.null_masks, self.partial,
-        )
+        return StageInputs(self)
 
     @functools.cached_property
     def _outputs(self) -> StageOutputs:
         """How the key group's results leave the stage (built once per stage in a worker)."""
-        return StageOutputs(
-            self.main_encoder, self.with_window, self.side_tags, self.side_encoders,
-            self.output_schema, self.null_timestamp_tag, self.with_firing,
-        )
+        return StageOutputs(self)
 
 
     # -------------------------------------------------------------- streaming
