@@ -42,6 +42,7 @@ from typing import Any
 from pyspark.sql import Column, SparkSession
 from pyspark.sql.types import StructType
 
+from flinkwin._version import __version__
 from flinkwin.assigners.stagger import StaggeredAssigner
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import resolve_window_function
@@ -190,8 +191,6 @@ def document(pipeline: WindowPipeline, stage: CompiledStage) -> dict[str, Any]:
 def document_header(stage: str, key_groups: int, fingerprint: dict[str, Any]) -> dict[str, Any]:
     """What every stage's ``pipeline.json`` holds: the document's and flinkwin's versions, the
     stage kind (``window`` or ``graph``), the state formats written, key groups, fingerprint."""
-    from flinkwin import __version__
-
     return {
         "document": _DOCUMENT_VERSION,
         "stage": stage,

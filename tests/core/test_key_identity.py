@@ -21,13 +21,13 @@ import numpy as np
 import pytest
 
 from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
-from flinkwin.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.joined_streams import JoinedStreams
+from flinkwin.datastream.keyed_reduce import RollingReduce
 from flinkwin.errors import KeyTypeError, NullKeyError, UserFunctionError
 from flinkwin.functions import CoGroupFunction, JoinFunction
 from flinkwin.functions.base import ProcessWindowFunction
 from flinkwin.functions.process import KeyedProcessFunction
-from flinkwin.joined_streams import JoinedStreams
-from flinkwin.keyed_reduce import RollingReduce
 from flinkwin.keys import NULL_KEY_MESSAGE, PickledKey, pickled_key
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.cogroup import TaggedUnion, build_operator

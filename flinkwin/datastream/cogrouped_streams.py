@@ -37,6 +37,7 @@ from flinkwin.operator.cogroup import (
     is_co_group_function,
 )
 from flinkwin.output_tag import OutputTag
+from flinkwin.spark.schema import _type_info_ddl
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers.base import Trigger
 from flinkwin.types import RECORD_TYPE_NAMES, TypeInformation, declared_output
@@ -77,8 +78,6 @@ def _info_columns(info: TypeInformation) -> tuple[str, ...] | None:
     keys' types: one for a basic type, one per field for a row or tuple (a key of several
     columns); None when that is not known (no Spark type, or a nested row, whose DDL is not
     written as ``simpleString``)."""
-    from flinkwin.spark.schema import _type_info_ddl
-
     if info.name in RECORD_TYPE_NAMES:
         fields = info.args[1] if info.name == "ROW_NAMED" else info.args[0]
     else:

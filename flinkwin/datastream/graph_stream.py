@@ -128,7 +128,8 @@ class GraphResultStream(DataStream):
         **options: Any,
     ) -> StreamingQuery | None:
         """Run the graph as ONE query writing the main output to ``main`` and each side output
-        to its sink, as :meth:`flinkwin.window_result_stream.WindowResultStream.start`."""
+        to its sink, as
+        :meth:`flinkwin.datastream.window_result_stream.WindowResultStream.start`."""
         side_outputs = dict(side_outputs or {})
         stage = self._stage(list(side_outputs))
         if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:

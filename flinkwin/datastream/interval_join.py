@@ -76,7 +76,8 @@ class IntervalJoin:
     """Flink's ``KeyedStream.IntervalJoin``: two keyed streams waiting for ``between``."""
 
     def __init__(self, left: Any, right: Any) -> None:
-        from flinkwin.keyed_stream import KeyedStream
+        # inherent cycle: KeyedStream.interval_join builds this class
+        from flinkwin.datastream.keyed_stream import KeyedStream
 
         for name, stream in (("left", left), ("right", right)):
             if not isinstance(stream, KeyedStream):
