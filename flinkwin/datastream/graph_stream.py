@@ -19,11 +19,11 @@ from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
-from flinkwin.spark.compiler import CompiledStage, PipelineError
 from flinkwin.spark.graph import StreamPlan
 from flinkwin.spark.graph_compiler import compile_graph
 from flinkwin.spark.graph_restart import prepare_graph_restart
 from flinkwin.spark.parallelism import stage_parallelism
+from flinkwin.spark.pipeline import CompiledStage, PipelineError
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.sinks import start_query
 from flinkwin.spark.sizing import StageSize

@@ -80,7 +80,8 @@ class StreamExecutionEnvironment:
         from pyspark.sql import SparkSession
 
         from flinkwin.datastream.data_stream import DataStream
-        from flinkwin.spark.schema import RowEncoder, parse_schema
+        from flinkwin.spark.row_encoder import RowEncoder
+        from flinkwin.spark.schema import parse_schema
 
         if type_info is not None and not isinstance(type_info, TypeInformation):
             raise TypeError(

@@ -29,8 +29,8 @@ from flinkwin.functions.internal import (
 from flinkwin.functions.transform import function_label
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark.aggregations import check_aggregatable
-from flinkwin.spark.compiler import WindowPipeline
 from flinkwin.spark.graph_nodes import window_node
+from flinkwin.spark.pipeline import WindowPipeline
 from flinkwin.spark.schema import parse_schema
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger

@@ -54,10 +54,10 @@ import pandas as pd
 import pyarrow as pa
 
 from flinkwin.functions.internal import iterate_outputs
-from flinkwin.operator import formats
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.graph_batches import QuietBatches
 from flinkwin.operator.runtime_context import Subtask, TaskInfo, TaskRuntimeContext
+from flinkwin.operator.snapshots import formats
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
@@ -200,7 +200,7 @@ class GraphOperator:
             return
         self._opened = True
         context = TaskRuntimeContext(self.task_info)
-        from flinkwin.operator.window_operator import open_function
+        from flinkwin.functions.internal import open_function
 
         for j, (op, step) in enumerate(zip(self.operators, self._steps)):
             if op is not None:

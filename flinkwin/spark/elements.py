@@ -42,11 +42,12 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
+from flinkwin.functions.internal import open_function
 from flinkwin.keys import declared_key, flink_key, key_type_mismatch, plain_key
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
-from flinkwin.operator.window_operator import make_key_selector, open_function
+from flinkwin.operator.window_operator import make_key_selector
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner, as_timestamp
 from flinkwin.types import TypeInformation, is_pickled_type

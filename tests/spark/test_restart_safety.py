@@ -219,7 +219,8 @@ def test_state_format_lists_every_state_form_and_accepts_every_readable_format()
     written before a form existed recorded fewer, and one written by an earlier flinkwin
     recorded earlier formats: restarts are refused only for a format this flinkwin does not
     read, naming it."""
-    from flinkwin.operator import formats, states
+    from flinkwin.operator import states
+    from flinkwin.operator.snapshots import formats
 
     assert set(STATE_FORMAT) == {"operator", *states.FORMATS, "graph", "keyed-process",
                                  "interval-join"}
