@@ -169,8 +169,8 @@ class Bench:
         from pyspark.sql.streaming.state import GroupStateTimeout
 
         import flinkwin as fw
-        from flinkwin.spark.compiler import key_group_column
         from flinkwin.spark.parallelism import stage_parallelism
+        from flinkwin.spark.pipeline import key_group_column
         from flinkwin.spark.sizing import state_partitions
 
         source = self._source(directory)

@@ -53,21 +53,17 @@ from pyspark.sql.types import (
 import flinkwin as fw
 from flinkwin.functions.builtin import sum_of
 from flinkwin.operator import states
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
 from flinkwin.spark import runtime as stage_runtime
-from flinkwin.spark.compiler import _nullable
 from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN
+from flinkwin.spark.inputs import EventTime
 from flinkwin.spark.key_groups import key_group_labels
 from flinkwin.spark.nulls import plan
-from flinkwin.spark.runtime import (
-    METRIC_COLUMNS,
-    METRICS,
-    TAG_COLUMN,
-    EventTime,
-    KeyGroupRuntime,
-    OperatorSpec,
-)
-from flinkwin.spark.schema import RowEncoder
+from flinkwin.spark.operator_spec import OperatorCache, OperatorSpec
+from flinkwin.spark.outputs import METRIC_COLUMNS, METRICS, TAG_COLUMN
+from flinkwin.spark.pipeline import _nullable
+from flinkwin.spark.row_encoder import RowEncoder
+from flinkwin.spark.runtime import KeyGroupRuntime
 
 T0_MS = 1_704_067_200_000
 KEYS, BATCHES, GROUPS, CHUNK, DELAY_MS = 10_000, 10, 16, 10_000, 5_000
@@ -219,7 +215,7 @@ def run(stage: KeyGroupRuntime, data: list[Batch], restore: bool = False) -> tup
     def call(group: int, chunks: Iterator[pd.DataFrame]) -> None:
         state = states_[group]
         if restore:
-            stage_runtime._CACHE = stage_runtime._OperatorCache()
+            stage_runtime.OPERATORS = OperatorCache()
         for out in stage.process_stream((group,), chunks, state):
             hashed = pd.util.hash_pandas_object(out.drop(columns=[STATE_BYTES]), index=False)
             outputs.update(hashed.to_numpy().tobytes())

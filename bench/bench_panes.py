@@ -24,8 +24,8 @@ import pandas as pd
 from flinkwin import SlidingEventTimeWindows, Time
 from flinkwin.functions.builtin import sum_of
 from flinkwin.operator import WindowOperator
-from flinkwin.operator.columnar import ColumnarAggregation
-from flinkwin.operator.panes import PaneAggregation
+from flinkwin.operator.states.columnar import ColumnarAggregation
+from flinkwin.operator.states.panes import PaneAggregation
 
 T0_MS = 1_704_067_200_000
 SPAN_MS = 600_000

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from bench_operator import the_command, write_report  # noqa: E402
 from bench_spark import DEFAULT_OUTPUT, SCHEMA, generate  # noqa: E402
 
-from flinkwin.spark.compiler import key_group_column  # noqa: E402
+from flinkwin.spark.pipeline import key_group_column  # noqa: E402
 
 SHIFT_MS = 36500 * 86_400_000
 

@@ -14,6 +14,7 @@ import importlib
 from typing import Any
 
 from flinkwin import unsupported
+from flinkwin._version import __version__ as __version__
 from flinkwin.assigners import (
     CountSlidingWindowAssigner,
     CountTumblingWindowAssigner,
@@ -91,14 +92,12 @@ from flinkwin.windows import (
     Window,
 )
 
-__version__ = "0.1.0"
-
 _SPARK_API = {
     "DataStream": "flinkwin.datastream.data_stream",
-    "KeyedStream": "flinkwin.keyed_stream",
-    "WindowedStream": "flinkwin.windowed_stream",
-    "AllWindowedStream": "flinkwin.windowed_stream",
-    "WindowResultStream": "flinkwin.window_result_stream",
+    "KeyedStream": "flinkwin.datastream.keyed_stream",
+    "WindowedStream": "flinkwin.datastream.windowed_stream",
+    "AllWindowedStream": "flinkwin.datastream.windowed_stream",
+    "WindowResultStream": "flinkwin.datastream.window_result_stream",
     "WatermarkStrategy": "flinkwin.watermark",
     "DeltaSink": "flinkwin.sinks",
     "DeltaUpsertSink": "flinkwin.sinks",

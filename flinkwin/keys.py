@@ -10,10 +10,11 @@ Which ``equals`` depends on how the key is typed, as in PyFlink:
   those bytes, so its type is part of its identity: ``1``, ``1.0``, ``True`` and
   ``Decimal("1")`` are four keys, ``Decimal("1.0")`` and ``Decimal("1.00")`` two. Such a key is
   held as a :class:`PickledKey` (its value's type and value, as the pickled bytes would tell
-  them apart; numpy scalars count as the Python values they stand for, so a key never splits
-  because one path produced ``numpy.int64`` and another ``int``), unless no value of another
-  type can equal it (strings, bytes, dates... and tuples of those stay as they are; see
-  :func:`pickled_key`). User code always sees the value itself (:func:`user_key`).
+  them apart: a subclass such as a ``Row`` or an ``IntEnum`` is not its base, an instant in
+  two zones is two keys; numpy scalars count as the Python values they stand for, so a key
+  never splits because one path produced ``numpy.int64`` and another ``int``), unless no value
+  of another type can equal it (strings, bytes, naive dates... and plain tuples of those stay
+  as they are; see :func:`pickled_key`). User code always sees the value itself (:func:`user_key`).
 
 A key that is None (a key selector returning None, a null key column) fails, as Flink's
 ``KeyGroupRangeAssignment.assignToKeyGroup`` does ("Assigned key must not be null!"); a tuple
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from flinkwin.errors import KeyTypeError, NullKeyError
+from flinkwin.record import Row
 
 #: Flink's message for a null key (``KeyGroupRangeAssignment.assignToKeyGroup``), word for word.
 NULL_KEY_MESSAGE = "Assigned key must not be null!"
@@ -170,8 +172,10 @@ class _Tag(tuple):  # type: ignore[type-arg]
 def _identity(value: Any) -> Any:
     """What tells ``value`` apart as its pickled bytes would: numbers tagged with their kind
     (``bool``, ``int``, ``float``, ``decimal``; floats with ``Double.equals``: NaN one key,
-    ``-0.0`` another), containers item by item; a value no other type's value equals is its
-    own identity (``value`` itself, numpy strings as ``str``)."""
+    ``-0.0`` another), containers item by item, a subclass (a ``Row``, an ``IntEnum``...) and
+    a time with a zone or a ``fold`` with what their pickle holds besides the value; a value no
+    other type's value equals is its own identity (``value`` itself, numpy strings as
+    ``str``)."""
     if isinstance(value, np.generic):  # numpy scalars as the Python values they stand for
         value = str(value) if isinstance(value, str) else value.item()
     kind = type(value)
@@ -179,25 +183,54 @@ def _identity(value: Any) -> Any:
         return value
     if kind is bool:
         return _Tag(("bool", value))
-    if isinstance(value, float):
-        return _Tag(("float", flink_key(float(value))))
-    if isinstance(value, int):
-        return _Tag(("int", int(value)))
-    if isinstance(value, decimal.Decimal):
-        return _Tag(("decimal", str(value)))  # Decimal pickles as its string: 1.0 is not 1.00
-    if isinstance(value, tuple):
+    if kind is tuple:
         items = tuple(_identity(v) for v in value)
         if any(type(i) is _Tag for i in items):
             return _Tag(("tuple", items))
-        # no item needs its type: the tuple itself (a Row equals the tuple of its values)
+        # no item needs its type: the tuple itself
         return value if all(a is b for a, b in zip(items, value)) else items
+    if kind in _PLAIN_NUMBERS or kind is decimal.Decimal:
+        return _Tag(_number(value))
+    if isinstance(value, (datetime.date, datetime.time)):
+        if kind in _PLAIN_TIMES and getattr(value, "tzinfo", None) is None and not getattr(
+            value, "fold", 0
+        ):
+            return value
+        # equal instants in two zones, or a fold, pickle (so key) apart
+        return _Tag(("time", _own_type(kind), value.__reduce_ex__(4)[1]))
     if isinstance(value, list):
         return _Tag(("list", tuple(_identity(v) for v in value)))
     if isinstance(value, dict):
         return _Tag(("map", frozenset((_identity(k), _identity(v)) for k, v in value.items())))
+    own = _own_type(kind)  # a subclass pickles as its own type, so keys apart from its base's
+    if isinstance(value, tuple):
+        return _Tag(("tuple", own, tuple(_identity(v) for v in value)))
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return _Tag((*_number(value), own))
     if isinstance(value, str):
-        return str(value)
+        return _Tag(("str", own, str(value)))
     return value
+
+
+_PLAIN_NUMBERS = frozenset((int, float, JavaDouble))
+_PLAIN_TIMES = frozenset((datetime.date, datetime.datetime, datetime.time))
+
+
+def _number(value: Any) -> tuple[str, Any]:
+    """A number's kind and value as its identity holds them."""
+    if isinstance(value, float):
+        return ("float", flink_key(float(value)))
+    if isinstance(value, int):
+        return ("int", int(value))
+    return ("decimal", str(value))  # Decimal pickles as its string: 1.0 is not 1.00
+
+
+def _own_type(kind: type) -> Any:
+    """What a value's pickle names its type by: a ``Row``'s field names (and whether it is a
+    ``Types.TUPLE`` element), any other class itself."""
+    if issubclass(kind, Row):
+        return ("Row", kind.__fields__, kind._is_tuple)
+    return kind
 
 
 def user_key(key: Any) -> Any:
@@ -271,8 +304,8 @@ def plain_key(key: Any) -> Any:
 def pickled_key(value: Any) -> Any:
     """``value`` as a key without a declared type: a :class:`PickledKey` when its type tells
     it apart from equal values of other types (numbers, containers holding them), else the
-    value itself (a ``str``, ``bytes``, a date... and tuples of those, which no value of
-    another type equals)."""
+    value itself (a ``str``, ``bytes``, a naive date... and plain tuples of those, which no
+    value of another type equals)."""
     identity = _identity(value)
     return PickledKey(value, identity) if type(identity) is _Tag else identity
 

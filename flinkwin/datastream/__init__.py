@@ -5,8 +5,13 @@
 ``.data_stream`` and ``.stream_execution_environment`` become the modules of the same names
 here.
 
-The stream classes (``DataStream``, ``KeyedStream``, ``WindowedStream``) import Spark and load
-on first use; everything else imports no Spark. Names flinkwin does not provide (connected and
+The stream API itself lives here, a module per class family: ``data_stream`` (``DataStream``;
+as PyFlink's, it also gives ``KeyedStream``, ``WindowedStream`` and ``AllWindowedStream``),
+``keyed_stream``, ``keyed_reduce`` (the rolling reduce), ``windowed_stream``,
+``window_result_stream``, ``joined_streams``, ``cogrouped_streams``, ``interval_join`` and
+``graph_stream``; ``window``, ``functions``, ``state``... re-export the Flink core's classes
+under PyFlink's module names. The stream classes import Spark and load on first use;
+everything else imports no Spark. Names flinkwin does not provide (connected and
 broadcast streams, state backends...) raise an ``ImportError`` saying what to do instead
 (:mod:`flinkwin.unsupported`).
 """
@@ -43,9 +48,9 @@ from flinkwin.windows import CountWindow, GlobalWindow, TimeWindow, Window
 _SPARK_API = {
     "DataStream": "flinkwin.datastream.data_stream",
     "DEFAULT_KEY_GROUPS": "flinkwin.datastream.data_stream",
-    "SinkContext": "flinkwin.datastream.data_stream",
-    "KeyedStream": "flinkwin.keyed_stream",
-    "WindowedStream": "flinkwin.windowed_stream",
+    "SinkContext": "flinkwin.datastream.element_sinks",
+    "KeyedStream": "flinkwin.datastream.keyed_stream",
+    "WindowedStream": "flinkwin.datastream.windowed_stream",
 }
 
 

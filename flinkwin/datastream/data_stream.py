@@ -31,10 +31,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame
-from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.assigners.base import WindowAssigner
 from flinkwin.datastream.closeable_iterator import CloseableIterator
+from flinkwin.datastream.element_sinks import ElementSinks, SinkContext
 from flinkwin.datastream.graph_operations import GraphOperations
 from flinkwin.datastream.operator_hints import OperatorHints
 from flinkwin.datastream.stream_execution_environment import (
@@ -51,10 +51,8 @@ from flinkwin.spark.elements import (
     TIMESTAMP_COLUMN,
     apply_element_stage,
 )
-from flinkwin.spark.printing import element_shaper, printer
-from flinkwin.spark.queries import settle_on_available_input
-from flinkwin.spark.schema import is_pickled, parse_schema, pickled_schema, without_pickled_marks
-from flinkwin.spark.sizing import StageSize, sized_data_frame, state_partitions, state_store
+from flinkwin.spark.schema import parse_schema, pickled_schema, without_pickled_marks
+from flinkwin.spark.sizing import StageSize, sized_data_frame
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
 from flinkwin.timestamps import TimestampAssigner
@@ -65,13 +63,13 @@ from flinkwin.types import (
     is_atomic_type,
     is_pickled_type,
 )
-from flinkwin.unsupported import SOURCES_AND_SINKS, missing
+from flinkwin.unsupported import missing
 from flinkwin.watermark import WatermarkStrategy
 
 if TYPE_CHECKING:
 
-    from flinkwin.keyed_stream import KeyedStream
-    from flinkwin.windowed_stream import AllWindowedStream
+    from flinkwin.datastream.keyed_stream import KeyedStream
+    from flinkwin.datastream.windowed_stream import AllWindowedStream
 
 #: Default number of key groups (Flink's max parallelism): the unit of Spark state and work.
 DEFAULT_KEY_GROUPS = 16
@@ -79,7 +77,7 @@ DEFAULT_KEY_GROUPS = 16
 WINDOW_STATE_NAME = "window-contents"
 
 
-class DataStream(GraphOperations, OperatorHints):
+class DataStream(GraphOperations, OperatorHints, ElementSinks):
     """A stream of rows backed by a Spark DataFrame.
 
     ``key_groups`` is the number of groups keys are hashed into (Flink's max parallelism): each
@@ -331,77 +329,6 @@ class DataStream(GraphOperations, OperatorHints):
         stamped = stamped.withColumnRenamed(TIMESTAMP_COLUMN, RECORD_TIMESTAMP_COLUMN)
         return stamped, strategy.withTimestampAssigner(RECORD_TIMESTAMP_COLUMN)
 
-    def execute_and_collect(self, job_execution_name: str | None = None,
-                            limit: int | None = None) -> list[Any]:
-        """All elements of a static stream, shaped as PyFlink returns them (tuples for
-        ``Types.TUPLE``, the value for a basic type, Rows otherwise): without ``limit`` a
-        :class:`~flinkwin.datastream.closeable_iterator.CloseableIterator` (PyFlink's, also a
-        list: ``with ds.execute_and_collect() as results: ...``), with it the first ``limit``
-        elements as a list."""
-        df = self._static_df("execute_and_collect")
-        rows = df.collect() if limit is None else df.limit(limit).collect()
-        shape = element_shaper(df.schema, self._type_info)
-        elements = [shape(row) for row in rows]
-        return elements if limit is not None else CloseableIterator(elements)
-
-    def print(self, sink_identifier: str | None = None) -> StreamingQuery | None:
-        """Flink's print sink: one line per element as PyFlink prints it (``(a,1)`` for a
-        tuple, ``+I[a,1]`` for a ``Types.ROW`` row, ``{a=1}`` for a map: Java's ``toString``,
-        see :mod:`flinkwin.spark.printing`; values without a declared type as Python's
-        ``str``), prefixed ``"<sink_identifier>> "`` when given. Runs now: a static stream
-        prints from the driver and returns None; a streaming one starts a query printing each
-        micro-batch and returns it."""
-        prefix = "" if sink_identifier is None else f"{sink_identifier}> "
-        text = printer(self._type_info, is_pickled(self._public_df().schema))
-
-        def emit(value: Any, _context: Any) -> None:
-            print(prefix + text(value))
-
-        return self._run_sink(emit)
-
-    def add_sink(self, sink_func: Any) -> StreamingQuery | None:
-        """Call ``sink_func.invoke(value, context)`` (a ``SinkFunction``) for each element,
-        shaped as for ``execute_and_collect``; runs now, as ``print()``."""
-        invoke = as_callable(sink_func, "invoke", "add_sink")
-        return self._run_sink(invoke)
-
-    def sink_to(self, sink: Any) -> None:
-        """Refused: a connector sink is what a port replaces; use ``print()``, ``add_sink()``,
-        ``start()`` or ``toDF()``."""
-        raise UnsupportedOperationError(f"sink_to(): {SOURCES_AND_SINKS}")
-
-    def _run_sink(self, invoke: Any) -> StreamingQuery | None:
-        """Deliver every element to ``invoke(value, context)`` in the driver (see ``print``)."""
-        df = self._elements_df()
-        carried = RECORD_TIMESTAMP_COLUMN in df.columns
-        schema = self._public_df().schema
-        shape = element_shaper(schema, self._type_info)
-        names = schema.fieldNames()
-
-        def deliver(rows: list[Any]) -> None:
-            for row in rows:
-                stamp = row[RECORD_TIMESTAMP_COLUMN] if carried else None
-                invoke(shape([row[n] for n in names]), SinkContext(stamp))
-
-        if not df.isStreaming:
-            deliver(df.collect())
-            return None
-        writer = df.writeStream.foreachBatch(lambda batch, _id: deliver(batch.collect()))
-        session, size = df.sparkSession, self._stage_size()
-        with state_partitions(
-            session, None if size is None else size.partitions(session)
-        ), state_store(session, size is not None and size.rocksdb):
-            query = writer.start()
-        if self._wakes_keys_in_processing_time():
-            return settle_on_available_input(query)
-        return query
-
-    def _static_df(self, what: str) -> DataFrame:
-        df = self._public_df()
-        if df.isStreaming:
-            raise ValueError(f"{what} needs a static DataFrame; start a query on a streaming one")
-        return df
-
     def assignTimestampsAndWatermarks(  # noqa: N802
         self, watermark_strategy: WatermarkStrategy
     ) -> DataStream:
@@ -434,7 +361,8 @@ class DataStream(GraphOperations, OperatorHints):
         a ``KeySelector``, called once per element before the shuffle (a tuple-returning
         selector gives tuple keys). ``key_type`` is checked against every key a selector
         returns."""
-        from flinkwin.keyed_stream import KeyedStream
+        # inherent cycle: a KeyedStream is a DataStream
+        from flinkwin.datastream.keyed_stream import KeyedStream
 
         if key_selector is not None:
             if keys:
@@ -467,7 +395,8 @@ class DataStream(GraphOperations, OperatorHints):
 
     def windowAll(self, window_assigner: WindowAssigner) -> AllWindowedStream:  # noqa: N802
         """Windows over the whole (non-keyed) stream; runs as a single key group."""
-        from flinkwin.windowed_stream import AllWindowedStream, _window_state
+        # inherent cycle: a windowed stream's results are DataStreams
+        from flinkwin.datastream.windowed_stream import AllWindowedStream, _window_state
 
         return AllWindowedStream(_window_state(self, None, window_assigner))
 
@@ -475,14 +404,19 @@ class DataStream(GraphOperations, OperatorHints):
         """Java's ``countWindowAll``: GlobalWindows with a purging CountTrigger of ``size``, or
         with ``slide``: a CountEvictor of ``size`` and a CountTrigger of ``slide`` (fires every
         ``slide`` elements from the first)."""
-        from flinkwin.windowed_stream import AllWindowedStream, _count_window_state
+        # inherent cycle: a windowed stream's results are DataStreams
+        from flinkwin.datastream.windowed_stream import AllWindowedStream, _count_window_state
 
         return AllWindowedStream(_count_window_state(self, None, size, slide))
 
     def count_window_all(self, size: int, slide: int = 0) -> AllWindowedStream:
         """``count_window`` (PyFlink's count assigners) over the whole stream; PyFlink itself
         has no ``count_window_all``."""
-        from flinkwin.windowed_stream import AllWindowedStream, _pyflink_count_window_state
+        # inherent cycle: a windowed stream's results are DataStreams
+        from flinkwin.datastream.windowed_stream import (
+            AllWindowedStream,
+            _pyflink_count_window_state,
+        )
 
         return AllWindowedStream(_pyflink_count_window_state(self, None, size, slide))
 
@@ -490,26 +424,12 @@ class DataStream(GraphOperations, OperatorHints):
         """The process's execution environment."""
         return StreamExecutionEnvironment.get_execution_environment()
 
-    addSink = add_sink
     flatMap = flat_map
-    executeAndCollect = execute_and_collect
     getType = get_type
     assign_timestamps_and_watermarks = assignTimestampsAndWatermarks
     key_by = keyBy
     window_all = windowAll
     to_df = toDF
-
-
-class SinkContext:
-    """The context a sink function gets: the element's timestamp (None when it has none)."""
-
-    __slots__ = ("_timestamp",)
-
-    def __init__(self, timestamp: int | None) -> None:
-        self._timestamp = timestamp
-
-    def timestamp(self) -> int | None:
-        return self._timestamp
 
 
 def _is_tuple_type(type_info: TypeInformation | None) -> bool:
@@ -518,17 +438,20 @@ def _is_tuple_type(type_info: TypeInformation | None) -> bool:
 
 def __getattr__(name: str) -> Any:
     """PyFlink's ``data_stream`` module also holds the keyed and windowed streams."""
+    # inherent cycle: they are (or make) DataStreams, so they load after this module
     if name == "KeyedStream":
-        from flinkwin.keyed_stream import KeyedStream
+        from flinkwin.datastream.keyed_stream import KeyedStream
 
         return KeyedStream
     if name in ("WindowedStream", "AllWindowedStream"):
-        from flinkwin import windowed_stream
+        from flinkwin.datastream import windowed_stream
 
         return getattr(windowed_stream, name)
     raise missing(__name__, name)
 
 
+# re-exported from their own modules, as public names of this one: CloseableIterator (PyFlink's
+# data_stream has it) and SinkContext (what an add_sink function gets)
 __all__ = [
     "DEFAULT_KEY_GROUPS", "WINDOW_STATE_NAME", "CloseableIterator", "DataStream", "SinkContext",
 ]

@@ -1,15 +1,21 @@
 """The operations of a :class:`~flinkwin.datastream.data_stream.DataStream` that build a
 stream graph (Flink's multi-input and process transformations): ``union``, window ``join``
 and ``coGroup``, ``process``, and steps (``map``...) inside a graph. Each returns a
-:class:`~flinkwin.graph_stream.GraphResultStream`; the graph runs as one stage (see
+:class:`~flinkwin.datastream.graph_stream.GraphResultStream`; the graph runs as one stage (see
 :mod:`flinkwin.spark.graph`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from flinkwin.datastream.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.joined_streams import JoinedStreams
 from flinkwin.errors import UnsupportedOperationError
+from flinkwin.functions.process import ProcessFunction
 from flinkwin.functions.transform import function_label
+from flinkwin.operator.graph import UNION, NodeSpec
+from flinkwin.spark.graph import PlanNode, StreamPlan, StreamType, combine, plan_of
+from flinkwin.spark.graph_nodes import process_node, window_join_node
 from flinkwin.types import declared_output
 from flinkwin.unsupported import TWO_INPUTS
 
@@ -27,10 +33,6 @@ class GraphOperations:
         self, kind: str, rich: Any, function: Any, out_schema: Any, type_info: Any
     ) -> DataStream:
         """``map``/``flat_map``/``filter`` inside this stream's graph (see ``union``)."""
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.operator.graph import NodeSpec
-        from flinkwin.spark.graph import PlanNode, StreamType
-
         plan = self._plan
         output = plan.head_type if out_schema is None else StreamType(out_schema, type_info)
         spec = NodeSpec(
@@ -38,7 +40,7 @@ class GraphOperations:
             rich=rich if not callable(rich) or hasattr(rich, "open") else None,
             shape=output.shape(),
         )
-        return GraphResultStream(plan.with_node(PlanNode(spec, output)))
+        return _graph_result(plan.with_node(PlanNode(spec, output)))
 
     def process(
         self, func: Any, output_type: Any = None, *, output_schema: Any = None
@@ -46,16 +48,11 @@ class GraphOperations:
         """Flink's ``ProcessOperator``: ``func.process_element(value, ctx)`` per element of a
         non-keyed stream (no keyed state, no timers); ``output_type``/``output_schema`` as for
         ``map``."""
-        from flinkwin.functions.process import ProcessFunction
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import plan_of
-        from flinkwin.spark.graph_nodes import process_node
-
         if not isinstance(func, ProcessFunction):
             raise TypeError("ProcessFunction is required for DataStream.")
         declared = declared_output(output_type, output_schema)
         plan = plan_of(self)
-        result = GraphResultStream(plan.with_node(process_node(func, None, declared, plan)))
+        result = _graph_result(plan.with_node(process_node(func, None, declared, plan)))
         result._origin = f"process({function_label(func)})"
         return result
 
@@ -66,10 +63,6 @@ class GraphOperations:
         inputs' watermarks, as Flink's do (an input without a strategy holds it at
         ``Long.MIN_VALUE``). The union and everything
         after it run as one stage (see docs/architecture.md#stream-graphs)."""
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.operator.graph import UNION, NodeSpec
-        from flinkwin.spark.graph import PlanNode, combine, plan_of
-
         if not streams:
             raise TypeError("union takes at least one other stream")
         for other in streams:
@@ -87,7 +80,7 @@ class GraphOperations:
                 )
         plan, heads = combine(plans)
         spec = NodeSpec(name="union", kind=UNION, inputs=tuple((h, 0) for h in heads))
-        result = GraphResultStream(plan.with_node(PlanNode(spec, types[0])))
+        result = _graph_result(plan.with_node(PlanNode(spec, types[0])))
         origins = [s._origin or "a stream" for s in (self, *streams)]
         result._origin = f"the union's inputs ({', '.join(origins)})"
         return result
@@ -96,16 +89,12 @@ class GraphOperations:
         """Flink's window join: ``a.join(b).where(key_a).equal_to(key_b).window(assigner)
         .apply(JoinFunction, output_type)``; inner join of the elements of each window with
         equal keys, one result per pair (see docs/windows/joins.md)."""
-        from flinkwin.joined_streams import JoinedStreams
-
         return JoinedStreams(self, other_stream)
 
     def coGroup(self, other_stream: DataStream) -> Any:  # noqa: N802
         """Flink's window coGroup: ``a.co_group(b).where(...).equal_to(...).window(...)
         .apply(CoGroupFunction, output_type)``: both inputs' elements of each window and key
         as two lists (see docs/windows/joins.md)."""
-        from flinkwin.cogrouped_streams import CoGroupedStreams
-
         return CoGroupedStreams(self, other_stream)
 
     co_group = coGroup
@@ -120,12 +109,16 @@ class GraphOperations:
 
     def _window_join(self, spec: Any) -> DataStream:
         """The stream of a finished window join or coGroup (``spec.first`` is this stream)."""
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import combine, plan_of
-        from flinkwin.spark.graph_nodes import window_join_node
-
         plan, heads = combine([plan_of(spec.first), plan_of(spec.second)])
-        return GraphResultStream(plan.with_node(window_join_node(spec, plan, heads)))
+        return _graph_result(plan.with_node(window_join_node(spec, plan, heads)))
+
+
+def _graph_result(plan: StreamPlan) -> DataStream:
+    """The stream whose head is ``plan``'s last node."""
+    # inherent cycle: a GraphResultStream is a DataStream, which mixes in GraphOperations
+    from flinkwin.datastream.graph_stream import GraphResultStream
+
+    return GraphResultStream(plan)
 
 
 def _type_name(stream_type: Any) -> str:

@@ -33,7 +33,7 @@ from flinkwin.datastream.checkpointing_mode import CheckpointingMode
 from flinkwin.datastream.time_characteristic import TimeCharacteristic
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.runtime_mode import RuntimeExecutionMode
-from flinkwin.types import TypeInformation
+from flinkwin.types import TypeInformation, Types
 from flinkwin.unsupported import CHECKPOINTS, RESTARTS, SOURCES, SOURCES_AND_SINKS
 
 if TYPE_CHECKING:
@@ -75,12 +75,13 @@ class StreamExecutionEnvironment:
         self, collection: Iterable[Any], type_info: TypeInformation | None = None
     ) -> DataStream:
         """A bounded stream of ``collection``'s elements (see module docstring)."""
+        # Spark and DataStream (which imports this module) load only when a collection is read
         import pyarrow as pa
         from pyspark.sql import SparkSession
 
         from flinkwin.datastream.data_stream import DataStream
-        from flinkwin.spark.schema import RowEncoder, parse_schema
-        from flinkwin.types import Types
+        from flinkwin.spark.row_encoder import RowEncoder
+        from flinkwin.spark.schema import parse_schema
 
         if type_info is not None and not isinstance(type_info, TypeInformation):
             raise TypeError(

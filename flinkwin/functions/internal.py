@@ -13,6 +13,7 @@ and the window-state descriptor ``WindowedStream`` picks).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import types
 from collections.abc import Iterable, Mapping
@@ -187,8 +188,6 @@ class _CalledAs(Function):
         self.fn = fn
 
     def open(self, runtime_context: Any) -> None:
-        from flinkwin.operator.window_operator import open_function
-
         open_function(self.fn, runtime_context)
 
     def close(self) -> None:
@@ -254,3 +253,14 @@ def called_as(fn: Any, kind: str) -> Any | None:
     except ValueError:  # no signature to inspect: call it as PyFlink would
         pass
     return fn if _window_kind(fn) == kind else _ADAPTERS[kind](fn)
+
+
+def open_function(fn: Any, runtime_context: Any) -> None:
+    """``fn.open(runtime_context)`` if ``fn`` has it; ``fn.get_runtime_context()`` returns the
+    context from then on."""
+    open_ = getattr(fn, "open", None)
+    if not callable(open_):
+        return
+    with contextlib.suppress(AttributeError):  # no instance dict: no get_runtime_context
+        fn.__dict__["_flinkwin_runtime_context"] = runtime_context
+    open_(runtime_context)

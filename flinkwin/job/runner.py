@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from flinkwin.datastream.window_result_stream import WindowResultStream
 from flinkwin.output_tag import OutputTag
-from flinkwin.window_result_stream import WindowResultStream
 
 from .config import JobConfig, JobConfigError, sink_from_spec
 

@@ -36,9 +36,9 @@ from flinkwin.functions.base import (
     KeySelector,
     WindowFunction,
 )
-from flinkwin.functions.internal import iterate_outputs
+from flinkwin.functions.internal import iterate_outputs, open_function
 from flinkwin.functions.join import CoGroupFunction, FlatJoinFunction, JoinFunction
-from flinkwin.operator.window_operator import WindowOperator, make_key_selector, open_function
+from flinkwin.operator.window_operator import WindowOperator, make_key_selector
 from flinkwin.output_tag import OutputTag
 from flinkwin.triggers.base import Trigger
 from flinkwin.types import is_atomic_type

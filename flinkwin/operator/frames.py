@@ -6,8 +6,8 @@ Exact conversion (:func:`to_arrow`, :func:`from_arrow`): integers never pass thr
 integer column with nulls is Python ints and None), and NaN is not null (a float column with
 nulls is Python floats, NaN among them, and None); plain numpy columns where nothing is null.
 
-Used by :mod:`flinkwin.operator.columnar`, :mod:`flinkwin.operator.panes` and
-:mod:`flinkwin.operator.element_lists`. The schema metadata carries ``flinkwin.format`` (checked
+Used by :mod:`flinkwin.operator.states.columnar`, :mod:`flinkwin.operator.states.panes` and
+:mod:`flinkwin.operator.states.lists`. The schema metadata carries ``flinkwin.format`` (checked
 on restore) and the numbers as JSON under a key of the state's own.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from flinkwin.operator.snapshot import READ_OPTIONS
+from flinkwin.operator.snapshots import READ_OPTIONS
 
 
 def to_arrow(frame: pd.DataFrame) -> pa.Table:

@@ -5,7 +5,8 @@ A stream program that is a graph (a ``union`` of inputs, a window join, an inter
 (see ``docs/architecture.md#stream-graphs``). In each key group the stage holds a
 ``GraphOperator``: the graph's operators (:class:`~flinkwin.operator.stream_operator.
 StreamOperator`: window, keyed process, interval join...) and its stateless steps (``map``,
-``flat_map``, ``filter``), wired as the program wired them.
+``flat_map``, ``filter``), wired as the program wired them (the plan:
+:mod:`flinkwin.operator.graph_plan`).
 
 What happens, exactly:
 
@@ -46,18 +47,29 @@ its watermark from batch to batch.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from flinkwin.functions.internal import iterate_outputs
-from flinkwin.operator import formats
-from flinkwin.operator.element_rows import _records
 from flinkwin.operator.graph_batches import QuietBatches
-from flinkwin.operator.runtime_context import Subtask, TaskInfo, TaskRuntimeContext
+from flinkwin.operator.graph_plan import (
+    FILTER,
+    FLAT_MAP,
+    MAP,
+    OPERATOR,
+    UNION,
+    GraphPlan,
+    NodeSpec,
+    OperatorBuilder,
+    SourceSpec,
+    StreamRef,
+    upstream_sources,
+)
+from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
+from flinkwin.operator.snapshots import formats
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
@@ -66,85 +78,6 @@ if TYPE_CHECKING:
     from flinkwin.operator.graph_subtask import GraphSubtask
 
 FORMAT = formats.written(formats.GRAPH)
-MAP, FLAT_MAP, FILTER, UNION, OPERATOR = "map", "flat_map", "filter", "union", "operator"
-
-#: A stream of the graph: ``("source", i)``, ``("node", j)`` (node ``j``'s main output) or
-#: ``("side", j, tag_id)`` (node ``j``'s side output ``tag_id``).
-StreamRef = tuple[Any, ...]
-
-
-@dataclass(frozen=True)
-class SourceSpec:
-    """How the stage's rows of one source become its elements."""
-
-    #: the stage's columns holding this source's fields, in field order
-    columns: tuple[str, ...]
-    #: the fields' names (the element's field names)
-    names: tuple[str, ...]
-    tuple_elements: bool = False
-    pickled_elements: bool = False
-    atomic_elements: bool = False
-    converters: dict[str, Any] = field(default_factory=dict)
-    #: the source's ``forBoundedOutOfOrderness`` delay in ms (None: it has no watermarks, and
-    #: its watermark stays ``MIN_LONG`` until the end of input, as in Flink)
-    delay_ms: int | None = None
-    #: ``withIdleness``: processing time without elements after which the source is idle
-    idle_timeout_ms: int | None = None
-    #: the source's watermark is the stage's (computed by Spark before a filter or map the
-    #: stage does not see)
-    stage_watermark: bool = False
-
-    def rows(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """The source's columns of ``frame`` under its fields' names."""
-        sub = frame.loc[:, list(self.columns)]
-        sub.columns = list(self.names)
-        return sub
-
-    def elements(self, frame: pd.DataFrame) -> list[Any]:
-        """The elements of ``frame``'s rows (the stage's columns)."""
-        return self.records(self.rows(frame))
-
-    def records(self, rows: pd.DataFrame) -> list[Any]:
-        """The elements of the source's ``rows`` (as :meth:`rows` gives them)."""
-        return _records(rows, self.tuple_elements, self.pickled_elements,
-                        self.atomic_elements, self.converters)
-
-
-@dataclass(frozen=True)
-class NodeSpec:
-    """One operator or stateless step of the graph.
-
-    ``inputs`` are ``(stream, input_index)`` pairs: every element of ``stream`` reaches this
-    node as input ``input_index`` (several streams on one index: a union). ``build(task_info)``
-    makes an operator node's :class:`StreamOperator`; ``function`` is a step's callable;
-    ``shape`` turns the node's results into the elements the nodes after it see (None: as
-    they are)."""
-
-    name: str
-    kind: str
-    inputs: tuple[tuple[StreamRef, int], ...]
-    build: Any = None
-    function: Any = None
-    rich: Any = None
-    shape: Any = None
-
-
-@dataclass(frozen=True)
-class GraphPlan:
-    """A stream graph as one stage runs it: sources, nodes in topological order, outputs."""
-
-    sources: tuple[SourceSpec, ...]
-    nodes: tuple[NodeSpec, ...]
-    main: StreamRef
-    #: the stage's side outputs: tag -> the graph's stream holding it
-    sides: dict[OutputTag, StreamRef] = field(default_factory=dict)
-    source_column: str = "_fw_in"
-    #: the side outputs that carry late data (late elements of windows, joins, interval
-    #: joins), counted in the stage's ``numLateRecordsToSideOutput``
-    late_tags: tuple[OutputTag, ...] = ()
-    #: the stage sees every row (one key group): each operator's watermark is computed from
-    #: the sources it reads; else (several key groups) every operator takes the stage's
-    own_watermarks: bool = True
 
 
 class GraphOperator:
@@ -187,7 +120,7 @@ class GraphOperator:
         #: per source, the processing time of its last element (or of the first batch)
         self.source_active = [MIN_LONG] * len(plan.sources)
         #: per node, the watermarked sources it reads from, directly or through other nodes
-        self._node_sources = _upstream_sources(plan)
+        self._node_sources = upstream_sources(plan)
         self._node_watermarks = [MIN_LONG] * len(plan.nodes)
         #: the window nodes taking their source's rows in batches (see process_batch)
         self._batches = QuietBatches(
@@ -203,7 +136,7 @@ class GraphOperator:
             return
         self._opened = True
         context = TaskRuntimeContext(self.task_info)
-        from flinkwin.operator.window_operator import open_function
+        from flinkwin.functions.internal import open_function
 
         for j, (op, step) in enumerate(zip(self.operators, self._steps)):
             if op is not None:
@@ -489,20 +422,6 @@ class GraphOperator:
         self._node_watermarks = [int(v) for v in metadata["node_watermarks"].split(",") if v]
 
 
-def _upstream_sources(plan: GraphPlan) -> list[set[int]]:
-    """Per node, the sources it reads from, directly or through other nodes."""
-    found: list[set[int]] = []
-    for node in plan.nodes:
-        sources: set[int] = set()
-        for ref, _ in node.inputs:
-            if ref[0] == "source":
-                sources.add(int(ref[1]))
-            else:
-                sources |= found[int(ref[1])]
-        found.append(sources)
-    return found
-
-
 def _ref(ref: StreamRef) -> StreamRef:
     """A stream reference with a side output's tag as its id."""
     if ref[0] == "side" and isinstance(ref[2], OutputTag):
@@ -521,16 +440,6 @@ def _earliest(timers: Iterable[int | None]) -> int | None:
     present = [t for t in timers if t is not None]
     return min(present) if present else None
 
-
-class OperatorBuilder(Protocol):
-    """An operator node's ``build``: makes a key group's subtask of the node (its own copies of
-    the node's functions) and the node's operators, each running a subtask's functions (or,
-    without one, its own copies)."""
-
-    def subtask(self, task_info: TaskInfo) -> Subtask: ...
-
-    def __call__(self, task_info: TaskInfo, subtask: Subtask | None = None) -> StreamOperator:
-        ...
 
 __all__ = [
     "FILTER",

@@ -64,7 +64,7 @@ from flinkwin.operator.graph import (
     GraphOperator,
     GraphPlan,
     StreamRef,
-    _upstream_sources,
+    upstream_sources,
 )
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
@@ -320,7 +320,7 @@ def single_task_reason(plan: GraphPlan) -> str | None:
             return (f"source {i} has no watermarks: the operators reading it stay at "
                     "Long.MIN_VALUE while the others advance")
     every = set(range(len(plan.sources)))
-    reads = _upstream_sources(plan)
+    reads = upstream_sources(plan)
     info = TaskInfo("check", 0, 1, 1)
     for j in keyed_nodes(plan):
         node = plan.nodes[j]

@@ -50,10 +50,9 @@ from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process_join import ProcessJoinContext
 from flinkwin.keys import compares_by_value, restored_key, state_key
 from flinkwin.longs import WRAP, check_policy, to_long
-from flinkwin.operator import formats
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler, formats
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.window_operator import make_key_selector
 from flinkwin.output_tag import OutputTag
@@ -230,7 +229,7 @@ class IntervalJoinOperator(UserFunctionLifecycle):
             else all(compares_by_value(s, None) for s in self.key_selectors)
         )
         self.key_type = key_type
-        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshot).
+        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshots).
         self.state_pickler = state_pickler or StatePickler()
 
         self.current_watermark = MIN_LONG

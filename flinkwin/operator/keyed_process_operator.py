@@ -21,7 +21,7 @@ setting or deleting timers raises Flink's ``UnsupportedOperationException`` mess
 state is refused. It holds nothing but its clocks.
 
 Errors raised by user code are reported as a :class:`~flinkwin.errors.UserFunctionError`
-naming the key. Snapshots (:mod:`flinkwin.operator.process_snapshot`) hold keyed state, timers
+naming the key. Snapshots (:mod:`flinkwin.operator.snapshots.process`) hold keyed state, timers
 and clocks, their user objects (keys, state values) pickled and signed by the operator's
 :class:`StatePickler`; the contexts are in :mod:`flinkwin.operator.process_contexts`.
 """
@@ -33,7 +33,7 @@ from typing import Any
 
 from flinkwin.errors import OPERATOR_ERRORS, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector
-from flinkwin.functions.internal import iterate_outputs
+from flinkwin.functions.internal import iterate_outputs, open_function
 from flinkwin.functions.process import KeyedProcessFunction, TimeDomain
 from flinkwin.keys import compares_by_value, state_key
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
@@ -43,16 +43,16 @@ from flinkwin.operator.process_contexts import (
     KeyedTimerService,
     NonKeyedContext,
 )
-from flinkwin.operator.process_snapshot import restore_process_operator, snapshot_process_operator
 from flinkwin.operator.runtime_context import (
     OperatorRuntimeContext,
     Subtask,
     TaskInfo,
     TaskRuntimeContext,
 )
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
+from flinkwin.operator.snapshots.process import restore_process_operator, snapshot_process_operator
 from flinkwin.operator.timer_service import TimerQueue
-from flinkwin.operator.window_operator import make_key_selector, open_function
+from flinkwin.operator.window_operator import make_key_selector
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import to_record
 from flinkwin.state.backend import StateTables
@@ -81,7 +81,7 @@ class _Base:
     def __init__(self, function: Any, state_pickler: StatePickler | None) -> None:
         _check_function(function)
         self.function = function
-        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshot).
+        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshots).
         self.state_pickler = state_pickler or StatePickler()
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flinkwin.functions.internal import open_function
 from flinkwin.operator.runtime_context import Subtask
 
 
@@ -23,8 +24,6 @@ class UserFunctionLifecycle:
     def open(self) -> None:
         """Open the user functions (and a ``KeySelector``) once, before their first call; with
         a subtask, once for all the subtask's operators."""
-        from flinkwin.operator.window_operator import open_function
-
         if self._opened:
             return
         self._opened = True

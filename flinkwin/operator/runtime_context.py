@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from flinkwin.functions.internal import open_function
 from flinkwin.functions.runtime_context import RuntimeContext
 from flinkwin.metrics import MetricGroup
 from flinkwin.state.backend import VOID_NAMESPACE, StateTables
@@ -184,8 +185,6 @@ class Subtask:
 
     def open_functions(self, context: Any, functions: list[Any]) -> None:
         """Open ``functions`` (the subtask's objects) with ``context`` the first time."""
-        from flinkwin.operator.window_operator import open_function
-
         if self.opened:
             return
         if self.closed:

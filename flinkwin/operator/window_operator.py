@@ -22,11 +22,17 @@ state, and its merging-set entry.
 ``process_batch`` processes a whole pandas batch; for the common configurations it runs
 vectorized (see :mod:`flinkwin.operator.vectorized`) with results identical to the per-element
 path.
+
+Why one module of some 750 lines: ``WindowOperator`` is one class, Flink's ``WindowOperator``
+and its subclass ``EvictingWindowOperator`` together; its element path, timers, merging, firing
+and emission all read and write the same keyed state and clocks.
+What stands apart is elsewhere: the contexts (:mod:`~flinkwin.operator.contexts`), firings,
+lifecycle, runtime context, timer queue, the batch path (:mod:`~flinkwin.operator.vectorized`,
+:mod:`~flinkwin.operator.bulk_firing`) and the snapshot (:mod:`flinkwin.operator.snapshots`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -54,6 +60,7 @@ from flinkwin.functions.internal import (
 )
 from flinkwin.keys import compares_by_value, state_key, user_key
 from flinkwin.longs import WRAP, LongOverflowError, check_policy, located, to_long
+from flinkwin.operator.bulk_firing import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.operator.contexts import (
     OperatorAssignerContext,
     OperatorEvictorContext,
@@ -64,9 +71,9 @@ from flinkwin.operator.firings import Fired, Firing, FiringTracker
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
+from flinkwin.operator.snapshots.window import restore_operator, snapshot_operator
 from flinkwin.operator.timer_service import TimerQueue
-from flinkwin.operator.vectorized import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.operator.watermark_guard import check_event_timer
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import element_class, to_record
@@ -152,7 +159,7 @@ class WindowOperator(UserFunctionLifecycle):
         #: Per nested column, the function shaping its values as the stream's type does
         #: (tuples/Rows for structs, lists, dicts; see ``flinkwin.spark.nested``).
         self.element_converters = dict(element_converters or {})
-        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshot).
+        #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshots).
         self.state_pickler = state_pickler or StatePickler()
         spec = resolve_window_function(function, evictor is not None)
         if isinstance(spec.reduce_fn, BuiltinAggregation):
@@ -731,14 +738,10 @@ class WindowOperator(UserFunctionLifecycle):
     def snapshot(self) -> bytes:
         """All state (window contents, trigger and function state, timers, merging sets,
         clocks) as compact versioned bytes."""
-        from flinkwin.operator.snapshot import snapshot_operator
-
         return snapshot_operator(self)
 
     def restore(self, data: bytes) -> None:
         """Replace this operator's state with a snapshot taken by ``snapshot()``."""
-        from flinkwin.operator.snapshot import restore_operator
-
         restore_operator(self, data)
 
     def describe(self) -> dict[str, str]:
@@ -757,15 +760,4 @@ class WindowOperator(UserFunctionLifecycle):
         }
 
 
-def open_function(fn: Any, runtime_context: Any) -> None:
-    """``fn.open(runtime_context)`` if ``fn`` has it; ``fn.get_runtime_context()`` returns the
-    context from then on."""
-    open_ = getattr(fn, "open", None)
-    if not callable(open_):
-        return
-    with contextlib.suppress(AttributeError):  # no instance dict: no get_runtime_context
-        fn.__dict__["_flinkwin_runtime_context"] = runtime_context
-    open_(runtime_context)
-
-
-__all__ = ["TriggerResult", "WindowOperator", "make_key_selector", "open_function"]
+__all__ = ["TriggerResult", "WindowOperator", "make_key_selector"]

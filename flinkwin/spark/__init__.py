@@ -7,10 +7,10 @@ that feeds the sinks (:mod:`~flinkwin.spark.sinks`; the sinks are :mod:`flinkwin
 ``result.writeStream`` (:mod:`~flinkwin.spark.writer`) and restart safety
 (:mod:`~flinkwin.spark.restart`)."""
 
-from flinkwin.spark.compiler import PipelineError
+from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
+from flinkwin.spark.row_encoder import SchemaMismatchError
 from flinkwin.spark.runtime import KeyGroupMismatchError
-from flinkwin.spark.schema import SchemaMismatchError
 from flinkwin.spark.sinks import (
     ConsoleSink,
     DeltaSink,

@@ -28,7 +28,8 @@ from flinkwin.timestamps import TimestampAssigner
 from flinkwin.watermark import WatermarkStrategy
 
 from .elements import RECORD_TIMESTAMP_COLUMN
-from .runtime import EventTime
+from .event_time import _event_time, _in_event_time_range, _with_watermark
+from .inputs import EventTime
 from .timestamps import quoted
 from .watermarks import watermark_delay_ms, watermark_shift
 
@@ -46,8 +47,6 @@ def carry_time(
     strategy must have run already (its timestamps in ``_fw_rts``)."""
     if strategy.watermarked_upstream:
         return df, strategy
-    from .compiler import _event_time, _in_event_time_range, _with_watermark
-
     if isinstance(strategy.timestamp_column, TimestampAssigner):
         raise ValueError("carry_time needs the TimestampAssigner's timestamps in _fw_rts")
     event_time, helper = _event_time(df, strategy)

@@ -1,5 +1,5 @@
 """Combining before the shuffle: the window stages that fold a pane's elements per input
-partition (:mod:`flinkwin.operator.partials`), and the ``mapInArrow`` pass that does it.
+partition (:mod:`flinkwin.operator.states.partials`), and the ``mapInArrow`` pass that does it.
 
 A stream whose window is a keyed built-in ``sum``/``min``/``max`` of an integer column over
 tumbling event-time windows, with the default trigger, no evictor, no allowed lateness and no
@@ -35,14 +35,14 @@ from pyspark.sql.types import (
 
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows
 from flinkwin.longs import ERROR
-from flinkwin.operator.columnar import in_safe_band
-from flinkwin.operator.partials import PartialSpec, combine
+from flinkwin.operator.batch_windows import in_safe_band
 from flinkwin.operator.states import COLUMNAR
+from flinkwin.operator.states.partials import PartialSpec, combine
 from flinkwin.operator.window_operator import WindowOperator
 
 from .arrival import sequence
+from .inputs import EventTime
 from .nulls import NullMask
-from .runtime import EventTime
 from .watermarks import MAX_EVENT_TIME_MS
 
 #: Session setting: "false" keeps every element through the shuffle.
@@ -89,7 +89,7 @@ def partial_spec(
     template: WindowOperator, key_columns: list[str], event_time: EventTime,
     masks: tuple[NullMask, ...], sequence_column: str,
 ) -> PartialSpec:
-    """How this stage combines (see :class:`~flinkwin.operator.partials.PartialSpec`)."""
+    """How this stage combines (see :class:`~flinkwin.operator.states.partials.PartialSpec`)."""
     builtin = template.spec.builtin
     assert builtin is not None
     by_column = {m.column: (m.mask, m.bit) for m in masks}

@@ -6,10 +6,12 @@ the element, so they run in one ``mapInArrow`` stage before the shuffle. Each Ar
 becomes the elements the window functions see (:func:`batch_elements`: the same conversion as
 the window stage's), the functions are called once per element, and the stage appends:
 
-- ``_fw_kh``: the key, pickled. Spark hashes these bytes into the key group. PyFlink ships keys
-  declared without ``key_type`` as pickled bytes too, and compares keys by them. The window stage
-  calls the selector again on each element to key its state (a key selector must be
-  deterministic, as in Flink), so the window function gets the key exactly as returned.
+- ``_fw_kh``: the key, pickled (:func:`flinkwin.spark.key_bytes.key_bytes`: the same bytes for
+  equal keys, whichever of their values are one Python object). Spark hashes these bytes into
+  the key group. PyFlink ships keys declared without ``key_type`` as pickled bytes too, and
+  compares keys by them. The window stage calls the selector again on each element to key its
+  state (a key selector must be deterministic, as in Flink), so the window function gets the
+  key exactly as returned.
 - ``_fw_ats``: the event timestamp, epoch milliseconds (Flink's ``long``).
 - ``_fw_seq`` (streaming input): the row's arrival sequence (:mod:`flinkwin.spark.arrival`),
   counted here so that the stream needs no other Python pass before the shuffle for it.
@@ -28,7 +30,6 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,16 +42,18 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
+from flinkwin.functions.internal import open_function
 from flinkwin.keys import declared_key, flink_key, key_type_mismatch, plain_key
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
-from flinkwin.operator.window_operator import make_key_selector, open_function
+from flinkwin.operator.window_operator import make_key_selector
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.timestamps import TimestampAssigner, as_timestamp
 from flinkwin.types import TypeInformation, is_pickled_type
 
 from .arrival import ARRIVAL_COLUMN, sequence
+from .key_bytes import key_bytes
 from .nested import Converter, element_converters
 from .schema import unpickle
 
@@ -215,16 +218,17 @@ class ElementStage:
 
     def _keys(self, elements: list[Any]) -> list[bytes]:
         get_key = self.key_selector.get_key  # type: ignore[union-attr]
-        key_type, dumps = self.key_type, pickle.dumps
+        key_type = self.key_type
         out = []
         for element in elements:
             key = get_key(element)
             check_key(key, key_type, element)
             # the bytes Spark hashes agree with the operators' key identity (flinkwin.keys):
             # a declared type's value (1 declared DOUBLE is 1.0), NaN and -0.0 as in Java,
-            # numpy scalars as the Python values they stand for
+            # numpy scalars as the Python values they stand for; equal values one object or
+            # two alike (flinkwin.spark.key_bytes)
             key = declared_key(plain_key(key), key_type)
-            out.append(dumps(flink_key(key), protocol=4))
+            out.append(key_bytes(flink_key(key)))
         return out
 
     def _timestamps(self, elements: list[Any], carried: list[int]) -> list[int]:

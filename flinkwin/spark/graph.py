@@ -20,19 +20,16 @@ from pyspark.sql.types import StructType
 from flinkwin.operator.graph import GraphOperator, GraphPlan, NodeSpec, StreamRef
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
 from flinkwin.output_tag import OutputTag
 from flinkwin.record import element_class
 from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.types import TypeInformation, is_atomic_type, is_pickled_type
 
-from .compiler import (
-    PipelineError,
-)
-from .runtime import (
-    NO_TIMERS,
-)
-from .schema import RowEncoder, is_pickled, parse_schema, pickled_schema
+from .pipeline import PipelineError
+from .row_encoder import RowEncoder
+from .runtime import NO_TIMERS
+from .schema import is_pickled, parse_schema, pickled_schema
 from .state_key import state_pickler
 
 
@@ -80,7 +77,7 @@ def declared_type(declared: Any, what: str) -> StreamType:
 class ElementShape:
     """An operator's result as the element the operators after it see: a Row (or tuple, for a
     ``Types.TUPLE`` output) of the declared fields, matched as the output's columns would be
-    (:meth:`flinkwin.spark.schema.RowEncoder.to_row`: by field name for Rows and dicts, by
+    (:meth:`flinkwin.spark.row_encoder.RowEncoder.to_row`: by field name for Rows and dicts, by
     position for tuples), so an operator downstream sees what it would read back."""
 
     encoder: RowEncoder

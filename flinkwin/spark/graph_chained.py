@@ -24,7 +24,7 @@ functions). The Flink side is :mod:`flinkwin.operator.graph_chain`; the plan, pe
 Between stages a row is ``(_fw_node, _fw_kg, _fw_data)``: the receiving node (``-1``: the
 graph's outputs, ``-2``: a metrics row), the grouping label of its key group, and the
 :class:`Emission` s of one emitting call for that node and key group, pickled and signed with a
-key made for the compiled query (:class:`~flinkwin.operator.snapshot.StatePickler`: checked
+key made for the compiled query (:class:`~flinkwin.operator.snapshots.StatePickler`: checked
 before unpickling; bytes of input data are never unpickled, the elements are pickled by the
 sources' step itself). On static input the same chain runs with ``applyInPandas`` per node, each
 key group once, to the end of input.
@@ -61,11 +61,12 @@ from flinkwin.operator.graph import GraphPlan
 from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
 
 from .key_groups import key_group_labels
-from .runtime import EVENT_TIME, METRICS, PROCESSING_TIME, KeyGroupRuntime
-from .schema import arrow_to_pandas
+from .outputs import METRICS
+from .row_encoder import arrow_to_pandas
+from .runtime import EVENT_TIME, PROCESSING_TIME, KeyGroupRuntime
 from .state_key import snapshot_binding
 from .subtasks import SUBTASKS, current_run, reused_worker
 from .watermarks import flink_watermark
@@ -168,7 +169,7 @@ class ChainedGraph:
         context = TaskContext.get()
         partition = context.partitionId() if context is not None else 0
         frames = [arrow_to_pandas(pa.Table.from_batches([b])) for b in batches if b.num_rows]
-        rows, _ = self.runtime._rows(frames)
+        rows, _ = self.runtime._inputs.rows(frames)
         counts = np.zeros(len(METRICS), dtype=np.int64)
         label = self.labels[partition % self.key_groups]
         if rows is not None:
@@ -196,10 +197,10 @@ class ChainedGraph:
             if (nodes[others] != OUTPUT).any():
                 raise RuntimeError("elements for a graph node reached the outputs' step")
             outs.extend(self.decode(data.take(pa.array(others)).to_pylist()))
-        frame = self.runtime._output_frame(_Outputs(outs, self.plan), None,
+        frame = self.runtime._outputs.frame(_Outputs(outs, self.plan), None,
                                            {n: int(c) for n, c in zip(METRICS, counts)})
         assert frame is not None  # the metrics row at least
-        schema = self.runtime._arrow_schema()
+        schema = self.runtime._outputs.arrow_schema
         yield from pa.Table.from_pandas(frame, schema=schema, preserve_index=False).to_batches()
 
     # ------------------------------------------------------------ key groups
@@ -239,7 +240,7 @@ class ChainedGraph:
         """The ``applyInPandas`` function of node ``j`` reading the sources alone, on static
         input: the key group's rows, then the end of input."""
         label = int(frame[LABEL].iloc[0])
-        rows, _ = self.runtime._rows([frame])
+        rows, _ = self.runtime._inputs.rows([frame])
         step = self.step(j, label)
         try:
             emitted = step.run_sources_to_end(rows, time.time_ns() // 1_000_000)
@@ -321,7 +322,8 @@ class ChainedNode(StatefulProcessor):
         if self.takes_rows:  # the sources' rows of this key group (see pack)
             frames = [arrow_to_pandas(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all())
                       for blob in mine]
-            yield self._run(label, self.graph.runtime._rows(frames)[0], [], timerValues, None)
+            rows_of = self.graph.runtime._inputs.rows(frames)[0]
+            yield self._run(label, rows_of, [], timerValues, None)
         elif mine or self.state.exists():
             yield self._run(label, None, self.graph.decode(mine), timerValues, None)
 

@@ -46,41 +46,33 @@ from flinkwin.watermark import NO_WATERMARKS_ON_A_STREAM
 
 from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .carried_time import watermark_mark
-from .compiler import (
-    _TIMEOUTS,
-    _WM,
-    CompiledStage,
-    PipelineError,
-    _event_time,
-    _in_event_time_range,
-    _nullable,
-    _with_watermark,
-    overflow_policy,
-)
+from .compiler import _TIMEOUTS
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
+from .event_time import _WM, _event_time, _in_event_time_range, _with_watermark
 from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
 from .graph_chained import ChainedGraph, chain_reason, chained_stream
 from .graph_nodes import ProcessBuilder
 from .graph_restart import graph_fingerprint
+from .inputs import EventTime
 from .key_groups import failing_on_null, key_group_labels, label_of
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
 from .nulls import plan as null_plan
 from .nulls import to_wire as nulls_to_wire
+from .outputs import METRIC_COLUMNS, TAG_COLUMN
+from .pipeline import CompiledStage, PipelineError, _nullable, overflow_policy
+from .row_encoder import RowEncoder
 from .runtime import (
     EVENT_TIME,
     KEY_GROUP_COLUMN,
-    METRIC_COLUMNS,
     NO_TIMERS,
     PROCESSING_TIME,
     STATE_SCHEMA,
-    TAG_COLUMN,
-    EventTime,
     KeyGroupRuntime,
     static_function,
     stream_function,
 )
-from .schema import RowEncoder, is_pickled
+from .schema import is_pickled
 from .state_key import stage_fingerprint
 from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds

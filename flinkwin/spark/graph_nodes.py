@@ -11,18 +11,11 @@ from typing import Any
 from flinkwin.errors import TAGGED_UNION_FIX
 from flinkwin.operator.graph import NodeSpec, StreamRef
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
-from flinkwin.operator.snapshot import StatePickler
+from flinkwin.operator.snapshots import StatePickler
 
-from .compiler import (
-    PipelineError,
-    overflow_policy,
-)
 from .graph import PlanNode, StreamPlan, StreamType, declared_type, stage_pickler
-from .runtime import (
-    EVENT_TIME,
-    NO_TIMERS,
-    PROCESSING_TIME,
-)
+from .pipeline import PipelineError, overflow_policy
+from .runtime import EVENT_TIME, NO_TIMERS, PROCESSING_TIME
 
 
 @dataclass(frozen=True)
@@ -44,8 +37,8 @@ def window_node(pipeline: Any, plan: StreamPlan, type_info: Any = None) -> PlanN
     stream, or a window stage joining a graph as its first operator)."""
     from flinkwin.functions.internal import resolve_window_function
 
-    from .compiler import timer_domain
-    from .runtime import OperatorSpec
+    from .operator_spec import OperatorSpec
+    from .pipeline import timer_domain
 
     if pipeline.with_window:
         raise PipelineError(
@@ -139,7 +132,7 @@ class _TaggingOperator:
 
 def window_join_node(spec: Any, plan: StreamPlan, heads: Sequence[StreamRef]) -> PlanNode:
     """The window join or coGroup of ``spec`` reading ``heads`` (first, second) of ``plan``."""
-    from .runtime import OperatorSpec
+    from .operator_spec import OperatorSpec
 
     declared = spec.output_schema if spec.output_schema is not None else spec.output_type
     output = declared_type(declared, f"{spec.kind} output")

@@ -117,7 +117,7 @@ def _node(plan: StreamPlan, node: PlanNode) -> dict[str, Any]:
 def _operator(build: Any) -> dict[str, Any]:
     """What an operator node's state holds and means (not its functions' code)."""
     if isinstance(build, (WindowNodeBuilder, TaggedInputs)):
-        from .compiler import default_trigger
+        from flinkwin.assigners.base import default_trigger
 
         spec = build.spec
         return {

@@ -11,13 +11,8 @@ from pyspark.sql import functions as F
 
 from .arrival import ARRIVAL_COLUMN, FIRST_IN_PARTITION
 from .key_groups import label_list
-from .runtime import (
-    HEARTBEAT_SEQUENCE,
-    KEY_GROUP_COLUMN,
-    METRIC_COLUMNS,
-    METRICS,
-    STATE_METRICS,
-)
+from .outputs import METRIC_COLUMNS, METRICS, STATE_METRICS
+from .runtime import HEARTBEAT_SEQUENCE, KEY_GROUP_COLUMN
 from .timestamps import quoted, sql_name
 
 _KG = KEY_GROUP_COLUMN

@@ -19,7 +19,7 @@ and compares it on every later start from the same checkpoint::
 
 ``stage``, ``key_groups`` and everything under ``fingerprint`` must be equal on restart: they
 decide what the state already in the checkpoint means (see ``docs/operations.md``). Every format
-under ``state_format`` must be one this flinkwin reads (:func:`flinkwin.operator.formats.
+under ``state_format`` must be one this flinkwin reads (:func:`flinkwin.operator.snapshots.formats.
 readable`: a checkpoint written by an earlier flinkwin restarts under a later one); the
 document then records the formats this flinkwin writes, so an earlier flinkwin refuses the
 checkpoint rather than meet a format it does not know. A difference fails the start with
@@ -42,14 +42,15 @@ from typing import Any
 from pyspark.sql import Column, SparkSession
 from pyspark.sql.types import StructType
 
+from flinkwin._version import __version__
 from flinkwin.assigners.stagger import StaggeredAssigner
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import resolve_window_function
-from flinkwin.operator import formats
+from flinkwin.operator.snapshots import formats
 from flinkwin.output_tag import OutputTag
 
 from .checkpoint import CheckpointStore
-from .compiler import CompiledStage, WindowPipeline
+from .pipeline import CompiledStage, WindowPipeline
 
 #: The document's name inside ``<checkpoint>/flinkwin/``.
 DOCUMENT = "pipeline.json"
@@ -190,8 +191,6 @@ def document(pipeline: WindowPipeline, stage: CompiledStage) -> dict[str, Any]:
 def document_header(stage: str, key_groups: int, fingerprint: dict[str, Any]) -> dict[str, Any]:
     """What every stage's ``pipeline.json`` holds: the document's and flinkwin's versions, the
     stage kind (``window`` or ``graph``), the state formats written, key groups, fingerprint."""
-    from flinkwin import __version__
-
     return {
         "document": _DOCUMENT_VERSION,
         "stage": stage,

@@ -58,7 +58,7 @@ from .schema import is_pickled
 from .sizing import state_partitions, state_store
 
 if TYPE_CHECKING:
-    from .compiler import CompiledStage
+    from .pipeline import CompiledStage
 
 
 def _side_of(stage: CompiledStage, tag: OutputTag, df: DataFrame) -> DataFrame:
@@ -159,7 +159,7 @@ _REPLACING_TRIGGERS = (
 
 def window_output(stage: CompiledStage) -> WindowOutput | None:
     """What ``stage``'s main output is, when it is a window's result (else None)."""
-    from .compiler import WindowPipeline
+    from .pipeline import WindowPipeline
 
     pipeline = stage.pipeline
     if not isinstance(pipeline, WindowPipeline):

@@ -25,7 +25,7 @@ import os
 from pyspark import TaskContext, cloudpickle
 from pyspark.sql import SparkSession
 
-from flinkwin.operator.snapshot import SnapshotBinding, StatePickler
+from flinkwin.operator.snapshots import SnapshotBinding, StatePickler
 
 #: The Spark conf holding the state key.
 CONF = "spark.flinkwin.state.secret"

@@ -24,7 +24,7 @@ naive value coming back in that zone. flinkwin does not rely on that conversion:
   the declared type right after it.
 - **Out**: the stage returns timestamps as Arrow arrays with an explicit UTC zone (instants) or
   without one (``TIMESTAMP_NTZ`` wall time), which Spark stores exactly; see
-  :class:`flinkwin.spark.schema.RowEncoder` for how returned values are read.
+  :class:`flinkwin.spark.row_encoder.RowEncoder` for how returned values are read.
 """
 
 from __future__ import annotations

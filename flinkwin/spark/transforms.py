@@ -3,7 +3,7 @@
 Each Arrow batch becomes the elements a window function would see (the same conversion as the
 window stage's, :func:`flinkwin.spark.elements.batch_elements`); the user function runs once
 per element (user code is per element by nature) and its outputs are encoded with the checked
-conversion of window outputs (:class:`flinkwin.spark.schema.RowEncoder`): a mismatch with the
+conversion of window outputs (:class:`flinkwin.spark.row_encoder.RowEncoder`): a mismatch with the
 declared output type is an error naming the value, never a silent null. ``filter`` keeps the
 input's Arrow columns as they are and only selects rows. Every output keeps the timestamp its
 element carries (the hidden ``_fw_rts`` column of a window's results), as in Flink.
@@ -27,14 +27,13 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import LongType, StructField, StructType
 
 from flinkwin.functions.base import Function
-from flinkwin.functions.internal import iterate_outputs
+from flinkwin.functions.internal import iterate_outputs, open_function
 from flinkwin.operator.runtime_context import TaskRuntimeContext
-from flinkwin.operator.window_operator import open_function
 from flinkwin.types import is_pickled_type
 
 from .elements import RECORD_TIMESTAMP_COLUMN, batch_elements, task_info
 from .nested import Converter, element_converters
-from .schema import RowEncoder
+from .row_encoder import RowEncoder
 
 MAP, FLAT_MAP, FILTER = "map", "flat_map", "filter"
 

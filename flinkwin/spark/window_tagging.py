@@ -15,8 +15,7 @@ from flinkwin.functions.base import (
     ProcessWindowFunction,
     WindowFunction,
 )
-from flinkwin.functions.internal import iterate_outputs, resolve_window_function
-from flinkwin.operator.window_operator import open_function
+from flinkwin.functions.internal import iterate_outputs, open_function, resolve_window_function
 from flinkwin.output_tag import OutputTag
 
 

@@ -11,12 +11,13 @@
              .start("/data/clicks"))
 
 A Spark user's existing ``writeStream`` chain works unchanged on a window result and, like
-:meth:`flinkwin.window_result_stream.WindowResultStream.start`, runs ONE streaming query: the window
-stage is computed once per micro-batch and its main output and every side output are written
-to their sinks (:func:`flinkwin.spark.sinks.start_query`). ``sideOutput(tag, sink)`` adds a
-side output (late data, or a tag a window function emits to) with its own sink: a
-:class:`~flinkwin.spark.sinks.Sink` (``DeltaSink``, ``FileSink``...), a short string
-(``"parquet:/path"``, ``"memory:<view>"``, ``"console"``) or a ``fn(df, batch_id)``.
+:meth:`flinkwin.datastream.window_result_stream.WindowResultStream.start`, runs ONE streaming
+query: the window stage is computed once per micro-batch and its main output and every side
+output are written to their sinks (:func:`flinkwin.spark.sinks.start_query`).
+``sideOutput(tag, sink)`` adds a side output (late data, or a tag a window function emits to)
+with its own sink: a :class:`~flinkwin.spark.sinks.Sink` (``DeltaSink``, ``FileSink``...), a
+short string (``"parquet:/path"``, ``"memory:<view>"``, ``"console"``) or a
+``fn(df, batch_id)``.
 
 The main output's sink is chosen as Spark chooses its sink:
 
@@ -57,7 +58,7 @@ from .sinks import (
 )
 
 if TYPE_CHECKING:
-    from flinkwin.window_result_stream import WindowResultStream
+    from flinkwin.datastream.window_result_stream import WindowResultStream
 
 _CONSOLE_OPTIONS = {"numrows", "truncate"}
 _TRIGGERS = ("processingTime", "once", "continuous", "availableNow")

@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 
 from flinkwin import Duration, Time, TumblingEventTimeWindows
-from flinkwin.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.joined_streams import JoinedStreams
 from flinkwin.functions import CoGroupFunction, JoinFunction
-from flinkwin.joined_streams import JoinedStreams
 from flinkwin.operator.cogroup import TaggedUnion, WindowJoinSpec, build_operator
 from flinkwin.operator.window_operator import WindowOperator
 from flinkwin.time import MAX_LONG, MIN_LONG

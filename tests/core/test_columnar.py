@@ -30,7 +30,7 @@ from flinkwin import (
 )
 from flinkwin.functions.builtin import max_by, max_of, min_of, sum_of
 from flinkwin.operator import WindowOperator, states
-from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format, supports
+from flinkwin.operator.states.columnar import ColumnarAggregation, snapshot_format, supports
 
 LATE = OutputTag("late")
 AGGS = {"sum": sum_of, "min": min_of, "max": max_of}

@@ -31,8 +31,8 @@ from flinkwin import (
 )
 from flinkwin.functions.builtin import max_of, min_of, sum_of
 from flinkwin.operator import WindowOperator, states
-from flinkwin.operator.columnar import snapshot_format
-from flinkwin.operator.continuous import ContinuousAggregation, supports
+from flinkwin.operator.states.columnar import snapshot_format
+from flinkwin.operator.states.continuous import ContinuousAggregation, supports
 
 LATE = OutputTag("late")
 AGGS = {"sum": sum_of, "min": min_of, "max": max_of}

@@ -35,9 +35,10 @@ from flinkwin import (
     WindowFunction,
 )
 from flinkwin.operator import WindowOperator
-from flinkwin.operator.element_lists import ColumnarLists, WindowElements, supports
+from flinkwin.operator.element_rows import op_records
 from flinkwin.operator.frames import read_frame
-from flinkwin.operator.vectorized import op_records
+from flinkwin.operator.states.lists import ColumnarLists, supports
+from flinkwin.operator.states.window_elements import WindowElements
 
 LATE = OutputTag("late")
 SIDE = OutputTag("sizes")

@@ -16,8 +16,8 @@ from flinkwin import CountEvictor, Time, TumblingEventTimeWindows
 from flinkwin.functions.builtin import BuiltinAggregation, java_compare
 from flinkwin.keys import JavaDouble, flink_key
 from flinkwin.operator import WindowOperator
-from flinkwin.operator.columnar import ColumnarAggregation
 from flinkwin.operator.frames import from_arrow, read_frame, to_arrow, write_frame
+from flinkwin.operator.states.columnar import ColumnarAggregation
 from flinkwin.record import element_class
 
 BIG = 2**62 + 1

@@ -22,9 +22,10 @@ from flinkwin import (
     TumblingProcessingTimeWindows,
 )
 from flinkwin.errors import IllegalStateError
-from flinkwin.operator import WindowOperator, formats, states
+from flinkwin.operator import WindowOperator, states
 from flinkwin.operator.firings import Fired
-from flinkwin.operator.snapshot import FORMAT_VERSION
+from flinkwin.operator.snapshots import formats
+from flinkwin.operator.snapshots.window import FORMAT_VERSION
 from flinkwin.testing import WindowOperatorHarness
 
 # (value, timing, index, nonspeculative_index, is_first, is_last)

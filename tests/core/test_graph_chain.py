@@ -31,9 +31,9 @@ from flinkwin import (
     TumblingEventTimeWindows,
     ValueStateDescriptor,
 )
+from flinkwin.datastream.joined_streams import JoinedStreams
 from flinkwin.functions import KeyedProcessFunction, ProcessJoinFunction
 from flinkwin.functions.builtin import sum_of
-from flinkwin.joined_streams import JoinedStreams
 from flinkwin.keys import flink_key, pickled_key
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.cogroup import TaggedUnion, build_operator

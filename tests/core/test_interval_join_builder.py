@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from flinkwin import Duration, OutputTag, ProcessJoinFunction, Time
+from flinkwin.datastream.interval_join import IntervalJoin, IntervalJoinSpec
+from flinkwin.datastream.keyed_stream import KeyedStream
 from flinkwin.errors import UnsupportedTimeCharacteristicError
-from flinkwin.interval_join import IntervalJoin, IntervalJoinSpec
-from flinkwin.keyed_stream import KeyedStream
 from flinkwin.time import MAX_LONG
 
 

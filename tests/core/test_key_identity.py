@@ -12,7 +12,10 @@
 
 from __future__ import annotations
 
+import copy
+import datetime
 import decimal
+import enum
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -21,13 +24,13 @@ import numpy as np
 import pytest
 
 from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
-from flinkwin.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.joined_streams import JoinedStreams
+from flinkwin.datastream.keyed_reduce import RollingReduce
 from flinkwin.errors import KeyTypeError, NullKeyError, UserFunctionError
 from flinkwin.functions import CoGroupFunction, JoinFunction
 from flinkwin.functions.base import ProcessWindowFunction
 from flinkwin.functions.process import KeyedProcessFunction
-from flinkwin.joined_streams import JoinedStreams
-from flinkwin.keyed_reduce import RollingReduce
 from flinkwin.keys import NULL_KEY_MESSAGE, PickledKey, pickled_key
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.cogroup import TaggedUnion, build_operator
@@ -35,6 +38,7 @@ from flinkwin.operator.graph import OPERATOR, GraphOperator, GraphPlan, NodeSpec
 from flinkwin.operator.interval_join_operator import IntervalJoinOperator
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
+from flinkwin.record import Row
 from flinkwin.time import MAX_LONG
 
 MIXED = [(1, 1), (1.0, 2), (True, 4), (1, 8), (1.0, 16), (True, 32)]
@@ -162,6 +166,28 @@ def test_keys_of_other_types_are_told_apart_as_their_pickled_bytes() -> None:
     assert pickled_key((("decimal", "1.0"), 2)) != pickled_key((decimal.Decimal("1.0"), 2))
     # strings, and tuples of them, need no tag: they are their own keys
     assert pickled_key("a") == "a" and pickled_key(("a", "b")) == ("a", "b")
+
+
+class Color(enum.IntEnum):
+    RED = 1
+
+
+def test_a_subclass_or_a_zoned_time_keys_apart_as_its_pickled_bytes() -> None:
+    # PyFlink pickles such keys with their type, zone or fold: equal by ==, yet other keys
+    utc, plus_one = datetime.timezone.utc, datetime.timezone(datetime.timedelta(hours=1))
+    apart = [
+        ((1, 2), Row(1, 2)), (("a", "b"), Row(x="a", y="b")),
+        (Row(x="a", y="b"), Row(y="b", x="a")), (Color.RED, 1),
+        (datetime.datetime(2024, 1, 1, 12, tzinfo=utc),
+         datetime.datetime(2024, 1, 1, 13, tzinfo=plus_one)),
+        (datetime.datetime(2024, 1, 1, 1), datetime.datetime(2024, 1, 1, 1, fold=1)),
+    ]
+    for a, b in apart:
+        assert a == b and pickled_key(a) != pickled_key(b), (a, b)
+        assert pickled_key(a) == pickled_key(copy.deepcopy(a))
+    assert pickled_key(Row(x="a", y="b")) == pickled_key(Row(x="a", y="b"))
+    assert pickled_key(datetime.datetime(2024, 1, 1, 12, tzinfo=utc)) == pickled_key(
+        datetime.datetime(2024, 1, 1, 12, tzinfo=datetime.timezone(datetime.timedelta(0))))
 
 
 class CurrentKey(KeyedProcessFunction):

@@ -37,7 +37,7 @@ from flinkwin.operator import StatePickler, WindowOperator
 from flinkwin.operator.graph import OPERATOR, GraphOperator, GraphPlan, NodeSpec, SourceSpec
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator, ProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
-from flinkwin.operator.snapshot import SnapshotAuthenticationError
+from flinkwin.operator.snapshots import SnapshotAuthenticationError
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.time import MIN_LONG
 

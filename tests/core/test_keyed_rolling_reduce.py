@@ -12,8 +12,8 @@ import pytest
 
 from flinkwin.common import Row, Types
 from flinkwin.datastream.functions import MapFunction, ReduceFunction, RuntimeContext
+from flinkwin.datastream.keyed_reduce import Accumulate, KeyedTransform, RollingReduce
 from flinkwin.datastream.state import ValueStateDescriptor
-from flinkwin.keyed_reduce import Accumulate, KeyedTransform, RollingReduce
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
 from flinkwin.time import MAX_LONG
 

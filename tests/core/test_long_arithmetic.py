@@ -27,8 +27,8 @@ from flinkwin import (
 from flinkwin.functions.builtin import sum_of
 from flinkwin.longs import ERROR, WRAP, LongOverflowError, to_long, wrap
 from flinkwin.operator import WindowOperator, states
-from flinkwin.operator.columnar import ColumnarAggregation
-from flinkwin.operator.continuous import ContinuousAggregation
+from flinkwin.operator.states.columnar import ColumnarAggregation
+from flinkwin.operator.states.continuous import ContinuousAggregation
 from flinkwin.time import MAX_LONG, MIN_LONG
 
 

@@ -27,8 +27,8 @@ from flinkwin import (
 from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.functions.builtin import max_by, max_of, min_of, sum_of
 from flinkwin.operator import WindowOperator
-from flinkwin.operator.columnar import snapshot_format
-from flinkwin.operator.panes import PaneAggregation, supports
+from flinkwin.operator.states.columnar import snapshot_format
+from flinkwin.operator.states.panes import PaneAggregation, supports
 from flinkwin.time import MIN_LONG
 
 LATE = OutputTag("late")

@@ -1,4 +1,4 @@
-"""Partial aggregates (flinkwin.operator.partials): a batch's elements combined per input
+"""Partial aggregates (flinkwin.operator.states.partials): a batch's elements combined per input
 partition and then folded by the window state give exactly what the element-by-element
 WindowOperator gives: the same outputs in the same order, the same late-element counts, and
 under the "error" overflow policy the same overflow errors."""
@@ -19,8 +19,8 @@ from flinkwin import Time, TumblingEventTimeWindows
 from flinkwin.functions.builtin import max_of, min_of, sum_of
 from flinkwin.longs import ERROR, WRAP, LongOverflowError
 from flinkwin.operator import WindowOperator
-from flinkwin.operator import partials as p
-from flinkwin.operator.columnar import ColumnarAggregation
+from flinkwin.operator.states import partials as p
+from flinkwin.operator.states.columnar import ColumnarAggregation
 from flinkwin.time import MIN_LONG
 
 AGGS = {"sum": sum_of, "min": min_of, "max": max_of}

@@ -17,7 +17,8 @@ from pyspark.sql.types import IntegerType, MapType, StringType, StructField, Str
 from flinkwin import Row, Types
 from flinkwin.spark.nested import value_converter
 from flinkwin.spark.printing import java_double, java_float, java_string, printer
-from flinkwin.spark.schema import VALUE_METADATA, RowEncoder, SchemaMismatchError
+from flinkwin.spark.row_encoder import RowEncoder, SchemaMismatchError
+from flinkwin.spark.schema import VALUE_METADATA
 
 
 def _map(keys: list, key_type: object) -> str:

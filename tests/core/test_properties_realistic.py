@@ -31,7 +31,7 @@ from flinkwin import (
 from flinkwin.functions.builtin import max_by, max_of, min_of, sum_of
 from flinkwin.longs import ERROR, WRAP, LongOverflowError
 from flinkwin.operator import WindowOperator
-from flinkwin.operator.columnar import ColumnarAggregation
+from flinkwin.operator.states.columnar import ColumnarAggregation
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MAX_LONG, MIN_LONG
 

@@ -30,8 +30,8 @@ from flinkwin import (
 )
 from flinkwin.functions.builtin import max_by, max_of, min_of, sum_of
 from flinkwin.operator import WindowOperator
-from flinkwin.operator.columnar import snapshot_format
-from flinkwin.operator.sessions import SessionAggregation, supports
+from flinkwin.operator.states.columnar import snapshot_format
+from flinkwin.operator.states.sessions import SessionAggregation, supports
 
 LATE = OutputTag("late")
 AGGS = {"sum": sum_of, "min": min_of, "max": max_of}
@@ -236,7 +236,7 @@ def test_snapshot_round_trip() -> None:
 def test_touching_sessions_far_apart_use_joins() -> None:
     """Timestamps too far apart for one int64 per (key, time) take the join path, with the
     same pairs (every session an element window overlaps or touches)."""
-    from flinkwin.operator.sessions import _touching
+    from flinkwin.operator.states.sessions import _touching
 
     def pairs(shift: int) -> list[tuple[int, int]]:
         ekey = np.array([0, 0, 1, 1], dtype=np.int64)
@@ -260,7 +260,7 @@ def test_running_min_and_max_per_run_match_pandas_groupby(
 ) -> None:
     """The one-pass running min/max per run (and its fallback for spans no lift fits) is
     pandas' grouped ``cummin``/``cummax``."""
-    from flinkwin.operator.sessions import _running
+    from flinkwin.operator.states.sessions import _running
 
     if narrow:  # spans the lifted pass takes
         runs = [[v % 1000 - 500 for v in run] for run in runs]
@@ -277,7 +277,7 @@ def test_gathered_columns_have_the_values_and_dtype_pandas_concat_gives() -> Non
     """A session column built from held rows and batch rows equals taking the rows from each
     and concatenating them with pandas (values and dtype), for plain numpy, extension and
     mismatched dtypes."""
-    from flinkwin.operator.sessions import _gather
+    from flinkwin.operator.states.sessions import _gather
 
     stamps = pd.Series(pd.to_datetime([1, 2, 3], unit="s", utc=True))
     pairs = [
@@ -304,7 +304,7 @@ def test_gathered_columns_have_the_values_and_dtype_pandas_concat_gives() -> Non
 def test_key_order_is_lexsorts(pairs: list[tuple[int, int]], narrow: bool) -> None:
     """(key, value) order with ties in position order, as ``np.lexsort``, also for values
     too far apart for one int64 per pair."""
-    from flinkwin.operator.sessions import _by_key
+    from flinkwin.operator.states.sessions import _by_key
 
     if narrow:
         pairs = [(k, v % 7) for k, v in pairs]
@@ -318,7 +318,7 @@ def test_key_order_is_lexsorts(pairs: list[tuple[int, int]], narrow: bool) -> No
 def test_key_order_is_lexsorts_for_many_pairs(span: int, keys: int) -> None:
     """Batches large enough for the radix passes (values spanning up to ``2**32``), the one
     int64 sort and ``np.lexsort`` itself: the same order, ties in position order."""
-    from flinkwin.operator.sessions import _by_key
+    from flinkwin.operator.states.sessions import _by_key
 
     rng = np.random.default_rng(span % 1009 + keys)
     n = 3_000

@@ -1,5 +1,5 @@
-"""Snapshot formats are versioned in one list (flinkwin.operator.formats): every format this
-flinkwin writes is released there, every released format stays readable, and a format it does
+"""Snapshot formats are versioned in one list (flinkwin.operator.snapshots.formats): every format
+this flinkwin writes is released there, every released format stays readable, and a format it does
 not know is refused naming it, before anything is decoded."""
 
 from __future__ import annotations
@@ -14,18 +14,15 @@ from flinkwin.operator import (
     SnapshotAuthenticationError,
     StatePickler,
     WindowOperator,
-    columnar,
-    continuous,
-    element_lists,
-    formats,
     graph,
-    panes,
-    process_snapshot,
-    sessions,
-    snapshot,
     states,
 )
-from flinkwin.operator.formats import UnknownFormatError
+from flinkwin.operator.snapshots import formats
+from flinkwin.operator.snapshots import process as process_snapshot
+from flinkwin.operator.snapshots import window as snapshot
+from flinkwin.operator.snapshots.formats import UnknownFormatError
+from flinkwin.operator.states import columnar, continuous, panes, sessions
+from flinkwin.operator.states import lists as element_lists
 
 KEYED = StatePickler(key=b"a test state key of 32 bytes....", source="the test key")
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from flinkwin import AggregateFunction, EventTimeSessionWindows, SlidingEventTimeWindows, Time
-from flinkwin.operator.snapshot import _distinct_pairs
+from flinkwin.operator.snapshots.window import _distinct_pairs
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MAX_LONG, MIN_LONG
 

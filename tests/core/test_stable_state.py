@@ -20,7 +20,7 @@ from flinkwin import (
     WindowStagger,
 )
 from flinkwin.assigners.stagger import fix_stagger
-from flinkwin.operator.snapshot import SnapshotRestoreError
+from flinkwin.operator.snapshots import SnapshotRestoreError
 from flinkwin.testing import WindowOperatorHarness
 
 

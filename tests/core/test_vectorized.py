@@ -17,7 +17,7 @@ def test_a_window_function_gets_the_key_of_the_shaped_element() -> None:
     batch path hands the window function the key of the converted element, as the
     element-by-element path does, not the column's raw value."""
     from flinkwin import ProcessWindowFunction
-    from flinkwin.operator.vectorized import op_records
+    from flinkwin.operator.element_rows import op_records
 
     class KeyAndElements(ProcessWindowFunction):
         def process(self, key: Any, context: Any, elements: Any) -> Any:
@@ -50,7 +50,7 @@ def test_timestamp_columns_become_the_datetimes_pandas_builds() -> None:
     values and years datetime cannot hold (pandas' own answer or error)."""
     import warnings
 
-    from flinkwin.operator.vectorized import column_values
+    from flinkwin.operator.element_rows import column_values
 
     micros = np.array([0, 1, -1, 1_704_067_200_123_456, -62_135_596_800_000_000,
                        253_402_300_799_999_999, 86_399_999_999], dtype=np.int64)
@@ -84,7 +84,7 @@ def test_timestamp_columns_become_the_datetimes_pandas_builds() -> None:
 
 
 def test_timestamp_columns_datetime_cannot_hold_fail_as_in_pandas() -> None:
-    from flinkwin.operator.vectorized import column_values
+    from flinkwin.operator.element_rows import column_values
 
     beyond = pd.Series(np.array([253_402_300_800_000_000], dtype="datetime64[us]"))
     for column in (beyond, beyond.dt.tz_localize("UTC")):
@@ -95,7 +95,7 @@ def test_timestamp_columns_datetime_cannot_hold_fail_as_in_pandas() -> None:
 
 
 def test_first_appearances_are_each_codes_first_row() -> None:
-    from flinkwin.operator.columnar import _codes
+    from flinkwin.operator.batch_windows import _codes
     from flinkwin.operator.vectorized import first_appearances
 
     rng = np.random.default_rng(3)

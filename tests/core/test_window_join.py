@@ -24,11 +24,11 @@ from flinkwin import (
     Types,
     ValueStateDescriptor,
 )
-from flinkwin.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.cogrouped_streams import CoGroupedStreams
+from flinkwin.datastream.joined_streams import JoinedStreams
 from flinkwin.errors import UnsupportedOperationError, UserFunctionError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions import CoGroupFunction, FlatJoinFunction, JoinFunction
-from flinkwin.joined_streams import JoinedStreams
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.cogroup import (
     CoGroupWindowFunction,

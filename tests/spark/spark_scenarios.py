@@ -22,12 +22,12 @@ from typing import Any
 
 from flinkwin import OutputTag
 from flinkwin.datastream import DataStream
+from flinkwin.datastream.window_result_stream import WindowResultStream
 from flinkwin.spark import MemorySink
 from flinkwin.spark.watermarks import progress_watermark
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MIN_LONG
 from flinkwin.watermark import WatermarkStrategy
-from flinkwin.window_result_stream import WindowResultStream
 
 
 def write_batches(directory: Path, batches: Sequence[Sequence[dict[str, Any]]], first: int = 0):

@@ -27,7 +27,7 @@ from flinkwin import (
     WatermarkStrategy,
 )
 from flinkwin.datastream import DataStream
-from flinkwin.errors import UnsupportedTimeCharacteristicError
+from flinkwin.errors import UnsupportedOperationError, UnsupportedTimeCharacteristicError
 from flinkwin.spark import MemorySink
 
 TUPLE2 = "f0 string, f1 long"
@@ -127,6 +127,40 @@ def test_fails_without_upper_or_lower_bound_and_in_processing_time(spark: Any) -
         one.interval_join(two).in_processing_time().between(0, 0)
     with pytest.raises(ValueError, match="lowerBound <= upperBound must be fulfilled"):
         one.interval_join(two).between(2, 1).process(CombineToStringJoinFunction())
+
+
+class KeyPair(ProcessJoinFunction):
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Any:
+        yield f"{left.k!r}:{right.k!r}"
+
+
+def test_keyed_streams_of_other_key_types_are_refused_as_flinks_connected_streams(
+    spark: Any
+) -> None:
+    """Flink connects the two keyed streams and refuses keys of other types ("Key types if
+    input KeyedStreams don't match"), where Python's == would pair the long 1 with the
+    double 1.0; keys of one type, declared or column, join."""
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts")
+    longs, doubles = (
+        DataStream(spark.createDataFrame([(one, 5)], f"k {kind}, ts long"))
+        .assign_timestamps_and_watermarks(strategy) for one, kind in ((1, "long"), (1.0, "double"))
+    )
+
+    def join(left: Any, right: Any) -> Any:
+        return left.interval_join(right).between(0, 0).process(
+            KeyPair(), output_type="s string")
+
+    message = "Key types if input KeyedStreams don't match: "
+    with pytest.raises(UnsupportedOperationError, match=message + "bigint and double."):
+        join(longs.key_by("k"), doubles.key_by("k"))
+    with pytest.raises(UnsupportedOperationError,
+                       match=message + r"Types.LONG\(\) and Types.DOUBLE\(\)."):
+        join(longs.key_by(lambda r: r.k, key_type=Types.LONG()),
+             doubles.key_by(lambda r: r.k, key_type=Types.DOUBLE()))
+    with pytest.raises(UnsupportedOperationError, match=message + r"bigint and Types.DOUBLE"):
+        join(longs.key_by("k"), doubles.key_by(lambda r: r.k, key_type=Types.DOUBLE()))
+    same = join(longs.key_by("k"), longs.key_by(lambda r: r.k, key_type=Types.LONG()))
+    assert [tuple(r) for r in same.execute_and_collect()] == [("1:1",)]
 
 
 class Stamps(ProcessJoinFunction):

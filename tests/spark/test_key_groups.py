@@ -9,8 +9,8 @@ import pytest
 from pyspark.sql import functions as F
 
 from flinkwin import DataStream, TumblingProcessingTimeWindows
-from flinkwin.spark.compiler import key_group_column
 from flinkwin.spark.key_groups import BALANCING_MODULUS, key_group_labels, murmur3_int
+from flinkwin.spark.pipeline import key_group_column
 
 
 def test_murmur3_int_matches_sparks_hash(spark: Any) -> None:

@@ -160,7 +160,8 @@ def test_named_rows_fill_flinks_tuple_fields_by_position(spark: Any) -> None:
     """``Types.ROW([...])`` names its fields ``f0, f1...``; PyFlink encodes a Row into it by
     position whatever the Row's names (DDL parsing needs the session)."""
     from flinkwin import Row
-    from flinkwin.spark.schema import RowEncoder, SchemaMismatchError, parse_schema
+    from flinkwin.spark.row_encoder import RowEncoder, SchemaMismatchError
+    from flinkwin.spark.schema import parse_schema
 
     encoder = RowEncoder(parse_schema(Types.ROW([Types.STRING(), Types.LONG()])), "UTC", "out")
     assert encoder.to_row(Row.of(("word", "count"), ("a", 1))) == ("a", 1)

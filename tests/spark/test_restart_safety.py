@@ -20,11 +20,11 @@ from test_spark_streaming import LATE, SCHEMA, TUMBLING_BATCHES, ev
 
 from flinkwin import IncompatibleRestartError, Time, TumblingEventTimeWindows, Types, WindowStagger
 from flinkwin.datastream import DataStream
+from flinkwin.datastream.window_result_stream import WindowResultStream
 from flinkwin.functions import ProcessAllWindowFunction
 from flinkwin.spark import MemorySink
 from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT, differences, format_changes
 from flinkwin.watermark import WatermarkStrategy
-from flinkwin.window_result_stream import WindowResultStream
 
 MAIN_ROWS = [("a", 1000, 6), ("a", 12000, 4), ("b", 2000, 10), ("c", 4000, 7)]
 
@@ -219,7 +219,8 @@ def test_state_format_lists_every_state_form_and_accepts_every_readable_format()
     written before a form existed recorded fewer, and one written by an earlier flinkwin
     recorded earlier formats: restarts are refused only for a format this flinkwin does not
     read, naming it."""
-    from flinkwin.operator import formats, states
+    from flinkwin.operator import states
+    from flinkwin.operator.snapshots import formats
 
     assert set(STATE_FORMAT) == {"operator", *states.FORMATS, "graph", "keyed-process",
                                  "interval-join"}

@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from spark_scenarios import watermark, write_batches
 
 from flinkwin import DataStream, OutputTag, Time, TumblingEventTimeWindows, Types
-from flinkwin.graph_stream import GraphResultStream
+from flinkwin.datastream.graph_stream import GraphResultStream
 from flinkwin.spark.parallelism import SHUFFLE_PARTITIONS
 from flinkwin.spark.restart import IncompatibleRestartError
 from flinkwin.spark.sizing import (

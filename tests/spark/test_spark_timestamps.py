@@ -190,7 +190,7 @@ def test_every_type_round_trips_exactly_through_a_stream_and_late_data(
 def test_a_naive_timestamp_output_the_session_zone_skips_or_repeats_is_an_error() -> None:
     from pyspark.sql.types import StructField, StructType, TimestampNTZType, TimestampType
 
-    from flinkwin.spark.schema import RowEncoder, SchemaMismatchError
+    from flinkwin.spark.row_encoder import RowEncoder, SchemaMismatchError
 
     schema = StructType([StructField("ts", TimestampType()), StructField("w", TimestampNTZType())])
     encoder = RowEncoder(schema, "America/New_York", "test output")

@@ -14,9 +14,9 @@ from test_spark_streaming import LATE, SCHEMA, TUMBLING_BATCHES, ev
 
 from flinkwin import OutputTag, Time, TumblingEventTimeWindows
 from flinkwin.datastream import DataStream
+from flinkwin.datastream.window_result_stream import WindowResultStream
 from flinkwin.spark import ConsoleSink, FileSink, ForeachBatchSink, MemorySink
 from flinkwin.spark.writer import WindowDataStreamWriter
-from flinkwin.window_result_stream import WindowResultStream
 
 MAIN_ROWS = [("a", 1000, 6), ("a", 12000, 4), ("b", 2000, 10), ("c", 4000, 7)]
 

@@ -2,7 +2,7 @@
 is added to.
 
 A stage keeps, per key group, ``(key_groups, snapshot, version)`` in Spark's state. The
-``snapshot`` is sealed (:meth:`flinkwin.operator.snapshot.StatePickler.seal`; one written before
+``snapshot`` is sealed (:meth:`flinkwin.operator.snapshots.StatePickler.seal`; one written before
 seals existed has none and is read as it is without a state key) and names its format: the
 ``flinkwin.format`` entry of its Arrow schema's metadata. A graph's snapshot holds its
 operators' own snapshots, each of a format listed here too (an interval join's is its signed
@@ -44,11 +44,11 @@ class Format:
 
 
 RELEASED: tuple[Format, ...] = (
-    Format("2", OBJECT, False, "ec6eb6f", "flinkwin.operator.snapshot.restore_operator; its "
-           "pickled objects carry no signature: read only without a state key"),
-    Format("3", OBJECT, False, "ec2e85a", "flinkwin.operator.snapshot.restore_operator (no "
+    Format("2", OBJECT, False, "ec6eb6f", "flinkwin.operator.snapshots.window.restore_operator; "
+           "its pickled objects carry no signature: read only without a state key"),
+    Format("3", OBJECT, False, "ec2e85a", "flinkwin.operator.snapshots.window.restore_operator (no "
            "firing records: it was written before firing metadata existed)"),
-    Format("4", OBJECT, True, "2a0203b", "flinkwin.operator.snapshot.restore_operator"),
+    Format("4", OBJECT, True, "2a0203b", "flinkwin.operator.snapshots.window.restore_operator"),
     Format("columnar-1", COLUMNAR, True, "a71f1e4", "ColumnarAggregation.restore"),
     Format("panes-1", PANES, True, "5f1eb4f", "PaneAggregation.restore"),
     Format("sessions-1", SESSIONS, True, "1898b5e", "SessionAggregation.restore"),
@@ -56,7 +56,7 @@ RELEASED: tuple[Format, ...] = (
     Format("continuous-1", CONTINUOUS, True, "d663d3d", "ContinuousAggregation.restore"),
     Format("graph-1", GRAPH, True, "637e33a", "GraphOperator.restore"),
     Format("keyed-process-1", PROCESS, True, "f8e9cb1",
-           "flinkwin.operator.process_snapshot.restore_process_operator"),
+           "flinkwin.operator.snapshots.process.restore_process_operator"),
     Format("FWIJ1", INTERVAL_JOIN, True, "233284a", "IntervalJoinOperator.restore"),
 )
 _BY_NAME = {f.name: f for f in RELEASED}

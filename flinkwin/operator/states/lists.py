@@ -14,9 +14,10 @@ window in arrival order. It does, for whole batches, exactly what
   count) and append the others; a new window is numbered when its first element arrives;
 - ``advance_watermark``: windows whose ``max_timestamp`` is ``<=`` the watermark fire in timer
   order (timestamp, then registration); each window's function gets its elements as a
-  :class:`WindowElements` sequence built lazily (one pass over the firing rows, on the first
-  access of any of them), in arrival order as Flink's ``ListState``; rows are dropped at their
-  window's cleanup time (``max_timestamp + allowed lateness``).
+  :class:`~flinkwin.operator.states.window_elements.WindowElements` sequence built lazily
+  (one pass over the firing rows, on the first access of any of them), in arrival order as
+  Flink's ``ListState``; rows are dropped at their window's cleanup time (``max_timestamp +
+  allowed lateness``).
 
 A batch with an element that fires a window on arrival (allowed lateness) is not taken
 (:meth:`ColumnarLists.accepts` is False): the caller continues with
@@ -29,7 +30,7 @@ or global, through its context or runtime context) or defines ``clear`` is not r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -45,10 +46,11 @@ from flinkwin.functions.base import (
     ProcessWindowFunction,
 )
 from flinkwin.functions.internal import LIST
-from flinkwin.operator import formats
-from flinkwin.operator.columnar import _codes, assign_event_windows, in_safe_band, window_timers
+from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.frames import from_arrow, read_frame, write_frame
-from flinkwin.operator.vectorized import op_records
+from flinkwin.operator.snapshots import formats
+from flinkwin.operator.states.columnar import window_timers
+from flinkwin.operator.states.window_elements import WindowElements, _elements, _Records
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -89,12 +91,6 @@ def supports(op: WindowOperator) -> bool:
     )
 
 
-def _elements(frame: pd.DataFrame, op: WindowOperator) -> list[Any]:
-    """The user-facing elements of ``frame``'s rows, shaped as the operator's stream declares
-    (tuples, Rows or pickled values)."""
-    return op_records(op, frame)
-
-
 def _window_keys(heads: pd.DataFrame, columns: list[str], op: WindowOperator) -> list[Any]:
     """The keys (``op.key_of``) of the elements of ``heads``' rows, built from the key
     columns alone where the key is a selection of fields."""
@@ -104,65 +100,6 @@ def _window_keys(heads: pd.DataFrame, columns: list[str], op: WindowOperator) ->
     if not (op.pickled_elements or op.atomic_elements):
         columns = cast(FieldKeySelector, selector).fields
     return [op.key_of(head) for head in _elements(heads[columns], op)]
-
-
-class _Records:
-    """The elements of a frame's rows, built on first use (one pass for all firing windows)."""
-
-    __slots__ = ("frame", "op", "records")
-
-    def __init__(self, frame: pd.DataFrame, op: WindowOperator) -> None:
-        self.frame: pd.DataFrame | None = frame
-        self.op = op
-        self.records: list[Any] | None = None
-
-    def get(self) -> list[Any]:
-        if self.records is None:
-            assert self.frame is not None
-            self.records = _elements(self.frame, self.op)
-            self.frame = None
-        return self.records
-
-
-class WindowElements(Sequence[Any]):
-    """A window's elements in arrival order, as a read-only sequence whose elements are built
-    on first access (iterating, indexing, ``list(...)``); ``len`` builds nothing. Pickles (and
-    compares) as a list."""
-
-    __slots__ = ("_source", "_lo", "_hi")
-
-    def __init__(self, source: _Records, lo: int, hi: int) -> None:
-        self._source, self._lo, self._hi = source, lo, hi
-
-    def _list(self) -> list[Any]:
-        return self._source.get()[self._lo : self._hi]
-
-    def __len__(self) -> int:
-        return self._hi - self._lo
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, int):
-            size = self._hi - self._lo
-            if not -size <= index < size:
-                raise IndexError("window elements index out of range")
-            return self._source.get()[self._lo + index % size]
-        return self._list()[index]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._list())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple, WindowElements)):
-            return self._list() == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self._list())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (list, (self._list(),))
 
 
 class ColumnarLists:
@@ -501,4 +438,4 @@ class ColumnarLists:
         self.next_seq = meta["next_seq"]
 
 
-__all__ = ["FORMAT", "ColumnarLists", "WindowElements", "supports"]
+__all__ = ["FORMAT", "ColumnarLists", "supports"]

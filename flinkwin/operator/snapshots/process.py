@@ -1,6 +1,6 @@
 """Snapshots of the process operators (:mod:`flinkwin.operator.keyed_process_operator`): one
 Arrow IPC stream of format ``keyed-process-1``. A meta row holds the signed pickle (the operator's
-:class:`~flinkwin.operator.snapshot.StatePickler`) of the clocks, the state names, the keys and
+:class:`~flinkwin.operator.snapshots.StatePickler`) of the clocks, the state names, the keys and
 the state values; every state entry and every timer is a row referring to them by index."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from typing import Any
 import pyarrow as pa
 
 from flinkwin.keys import restored_key
-from flinkwin.operator import formats
-from flinkwin.operator.snapshot import READ_OPTIONS, StatePickler
+from flinkwin.operator.snapshots import READ_OPTIONS, StatePickler, formats
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import VOID_NAMESPACE
 

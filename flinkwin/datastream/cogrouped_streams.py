@@ -37,6 +37,7 @@ from flinkwin.operator.cogroup import (
     is_co_group_function,
 )
 from flinkwin.output_tag import OutputTag
+from flinkwin.spark.schema import _type_info_ddl
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers.base import Trigger
 from flinkwin.types import RECORD_TYPE_NAMES, TypeInformation, declared_output
@@ -77,8 +78,6 @@ def _info_columns(info: TypeInformation) -> tuple[str, ...] | None:
     keys' types: one for a basic type, one per field for a row or tuple (a key of several
     columns); None when that is not known (no Spark type, or a nested row, whose DDL is not
     written as ``simpleString``)."""
-    from flinkwin.spark.schema import _type_info_ddl
-
     if info.name in RECORD_TYPE_NAMES:
         fields = info.args[1] if info.name == "ROW_NAMED" else info.args[0]
     else:
@@ -116,6 +115,15 @@ def _key(stream: Any, key: Any, key_type: Any, method: str, which: str) -> _KeyT
         f"{method}() takes a column name, a list of column names, a function or a KeySelector, "
         f"got {key!r}"
     )
+
+
+def keyed_stream_key_type(stream: Any) -> _KeyType:
+    """The key type of a ``KeyedStream`` (its key columns' Spark types, or its key selector's
+    declared ``key_type``; unknown for a key selector without one)."""
+    if stream._keys:
+        schema = stream.toDF().schema
+        return _KeyType(columns=tuple(schema[k].dataType.simpleString() for k in stream._keys))
+    return _KeyType(info=stream._key_type)
 
 
 @dataclasses.dataclass(frozen=True)

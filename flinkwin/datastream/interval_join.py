@@ -7,8 +7,9 @@
 ``.side_output_left_late_data(tag)``/``.side_output_right_late_data(tag)`` send late elements
 of a side to a side output, and ``.process(ProcessJoinFunction)`` completes the join. Java's
 camelCase names work too. The checks and messages are Flink's: bounds must be given, processing
-time is refused at ``between``, and ``lower <= upper`` is checked at ``process`` (where Flink
-builds the operator). See :mod:`flinkwin.operator.interval_join_operator` for the semantics.
+time is refused at ``between``, and ``lower <= upper`` and the two streams' key types (when both
+are known: key columns, a declared ``key_type``) are checked at ``process`` (where Flink builds
+the operator). See :mod:`flinkwin.operator.interval_join_operator` for the semantics.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flinkwin.errors import UnsupportedTimeCharacteristicError
+from flinkwin.datastream.cogrouped_streams import keyed_stream_key_type
+from flinkwin.errors import UnsupportedOperationError, UnsupportedTimeCharacteristicError
 from flinkwin.operator.interval_join_operator import (
     IntervalJoinOperator,
     bound_millis,
@@ -76,7 +78,8 @@ class IntervalJoin:
     """Flink's ``KeyedStream.IntervalJoin``: two keyed streams waiting for ``between``."""
 
     def __init__(self, left: Any, right: Any) -> None:
-        from flinkwin.keyed_stream import KeyedStream
+        # inherent cycle: KeyedStream.interval_join builds this class
+        from flinkwin.datastream.keyed_stream import KeyedStream
 
         for name, stream in (("left", left), ("right", right)):
             if not isinstance(stream, KeyedStream):
@@ -192,10 +195,21 @@ class IntervalJoined:
     sideOutputRightLateData = side_output_right_late_data  # noqa: N815
 
 
+def check_key_types(left: Any, right: Any) -> None:
+    """Refuse two keyed streams whose key types are known and differ, as Flink's
+    ``ConnectedStreams`` does when the join is built (Python's ``==`` would pair the long
+    ``1`` with the double ``1.0``)."""
+    first, second = keyed_stream_key_type(left), keyed_stream_key_type(right)
+    if first.differs(second):
+        raise UnsupportedOperationError(
+            f"Key types if input KeyedStreams don't match: {first} and {second}."
+        )
+
+
 def _tag(output_tag: Any, method: str) -> OutputTag:
     if not isinstance(output_tag, OutputTag):
         raise TypeError(f"{method} takes an OutputTag, got {output_tag!r}")
     return output_tag
 
 
-__all__ = ["IntervalJoin", "IntervalJoinSpec", "IntervalJoined"]
+__all__ = ["IntervalJoin", "IntervalJoinSpec", "IntervalJoined", "check_key_types"]

@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from flinkwin.longs import ERROR, LongOverflowError, located, to_long
-from flinkwin.operator.columnar import assign_event_windows
+from flinkwin.operator.batch_windows import assign_event_windows
 from flinkwin.operator.ordering import stable_order
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.windows import TimeWindow
@@ -265,7 +265,7 @@ class PartialRows:
 def _held_sums(state: Any, key_fields: list[str], field: str) -> dict[tuple[Any, int], int]:
     """The current value of every pane of ``state`` (columnar or operator), by (key values,
     window start)."""
-    from flinkwin.operator.columnar import ColumnarAggregation
+    from flinkwin.operator.states.columnar import ColumnarAggregation
 
     if isinstance(state, ColumnarAggregation):
         panes = state.panes
@@ -282,7 +282,7 @@ def _held_sums(state: Any, key_fields: list[str], field: str) -> dict[tuple[Any,
 
 
 def _held_magnitude(state: Any, field: str) -> float:
-    from flinkwin.operator.columnar import ColumnarAggregation
+    from flinkwin.operator.states.columnar import ColumnarAggregation
 
     if isinstance(state, ColumnarAggregation):
         panes = state.panes
@@ -298,7 +298,7 @@ def prepare(
 ) -> Any:
     """``states.prepare`` for partial rows: the exact running-sum check when the rows carry
     bounds, then the columnar state if it takes the batch, else its operator equivalent."""
-    from flinkwin.operator.columnar import ColumnarAggregation
+    from flinkwin.operator.states.columnar import ColumnarAggregation
 
     if rows.high is not None and rows.low is not None:
         values = frame[field].to_numpy()
@@ -331,7 +331,7 @@ def process_batch(
     state: Any, frame: pd.DataFrame, timestamps: np.ndarray, rows: PartialRows
 ) -> None:
     """``process_batch`` for partial rows: late elements counted as elements."""
-    from flinkwin.operator.columnar import ColumnarAggregation
+    from flinkwin.operator.states.columnar import ColumnarAggregation
 
     if isinstance(state, ColumnarAggregation):
         state.process_partial_batch(frame, timestamps, rows.counts)

@@ -19,14 +19,11 @@ from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
-from flinkwin.spark.compiler import (
-    CompiledStage,
-    WindowPipeline,
-    compile_pipeline,
-    main_schema,
-    null_timestamp_tag,
-)
+from flinkwin.spark.compiler import compile_pipeline
+from flinkwin.spark.graph import StreamPlan
+from flinkwin.spark.graph_nodes import window_node
 from flinkwin.spark.parallelism import stage_parallelism
+from flinkwin.spark.pipeline import CompiledStage, WindowPipeline, main_schema, null_timestamp_tag
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled
 from flinkwin.spark.sinks import start_query
@@ -64,9 +61,6 @@ class WindowResultStream(DataStream):
         """This window as the first operator of a graph: a window, join or process after it
         joins the same stage, where it receives this window's results in the order Flink's
         operator emits them, before the watermark that fired them."""
-        from flinkwin.spark.graph import StreamPlan
-        from flinkwin.spark.graph_nodes import window_node
-
         source = self.__dict__.get("_source")
         if source is None:
             pipeline = self._pipeline

@@ -1,6 +1,6 @@
 """``WindowedStream`` and ``AllWindowedStream``: a (keyed or non-keyed) stream with a window
 assigner, its trigger, evictor, allowed lateness and late-data tag, and the window functions
-that make it a :class:`~flinkwin.window_result_stream.WindowResultStream` (Flink's
+that make it a :class:`~flinkwin.datastream.window_result_stream.WindowResultStream` (Flink's
 ``WindowedStream``/``AllWindowedStream``)."""
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.datastream.data_stream import DataStream
+from flinkwin.datastream.graph_stream import GraphResultStream
 from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
+from flinkwin.datastream.window_result_stream import WindowResultStream
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
 from flinkwin.functions.builtin import max_by, max_of, min_by, min_of, sum_of
@@ -27,12 +29,12 @@ from flinkwin.functions.internal import (
 from flinkwin.functions.transform import function_label
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark.aggregations import check_aggregatable
-from flinkwin.spark.compiler import WindowPipeline
+from flinkwin.spark.graph_nodes import window_node
+from flinkwin.spark.pipeline import WindowPipeline
 from flinkwin.spark.schema import parse_schema
 from flinkwin.time import TimeLike, to_millis
 from flinkwin.triggers import CountTrigger, PurgingTrigger, Trigger
 from flinkwin.types import TypeInformation, declared_output, is_atomic_type
-from flinkwin.window_result_stream import WindowResultStream
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -349,9 +351,6 @@ class WindowedStream:
         if getattr(state.stream, "_plan", None) is not None:
             # a window over a graph stream (a union, a join, a window's results on a stream)
             # joins that graph's one stage
-            from flinkwin.graph_stream import GraphResultStream
-            from flinkwin.spark.graph_nodes import window_node
-
             plan = state.stream._plan
             result: Any = GraphResultStream(plan.with_node(window_node(pipeline, plan, type_info)))
         else:

@@ -19,11 +19,11 @@ from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
-from flinkwin.spark.compiler import CompiledStage, PipelineError
 from flinkwin.spark.graph import StreamPlan
 from flinkwin.spark.graph_compiler import compile_graph
 from flinkwin.spark.graph_restart import prepare_graph_restart
 from flinkwin.spark.parallelism import stage_parallelism
+from flinkwin.spark.pipeline import CompiledStage, PipelineError
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.sinks import start_query
 from flinkwin.spark.sizing import StageSize
@@ -129,7 +129,8 @@ class GraphResultStream(DataStream):
         **options: Any,
     ) -> StreamingQuery | None:
         """Run the graph as ONE query writing the main output to ``main`` and each side output
-        to its sink, as :meth:`flinkwin.window_result_stream.WindowResultStream.start`."""
+        to its sink, as
+        :meth:`flinkwin.datastream.window_result_stream.WindowResultStream.start`."""
         side_outputs = dict(side_outputs or {})
         stage = self._stage(list(side_outputs))
         if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:

@@ -3,14 +3,14 @@
 The runtime keeps per key group either the object-based
 :class:`~flinkwin.operator.WindowOperator` or one of its columnar equivalents:
 
-- ``"columnar"``: :class:`~flinkwin.operator.columnar.ColumnarAggregation`, built-in
+- ``"columnar"``: :class:`~flinkwin.operator.states.columnar.ColumnarAggregation`, built-in
   aggregations over tumbling and sliding windows;
-- ``"continuous"``: :class:`~flinkwin.operator.continuous.ContinuousAggregation`, the same
+- ``"continuous"``: :class:`~flinkwin.operator.states.continuous.ContinuousAggregation`, the same
   under ``ContinuousEventTimeTrigger``;
-- ``"panes"``: :class:`~flinkwin.operator.panes.PaneAggregation`, aligned sliding windows;
-- ``"sessions"``: :class:`~flinkwin.operator.sessions.SessionAggregation`, built-in
+- ``"panes"``: :class:`~flinkwin.operator.states.panes.PaneAggregation`, aligned sliding windows;
+- ``"sessions"``: :class:`~flinkwin.operator.states.sessions.SessionAggregation`, built-in
   aggregations over event-time sessions;
-- ``"lists"``: :class:`~flinkwin.operator.element_lists.ColumnarLists`, full-window functions;
+- ``"lists"``: :class:`~flinkwin.operator.states.lists.ColumnarLists`, full-window functions;
 - ``"object"``: :class:`~flinkwin.operator.WindowOperator`, everything.
 
 All of them process a batch (``process_batch``), advance the watermark and processing time,
@@ -29,23 +29,31 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from flinkwin.operator.columnar import FORMAT as COLUMNAR_FORMAT
-from flinkwin.operator.columnar import ColumnarAggregation, snapshot_format
-from flinkwin.operator.columnar import supports as columnar_supports
-from flinkwin.operator.continuous import FORMAT as CONTINUOUS_FORMAT
-from flinkwin.operator.continuous import ContinuousAggregation
-from flinkwin.operator.continuous import supports as continuous_supports
-from flinkwin.operator.element_lists import FORMAT as LISTS_FORMAT
-from flinkwin.operator.element_lists import ColumnarLists
-from flinkwin.operator.element_lists import supports as lists_supports
-from flinkwin.operator.formats import COLUMNAR, CONTINUOUS, LISTS, OBJECT, PANES, SESSIONS, form_of
-from flinkwin.operator.panes import FORMAT as PANES_FORMAT
-from flinkwin.operator.panes import PaneAggregation
-from flinkwin.operator.panes import supports as panes_supports
-from flinkwin.operator.sessions import FORMAT as SESSIONS_FORMAT
-from flinkwin.operator.sessions import SessionAggregation
-from flinkwin.operator.sessions import supports as sessions_supports
-from flinkwin.operator.snapshot import SnapshotBinding, StatePickler
+from flinkwin.operator.snapshots import SnapshotBinding, StatePickler
+from flinkwin.operator.snapshots.formats import (
+    COLUMNAR,
+    CONTINUOUS,
+    LISTS,
+    OBJECT,
+    PANES,
+    SESSIONS,
+    form_of,
+)
+from flinkwin.operator.states.columnar import FORMAT as COLUMNAR_FORMAT
+from flinkwin.operator.states.columnar import ColumnarAggregation, snapshot_format
+from flinkwin.operator.states.columnar import supports as columnar_supports
+from flinkwin.operator.states.continuous import FORMAT as CONTINUOUS_FORMAT
+from flinkwin.operator.states.continuous import ContinuousAggregation
+from flinkwin.operator.states.continuous import supports as continuous_supports
+from flinkwin.operator.states.lists import FORMAT as LISTS_FORMAT
+from flinkwin.operator.states.lists import ColumnarLists
+from flinkwin.operator.states.lists import supports as lists_supports
+from flinkwin.operator.states.panes import FORMAT as PANES_FORMAT
+from flinkwin.operator.states.panes import PaneAggregation
+from flinkwin.operator.states.panes import supports as panes_supports
+from flinkwin.operator.states.sessions import FORMAT as SESSIONS_FORMAT
+from flinkwin.operator.states.sessions import SessionAggregation
+from flinkwin.operator.states.sessions import supports as sessions_supports
 from flinkwin.operator.window_operator import WindowOperator
 
 _CLASSES: dict[str, Any] = {
@@ -98,7 +106,7 @@ def new_state(kind: str, factory: Factory) -> Any:
 
 def restore_state(snapshot: bytes, factory: Factory) -> Any:
     """The state a snapshot was taken of, in the form it was written in (its format, one of
-    :data:`flinkwin.operator.formats.RELEASED`, says which): a columnar form, else what
+    :data:`flinkwin.operator.snapshots.formats.RELEASED`, says which): a columnar form, else what
     ``factory`` builds (the window operator, or a graph stage's operator), which checks the
     format itself."""
     kind = form_of(snapshot_format(snapshot))

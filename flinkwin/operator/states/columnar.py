@@ -35,12 +35,13 @@ from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
-from flinkwin.keys import float_codes
-from flinkwin.longs import ERROR, WRAP, safe_band, sums_may_overflow
-from flinkwin.operator import formats
+from flinkwin.longs import ERROR, WRAP, sums_may_overflow
+from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
+from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import drain_frames, from_arrow, read_frame, write_frame
 from flinkwin.operator.ordering import stable_order
-from flinkwin.time import MAX_LONG, MIN_LONG, java_mod
+from flinkwin.operator.snapshots import formats
+from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
 
@@ -73,43 +74,6 @@ def supports(op: WindowOperator, trigger: type = EventTimeTrigger) -> bool:
         and type(selector) is FieldKeySelector
         and builtin.field not in selector.fields
     )
-
-
-def in_safe_band(assigner: Any, lateness: int, ts: np.ndarray, extra: int = 0) -> bool:
-    """True if no long arithmetic on these timestamps can overflow: window bounds of a
-    tumbling/sliding assigner, cleanup times, ``ts + lateness`` (plus ``extra``, e.g. a trigger
-    interval). Batches outside it go through the per-element path, the one definition of the
-    arithmetic near the long limits (see :mod:`flinkwin.longs`)."""
-    if len(ts) == 0:
-        return True
-    if type(assigner) is TumblingEventTimeWindows:
-        size, slide, offset = assigner.size, assigner.size, assigner.global_offset
-    else:
-        size, slide, offset = assigner.size, assigner.slide, assigner.offset
-    low, high = safe_band(2 * (size + slide) + abs(offset) + lateness + extra + 1)
-    return low <= int(ts.min()) and int(ts.max()) <= high
-
-
-def assign_event_windows(assigner: Any, ts: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(element index, window start, window end) of every window of each element, in the
-    order the assigner lists them, for tumbling and sliding event-time windows."""
-    n = len(ts)
-    elems = np.arange(n, dtype=np.int64)
-    if type(assigner) is TumblingEventTimeWindows:
-        size, slide, offset = assigner.size, assigner.size, assigner.global_offset
-    else:
-        size, slide, offset = assigner.size, assigner.slide, assigner.offset
-    offset = java_mod(offset, slide)
-    rem = np.fmod(ts - offset, slide)
-    last = np.where(rem < 0, ts - (rem + slide), ts - rem)
-    if size == slide:
-        return elems, last, last + size
-    k = -(-size // slide)
-    starts = last[:, None] - np.arange(k, dtype=np.int64)[None, :] * slide
-    valid = starts > (ts - size)[:, None]
-    e = np.broadcast_to(elems[:, None], starts.shape)[valid]
-    s = starts[valid]
-    return e, s, s + size
 
 
 class ColumnarAggregation:
@@ -206,7 +170,7 @@ class ColumnarAggregation:
         self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int
     ) -> bool:
         """:meth:`accepts` for partial rows whose sums the caller checked for overflow
-        (:mod:`flinkwin.operator.partials`)."""
+        (:mod:`flinkwin.operator.states.partials`)."""
         return self._accepts(frame, timestamps, watermark, sums_checked=True)
 
     def _accepts(
@@ -246,7 +210,7 @@ class ColumnarAggregation:
         self, frame: pd.DataFrame, timestamps: np.ndarray, counts: np.ndarray | None
     ) -> None:
         """:meth:`process_batch` for rows that stand for ``counts`` elements each (partial
-        aggregates, :mod:`flinkwin.operator.partials`): late elements are counted so."""
+        aggregates, :mod:`flinkwin.operator.states.partials`): late elements are counted so."""
         if len(frame) == 0:
             return
         wm = self.current_watermark
@@ -367,8 +331,6 @@ class ColumnarAggregation:
             return op, None, []
         panes = panes.sort_values(_SEQ, kind="stable")
         columns = [c for c in panes.columns if c not in self.PANE_COLUMNS]
-        from flinkwin.operator.vectorized import column_values
-
         records = op.elements(tuple(columns), [column_values(panes[c]) for c in columns])
         return op, panes, records
 
@@ -490,31 +452,6 @@ def window_timers(
     return seq, cleanups
 
 
-def _codes(columns: list[np.ndarray]) -> np.ndarray:
-    """One int64 code per row for the combination of ``columns``' values, numbered in order
-    of first appearance (nulls are values too; floats compare as Java's ``Double.equals``:
-    NaN is one value, ``0.0`` and ``-0.0`` two)."""
-    codes: np.ndarray | None = None
-    for column in columns:
-        column_codes, count = _column_codes(column)
-        # (the first column's codes are already numbered in order of first appearance)
-        codes = column_codes if codes is None else pd.factorize(codes * count + column_codes)[0]
-    assert codes is not None
-    return codes.astype(np.int64, copy=False)
-
-
-def _column_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
-    """One code per value of ``column`` in order of first appearance (nulls are a value, see
-    ``_codes``), and the number of distinct values."""
-    if column.dtype.kind == "f":
-        column = float_codes(column)
-    codes, uniques = pd.factorize(column)
-    if len(codes) and codes.min() < 0:
-        # nulls: pandas numbers them as one value only when asked (an extra pass over the values)
-        codes, uniques = pd.factorize(column, use_na_sentinel=False)
-    return codes, len(uniques)
-
-
 def snapshot_format(data: bytes) -> str:
     """The ``flinkwin.format`` a snapshot was written in."""
     try:
@@ -527,7 +464,6 @@ def snapshot_format(data: bytes) -> str:
 __all__ = [
     "FORMAT",
     "ColumnarAggregation",
-    "assign_event_windows",
     "snapshot_format",
     "supports",
 ]

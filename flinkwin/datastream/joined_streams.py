@@ -6,7 +6,7 @@
          [.trigger(t)] [.evictor(e)] [.allowed_lateness(ms)] [.side_output_late_data(tag)]
          .apply(join_function, output_schema=...)
 
-A join is a co-group (:mod:`flinkwin.cogrouped_streams`) whose function calls
+A join is a co-group (:mod:`flinkwin.datastream.cogrouped_streams`) whose function calls
 ``join(first, second)`` for every pair of elements of the two inputs with the same key in the
 same window: for each element of the first input, for each element of the second (each in the
 window's order, as for a co-group). A key with elements of one input only joins nothing (an
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flinkwin.cogrouped_streams import (
+from flinkwin.datastream.cogrouped_streams import (
     EqualTo,
     Where,
     WindowedTwoInputs,

@@ -1,6 +1,6 @@
 """``KeyedStream``: a stream partitioned by key columns or a key selector (Flink's
 ``KeyedStream``); ``window``/``countWindow`` make it a
-:class:`~flinkwin.windowed_stream.WindowedStream`.
+:class:`~flinkwin.datastream.windowed_stream.WindowedStream`.
 
 As in PyFlink, a ``KeyedStream`` is a ``DataStream`` of the elements it keys:
 ``execute_and_collect()``, ``toDF()``, ``print()``, ``add_sink()``, ``get_type()``,
@@ -16,24 +16,30 @@ from typing import TYPE_CHECKING, Any
 
 from flinkwin.assigners.base import WindowAssigner
 from flinkwin.datastream.data_stream import DataStream
-from flinkwin.errors import UnsupportedOperationError
-from flinkwin.functions.transform import function_label
-from flinkwin.types import TypeInformation, declared_output
-from flinkwin.windowed_stream import (
+from flinkwin.datastream.graph_stream import GraphResultStream
+from flinkwin.datastream.interval_join import IntervalJoin, check_key_types
+from flinkwin.datastream.keyed_reduce import Accumulate, KeyedTransform, RollingReduce
+from flinkwin.datastream.windowed_stream import (
     WindowedStream,
     _count_window_state,
     _pyflink_count_window_state,
     _window_state,
     _WindowState,
 )
+from flinkwin.errors import UnsupportedOperationError
+from flinkwin.functions.process import KeyedProcessFunction, ProcessFunction
+from flinkwin.functions.transform import function_label
+from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
+from flinkwin.spark.graph import combine, plan_of
+from flinkwin.spark.graph_nodes import interval_join_node, process_node
+from flinkwin.types import TypeInformation, declared_output
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.streaming import StreamingQuery
 
-    from flinkwin.runtime_mode import RuntimeExecutionMode
+    from flinkwin.datastream.windowed_stream import AllWindowedStream
     from flinkwin.watermark import WatermarkStrategy
-    from flinkwin.windowed_stream import AllWindowedStream
 
 
 class KeyedStream(DataStream):
@@ -114,11 +120,6 @@ class KeyedStream(DataStream):
         ``(tag, value)`` or sent with ``ctx.output(tag, value)``. ``output_type`` (or
         ``output_schema``) as for ``map`` (None: pickled values). Runs in the stage of the
         stream's graph (see the porting guide, docs/porting.md)."""
-        from flinkwin.functions.process import KeyedProcessFunction, ProcessFunction
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import plan_of
-        from flinkwin.spark.graph_nodes import process_node
-
         if not isinstance(func, (KeyedProcessFunction, ProcessFunction)):
             raise TypeError("KeyedProcessFunction is required for KeyedStream.")
         declared = declared_output(output_type, output_schema)
@@ -135,8 +136,6 @@ class KeyedStream(DataStream):
         ``open(runtime_context)`` sees the current key's state (a ``KeyedProcessFunction``
         underneath, as in PyFlink); ``output_type``/``output_schema`` as for
         ``DataStream.map``."""
-        from flinkwin.keyed_reduce import KeyedTransform
-
         return self.process(KeyedTransform(func, "map"),
                             declared_output(output_type, output_schema))
 
@@ -144,16 +143,12 @@ class KeyedStream(DataStream):
         self, func: Any, output_type: Any = None, *, output_schema: Any = None
     ) -> DataStream:
         """PyFlink's keyed ``flat_map`` (see ``map``)."""
-        from flinkwin.keyed_reduce import KeyedTransform
-
         return self.process(KeyedTransform(func, "flat_map"),
                             declared_output(output_type, output_schema))
 
     def filter(self, func: Any) -> DataStream:
         """PyFlink's keyed ``filter`` (see ``map``): the elements, with this stream's type,
         for which ``func`` is true."""
-        from flinkwin.keyed_reduce import KeyedTransform
-
         return self.process(KeyedTransform(func, "filter"), self._own_type())
 
     flatMap = flat_map  # noqa: N815
@@ -162,10 +157,7 @@ class KeyedStream(DataStream):
         """Flink's rolling ``reduce`` without a window: ``func(current, value)`` (or a
         ``ReduceFunction``) per element, emitting the key's new value (in ``BATCH`` mode only
         each key's final value); the outputs have this stream's type, as in PyFlink
-        (see :mod:`flinkwin.keyed_reduce`)."""
-        from flinkwin.keyed_reduce import RollingReduce
-        from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
-
+        (see :mod:`flinkwin.datastream.keyed_reduce`)."""
         batch = effective_mode(self._stream._runtime_mode, self._stream._public_df().isStreaming)
         return self.process(
             RollingReduce(func, batch is RuntimeExecutionMode.BATCH), self._own_type()
@@ -173,16 +165,12 @@ class KeyedStream(DataStream):
 
     def _own_type(self) -> Any:
         """This stream's element type as an ``output_type`` (None: pickled values)."""
-        from flinkwin.spark.graph import plan_of
-
         head = plan_of(self._stream).head_type
         if head.pickled:
             return None
         return head.schema if head.type_info is None else head.type_info
 
     def _accumulate(self, position: int | str, kind: str) -> Any:
-        from flinkwin.keyed_reduce import Accumulate
-
         return self.reduce(Accumulate(position, kind))
 
     def sum(self, position_to_sum: int | str = 0) -> Any:
@@ -216,8 +204,6 @@ class KeyedStream(DataStream):
         .between(lower, upper).process(ProcessJoinFunction, output_type)``: each pair of
         elements with equal keys where ``a.ts + lower <= b.ts <= a.ts + upper``, with
         timestamp ``max(a.ts, b.ts)`` (see docs/windows/interval-join.md)."""
-        from flinkwin.interval_join import IntervalJoin
-
         return IntervalJoin(self, other_stream)
 
     interval_join = intervalJoin
@@ -227,11 +213,8 @@ class KeyedStream(DataStream):
 
     def _interval_join(self, spec: Any) -> Any:
         """The stream of a finished interval join (``spec.right`` is the other keyed stream)."""
-        from flinkwin.graph_stream import GraphResultStream
-        from flinkwin.spark.graph import combine, plan_of
-        from flinkwin.spark.graph_nodes import interval_join_node
-
         right = spec.right
+        check_key_types(self, right)
         plan, heads = combine([plan_of(self._stream), plan_of(right._stream)])
         key_type = self._key_type if self._key_type is not None else right._key_type
         node = interval_join_node(spec, self._key(), right._key(), plan, heads, key_type)

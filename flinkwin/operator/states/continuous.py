@@ -1,7 +1,7 @@
 """Columnar window state for a built-in aggregation under ``ContinuousEventTimeTrigger``.
 
-The configuration of :mod:`flinkwin.operator.columnar` (a keyed ``sum``/``min``/``max`` over an
-integer field, tumbling or sliding event-time windows, no evictor) with
+The configuration of :mod:`flinkwin.operator.states.columnar` (a keyed ``sum``/``min``/``max``
+over an integer field, tumbling or sliding event-time windows, no evictor) with
 ``ContinuousEventTimeTrigger.of(interval)`` as the trigger. Besides each pane's aggregate row,
 :class:`ContinuousAggregation` keeps the trigger's state and the pane's timers as columns:
 
@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from flinkwin.operator import formats
-from flinkwin.operator.columnar import (
+from flinkwin.operator.batch_windows import in_safe_band
+from flinkwin.operator.snapshots import formats
+from flinkwin.operator.states.columnar import (
     _END,
     _FIRED,
     _SEQ,
     _START,
     ColumnarAggregation,
-    in_safe_band,
     records_frame,
 )
-from flinkwin.operator.columnar import supports as columnar_supports
+from flinkwin.operator.states.columnar import supports as columnar_supports
 from flinkwin.time import MAX_LONG
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger
 from flinkwin.windows import TimeWindow
