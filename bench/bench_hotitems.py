@@ -8,9 +8,10 @@ Flink's HotItems example as a flinkwin user writes it (PyFlink's API, ``flinkwin
   viewCount)`` row per item and window;
 * **HotItems** (a graph): the same, then ``key_by("windowEnd").process(TopN(n))``: a
   ``KeyedProcessFunction`` collecting a window's counts in ``ListState`` and emitting the top
-  ``n`` (by views, then item id) from an event-time timer at ``windowEnd + 1``. It runs as a
-  distributed graph (each keyed operator in its own key groups, docs/architecture.md,
-  "Distributed graphs"); ``--one-task`` runs it on the one-task graph stage instead.
+  ``n`` (by views, then item id) from an event-time timer at ``windowEnd + 1``. It runs at a
+  graph's default parallelism 1 (one task); ``--parallelism N`` runs it with
+  ``set_parallelism(N)`` as a distributed graph (each keyed operator in its own key groups
+  over N tasks, docs/architecture.md, "Distributed graphs").
 
 Input: ``--events`` views of ``--items`` items (skewed: item ``i`` weighs ``1 / (i + 10)``) in
 ``--files`` parquet files read one per micro-batch (``maxFilesPerTrigger=1``,
@@ -147,11 +148,11 @@ def first_stage(source: Any) -> Any:
     )
 
 
-def hot_items(source: Any, n: int, one_task: bool = False) -> Any:
-    """HotItems: a distributed graph (each keyed operator in its own key groups), or with
-    ``one_task`` the one-task graph stage (``set_parallelism(1)``)."""
+def hot_items(source: Any, n: int, parallelism: int | None = None) -> Any:
+    """HotItems: the one-task graph stage (a graph's default), or with ``parallelism`` a
+    distributed graph (each keyed operator in its own key groups over that many tasks)."""
     top = first_stage(source).key_by("windowEnd").process(TopN(n), output_type=TOP)
-    return top.set_parallelism(1) if one_task else top
+    return top if parallelism is None else top.set_parallelism(parallelism)
 
 
 # ------------------------------------------------------------------------------ input data
@@ -280,7 +281,7 @@ def run_once(spark: Any, args: Any, pipeline: str, directory: str, expected: Exp
     source = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(directory)
     sink: Any = ChecksumSink() if pipeline == "first_stage" else CollectSink()
     result = first_stage(source) if pipeline == "first_stage" else hot_items(
-        source, args.top, args.one_task)
+        source, args.top, args.parallelism)
     checkpoint = tempfile.mkdtemp(prefix=f"fw-hot-{pipeline}-", dir=args.workdir)
     try:
         begin = time.perf_counter()
@@ -341,7 +342,7 @@ def in_subprocess(args: Any, master: str, data: str) -> list[Run]:
                "--repeat", str(args.repeat), "--top", str(args.top), "--partitions",
                str(args.partitions), "--driver-memory", args.driver_memory,
                "--workdir", args.workdir, "--seed", str(args.seed)] + (
-                   ["--one-task"] if args.one_task else [])
+                   [] if args.parallelism is None else ["--parallelism", str(args.parallelism)])
     done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{master} subprocess failed (exit {done.returncode})")
@@ -401,8 +402,9 @@ def main(argv: list[str] | None = None) -> list[Run]:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--data", default=None, help="input directory (reused if it has files)")
     parser.add_argument("--workdir", default=None, help="where temp dirs go (default: system)")
-    parser.add_argument("--one-task", action="store_true",
-                        help="HotItems on the one-task graph plan (set_parallelism(1))")
+    parser.add_argument("--parallelism", type=int, default=None,
+                        help="HotItems with set_parallelism(N): a distributed graph (default: "
+                        "parallelism 1, the one-task graph stage)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     size = SIZES["quick" if args.quick else "full"]

@@ -151,7 +151,7 @@ class GraphResultStream(DataStream):
             location = restart.checkpoint_location(session, checkpoint_location, query_name)
             if self._written_by_one_task(stage, location):
                 self._one_task = ("the checkpoint was written by the one-task plan (an earlier "
-                                  "flinkwin, or set_parallelism(1)): its query continues on it")
+                                  "flinkwin, or parallelism 1): its query continues on it")
                 self._stages.clear()
                 stage = self._stage(list(side_outputs))
             self._check_restart(location)
@@ -195,19 +195,29 @@ class GraphResultStream(DataStream):
         return WindowDataStreamWriter(self)  # type: ignore[arg-type]
 
     def setParallelism(self, parallelism: int) -> GraphResultStream:  # noqa: N802
-        """Run the graph's stage in ``parallelism`` Spark tasks, at most its key groups: a
-        graph whose one keyed operator reads its sources directly has the stream's key
-        groups, any other graph one (docs/architecture.md#stream-graphs)."""
-        key_groups = self._stage([]).pipeline.key_groups
+        """Run the graph at ``parallelism``, Flink's way to scale a job out. A graph runs at 1
+        by default: one task, every operator seeing its inputs in the one order a Flink job
+        at parallelism 1 gives. With ``parallelism`` > 1 every keyed operator runs in the
+        stream's key groups over that many Spark tasks, with a shuffle between operators
+        keyed differently (docs/architecture.md#distributed-graphs); as in Flink at that
+        parallelism, elements from several upstream tasks then reach an operator in no
+        defined order. A graph whose one keyed operator reads its sources directly runs in
+        its key groups either way. Refused, naming the reason, for a graph that must run in
+        one task."""
+        previous: int | None = getattr(self, "_parallelism", None)
+        self._parallelism: int | None = parallelism
+        self._stages.clear()
+        stage = self._stage([])
+        key_groups = stage.pipeline.key_groups
         if key_groups == 1 and parallelism != 1:
+            self._parallelism = previous
+            self._stages.clear()
+            reason = stage.summary.get("distributed", "").removeprefix("no: ")
             raise PipelineError(
-                f"setParallelism({parallelism}): this stream graph runs in one task (its "
-                "operators are keyed differently, or an operator is fed through another "
-                "operator or a map); only 1 is possible"
+                f"setParallelism({parallelism}): this stream graph runs in one task "
+                f"({reason}); only 1 is possible"
             )
         stage_parallelism(None, key_groups, parallelism)  # validates
-        self._parallelism = parallelism
-        self._stages.clear()
         self._hints["parallelism"] = parallelism
         return self
 

@@ -88,6 +88,13 @@ _IN, _DROPPED, _FIRED, _KEYS, _WINDOWS, _BYTES, _CALLS = (
                                "keysInState", "windowsInState", "stateBytes", "keyGroupCalls"))
 
 
+#: why a graph that could run distributed runs in one task: it was not asked to
+PARALLELISM_ONE = (
+    "parallelism 1, a graph's default (as Flink's parallelism.default): set_parallelism(n) "
+    "with n > 1 on its result runs every keyed operator in n tasks"
+)
+
+
 def chain_reason(
     graph: GraphPlan, node_timers: list[str], streaming: bool, arrival: bool, domain: str,
     parallelism: int | None,
@@ -103,8 +110,8 @@ def chain_reason(
         return "BATCH runtime mode (elements in event-time order) runs in one task"
     if streaming and domain != EVENT_TIME:
         return "the graph's sources carry no event-time watermark"
-    if parallelism == 1:
-        return "set_parallelism(1)"
+    if parallelism is None or parallelism == 1:
+        return PARALLELISM_ONE
     return None
 
 
@@ -389,7 +396,7 @@ class ChainedNode(StatefulProcessor):
                 f"{graph.plan.nodes[self.j].name} registered a processing-time timer, but this "
                 "graph runs distributed (every keyed operator in its own key groups), where a "
                 "key group is woken by the event-time watermark only: the timer would fire late "
-                "or never. Run the graph in one task with set_parallelism(1) on its result "
+                "or never. Run the graph in one task: drop set_parallelism(n) from its result "
                 "(docs/architecture.md, \"Distributed graphs\")"
             )
         if tick is not None and tick != expired:

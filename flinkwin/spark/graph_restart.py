@@ -240,7 +240,7 @@ def prepare_graph_restart(
             f"stage: {written!r} -> {kind!r}: the checkpoint was written by {_PLANS[written]}, "
             f"this program runs {_PLANS[kind]}; Spark cannot continue one plan's state with "
             "the other's. Start from a new checkpoint location"
-            + (", or run the one-task plan with set_parallelism(1) on the graph's result"
+            + (", or run the one-task plan: no set_parallelism(n) with n > 1 on the graph's result"
                if written == "graph" else "")
         ])
     names = [node.spec.name for node in plan.nodes]

@@ -3,8 +3,9 @@ operator in its own key groups, a shuffle between them, one query.
 
 HotItems in miniature: a sliding count per item (20 s every 10 s, 15 s allowed lateness, late
 data to a side output), then ``key_by(window_end).process(TopN)`` firing at each window's end.
-Over micro-batches with late data and a restart mid-scenario the distributed plan gives, batch
-by batch, what the one-task plan gives (``set_parallelism(1)``) and the hand-computed values;
+Over micro-batches with late data and a restart mid-scenario the distributed plan (asked for
+with ``set_parallelism(2)``) gives, batch by batch, what the one-task plan (a graph's default,
+parallelism 1) gives and the hand-computed values;
 through ``start()``, ``toDF().writeStream`` and on static input; a restart across plan kinds
 is refused naming the cause.
 """
@@ -34,7 +35,9 @@ from flinkwin import (
     WindowFunction,
 )
 from flinkwin.datastream import DataStream
+from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.spark import MemorySink
+from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
 from flinkwin.spark.sizing import PROVIDER_CONF
 
@@ -106,7 +109,8 @@ def hot_items(df: Any, one_task: bool = False, by_function: bool = False) -> Any
         .aggregate(CountAgg(), WithEnd(), output_type="item string, window_end long, n long")
     )
     top = counts.key_by("window_end").process(TopN(), Types.STRING())
-    return top.set_parallelism(1) if one_task else top
+    # a graph runs at parallelism 1 (one task) unless asked to scale out, as a Flink job
+    return top if one_task else top.set_parallelism(2)
 
 
 def rows(file: list[tuple[str, int]]) -> list[dict[str, Any]]:
@@ -212,8 +216,9 @@ def test_explain_says_whether_the_graph_is_distributed_and_why_not(
 
     assert "distributed : yes" in summary(hot_items(df))
     text = summary(hot_items(df, one_task=True))
-    assert "distributed : no: set_parallelism(1)" in text
+    assert "distributed : no: parallelism 1, a graph's default" in text
     assert "transformWithStateInPandas" not in text
+    assert "distributed : no: parallelism 1" in summary(hot_items(df, True).set_parallelism(1))
 
 
 def test_a_restart_across_plan_kinds_is_refused_naming_the_cause(
@@ -231,7 +236,7 @@ def test_a_restart_across_plan_kinds_is_refused_naming_the_cause(
     writer = (hot_items(df).toDF().writeStream.format("noop")
               .option("checkpointLocation", str(root / "one" / "ck")))
     with pytest.raises(IncompatibleRestartError,
-                       match=r"written by the one-task plan.*set_parallelism\(1\)"):
+                       match=r"written by the one-task plan.*no set_parallelism\(n\) with n > 1"):
         writer.trigger(availableNow=True).start()
 
 
@@ -281,3 +286,26 @@ def test_hot_items_distributed_on_static_input(spark: Any) -> None:
         if ranked:
             expected[f"{end}: " + " ".join(f"{k}={n}" for k, n in ranked)] += 1
     assert got == expected
+
+
+def test_set_parallelism_above_one_is_refused_for_a_graph_that_must_run_in_one_task(
+    spark: Any, tmp_path: Path
+) -> None:
+    """BATCH mode gives every operator its elements in event-time order, which only one task
+    keeps: scaling such a graph out is refused naming that reason, and the result is unchanged
+    (still one task)."""
+    df = spark.createDataFrame([(k, t) for f in FILES for k, t in f], SCHEMA)
+    batch = DataStream(df, runtime_mode=RuntimeExecutionMode.BATCH)
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner("ts")
+    counts = (batch.assign_timestamps_and_watermarks(strategy).key_by("item")
+              .window(SlidingEventTimeWindows.of(Time.seconds(20), Time.seconds(10)))
+              .aggregate(CountAgg(), WithEnd(), output_type="item string, window_end long, n long"))
+    graph = counts.key_by("window_end").process(TopN(), Types.STRING())
+    with pytest.raises(PipelineError, match=r"setParallelism\(2\): this stream graph runs in "
+                       r"one task \(BATCH runtime mode"):
+        graph.set_parallelism(2)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        graph.explain()
+    assert "distributed : no: BATCH runtime mode" in out.getvalue()
