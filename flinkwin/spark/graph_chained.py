@@ -100,6 +100,8 @@ def chain_reason(
     parallelism: int | None,
 ) -> str | None:
     """Why the graph runs in one task rather than distributed (None: distributed)."""
+    if not streaming:
+        return "static input: a graph over static DataFrames runs in one task"
     reason = single_task_reason(graph)
     if reason is not None:
         return reason
@@ -309,9 +311,22 @@ class ChainedNode(StatefulProcessor):
     elements."""
 
     def __init__(self, graph: ChainedGraph, j: int, takes_rows: bool = False) -> None:
-        self.graph = graph
+        # The graph (the user's functions) travels as bytes and is loaded at the first call:
+        # Spark also unpickles the processor in a Python process on the driver to learn its
+        # state (init only), which does not see modules shipped with addPyFile.
+        self._graph_bytes = cloudpickle.dumps(graph)
+        self._graph: ChainedGraph | None = None
         self.j = j
         self.takes_rows = takes_rows
+
+    @property
+    def graph(self) -> ChainedGraph:
+        if self._graph is None:
+            self._graph = cloudpickle.loads(self._graph_bytes)
+        return self._graph
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_graph": None}
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle

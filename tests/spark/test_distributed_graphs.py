@@ -6,8 +6,8 @@ data to a side output), then ``key_by(window_end).process(TopN)`` firing at each
 Over micro-batches with late data and a restart mid-scenario the distributed plan (asked for
 with ``set_parallelism(2)``) gives, batch by batch, what the one-task plan (a graph's default,
 parallelism 1) gives and the hand-computed values;
-through ``start()``, ``toDF().writeStream`` and on static input; a restart across plan kinds
-is refused naming the cause.
+through ``start()`` and ``toDF().writeStream`` (static input runs in one task); a restart
+across plan kinds is refused naming the cause.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from flinkwin import (
     WindowFunction,
 )
 from flinkwin.datastream import DataStream
-from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.spark import MemorySink
 from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
@@ -272,10 +271,12 @@ def test_hot_items_distributed_through_to_df_write_stream(
     assert Counter(seen) == EXPECTED
 
 
-def test_hot_items_distributed_on_static_input(spark: Any) -> None:
+def test_hot_items_on_static_input_runs_in_one_task_and_refuses_more(spark: Any) -> None:
     df = spark.createDataFrame([(k, t) for f in FILES for k, t in f], SCHEMA)
-    got = Counter(hot_items(df).execute_and_collect())
-    assert got == Counter(hot_items(df, one_task=True).execute_and_collect())
+    with pytest.raises(PipelineError, match=r"setParallelism\(2\): this stream graph runs in "
+                       r"one task \(static input"):
+        hot_items(df)
+    got = Counter(hot_items(df, one_task=True).execute_and_collect())
     # one bounded input: every element on time (no watermark before the end), every window
     # fires once at the end of input
     everything = [(k, t) for f in FILES for k, t in f]
@@ -291,21 +292,69 @@ def test_hot_items_distributed_on_static_input(spark: Any) -> None:
 def test_set_parallelism_above_one_is_refused_for_a_graph_that_must_run_in_one_task(
     spark: Any, tmp_path: Path
 ) -> None:
-    """BATCH mode gives every operator its elements in event-time order, which only one task
-    keeps: scaling such a graph out is refused naming that reason, and the result is unchanged
-    (still one task)."""
-    df = spark.createDataFrame([(k, t) for f in FILES for k, t in f], SCHEMA)
-    batch = DataStream(df, runtime_mode=RuntimeExecutionMode.BATCH)
-    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-        Duration.of_millis(0)).with_timestamp_assigner("ts")
-    counts = (batch.assign_timestamps_and_watermarks(strategy).key_by("item")
+    """A source with ``with_idleness`` needs every row of a micro-batch to tell an idle input
+    apart, which only one task sees: scaling such a graph out is refused naming that rule, and
+    the graph stays on one task."""
+    df = spark.readStream.schema(SCHEMA).json(str(tmp_path))
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)) \
+        .with_timestamp_assigner("ts").with_idleness(Duration.of_seconds(5))
+    counts = (DataStream(df).assign_timestamps_and_watermarks(strategy).key_by("item")
               .window(SlidingEventTimeWindows.of(Time.seconds(20), Time.seconds(10)))
               .aggregate(CountAgg(), WithEnd(), output_type="item string, window_end long, n long"))
     graph = counts.key_by("window_end").process(TopN(), Types.STRING())
     with pytest.raises(PipelineError, match=r"setParallelism\(2\): this stream graph runs in "
-                       r"one task \(BATCH runtime mode"):
+                       r"one task \(source 0 uses with_idleness"):
         graph.set_parallelism(2)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         graph.explain()
-    assert "distributed : no: BATCH runtime mode" in out.getvalue()
+    assert "distributed : no: source 0 uses with_idleness" in out.getvalue()
+
+
+SHIPPED = '''
+from flinkwin import KeyedProcessFunction
+
+
+class Tagged(KeyedProcessFunction):
+    def process_element(self, value, ctx):
+        yield f"{value.window_end}: {value.item}={value.n}"
+'''
+
+
+def test_a_graphs_functions_shipped_with_add_py_file_run_distributed(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A user module shipped with ``addPyFile`` (as on a cluster), not on the workers' path:
+    Spark unpickles a transformWithStateInPandas processor on the driver too, in a Python
+    process that does not see such modules; the graph's functions load at the first call."""
+    import importlib
+    import sys
+
+    module = tmp_path / "shipped" / "fw_shipped_tagged.py"
+    module.parent.mkdir()
+    module.write_text(SHIPPED)
+    spark.sparkContext.addPyFile(str(module))
+    sys.path.insert(0, str(module.parent))
+    try:
+        tagged = importlib.import_module("fw_shipped_tagged").Tagged
+    finally:
+        sys.path.remove(str(module.parent))
+    write_batches(tmp_path / "in", [rows(f) for f in FILES])
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner("ts")
+    results = []
+    for parallelism in (2, 1):
+        df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
+            str(tmp_path / "in"))
+        counts = (DataStream(df).assign_timestamps_and_watermarks(strategy).key_by("item")
+                  .window(SlidingEventTimeWindows.of(Time.seconds(20), Time.seconds(10)))
+                  .aggregate(CountAgg(), WithEnd(),
+                             output_type="item string, window_end long, n long"))
+        graph = counts.key_by("window_end").process(tagged(), Types.STRING())
+        sink = MemorySink(f"fw_shipped_{parallelism}")
+        query = graph.set_parallelism(parallelism).start(
+            main=sink, checkpoint_location=str(tmp_path / f"ck{parallelism}"),
+            trigger={"availableNow": True})
+        query.awaitTermination()
+        results.append(Counter(r[0] for r in sink.rows()))
+    assert results[0] == results[1] and sum(results[0].values()) > 5
