@@ -172,14 +172,17 @@ def standalone_cluster(tmp: Path, workers: int = 2) -> Iterator[str]:
         procs.stop()
 
 
-def run_driver(where: list[str], work: Path, out: Path, tmp: Path) -> dict[str, object]:
-    """Runs ``deploy_driver.py`` in a subprocess (its own Spark session) and returns its JSON."""
+def run_driver(
+    where: list[str], work: Path, out: Path, tmp: Path, script: Path = DRIVER
+) -> dict[str, object]:
+    """Runs ``script`` (``deploy_driver.py``) in a subprocess (its own Spark session) and
+    returns its JSON."""
     env = spark_env(tmp)
     env.pop("SPARK_NO_DAEMONIZE")
     log = tmp / f"driver-{out.stem}.log"
     with open(log, "wb") as f:
         proc = subprocess.Popen(
-            [sys.executable, str(DRIVER), *where, str(work), str(out)],
+            [sys.executable, str(script), *where, str(work), str(out)],
             env=env, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True,
         )

@@ -2,7 +2,8 @@
 localhost, executors in their own JVMs with their own Python workers) gives the rows it gives
 on ``local[2]``: user classes unpickled in executors, state restored across executors. And
 ``flinkwin-job`` runs the demo module on the cluster into Delta tables equal to its
-``local[2]`` run's."""
+``local[2]`` run's. Stream graphs with a re-keying step (HotItems, a window join keyed by a
+function) run their keyed stages on both workers, with the rows of ``local[2]``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_processes import DRIVER_TIMEOUT_S, run_driver, spark_env
+from spark_processes import DRIVER_TIMEOUT_S, HERE, run_driver, spark_env
 
 
 @pytest.mark.cluster
@@ -75,3 +76,23 @@ def test_flinkwin_job_runs_the_demo_on_the_cluster_as_on_local(
     cluster = _run_job(cluster_url, tmp_path / "cluster", tmp_path)
     assert all(sum(rows.values()) > 0 for rows in local.values()), local
     assert cluster == local
+
+
+@pytest.mark.cluster
+def test_graphs_with_a_re_keying_step_run_on_both_workers_as_on_local(
+    cluster_url: str, tmp_path: Path
+) -> None:
+    """HotItems and a window join keyed by a function (``graph_driver.py``, with a restart
+    mid-stream) give on the two-worker cluster exactly the rows they give on ``local[2]``, and
+    their keyed stages' tasks ran on both workers (issue 31, point 4)."""
+    script = HERE / "graph_driver.py"
+    local = run_driver(["--master", "local[2]"], tmp_path / "local", tmp_path / "local.json",
+                       tmp_path, script)
+    cluster = run_driver(["--master", cluster_url], tmp_path / "cluster",
+                         tmp_path / "cluster.json", tmp_path, script)
+    assert local["hot_items"] and local["join"]
+    assert cluster["hot_items"] == local["hot_items"]
+    assert cluster["join"] == local["join"]
+    stages = cluster["stage_executors"]
+    assert isinstance(stages, list)
+    assert any(len(executors) == 2 for executors in stages), stages
