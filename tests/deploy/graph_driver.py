@@ -5,7 +5,8 @@ test runs it on ``local[2]`` and on the two-worker standalone cluster and compar
     python graph_driver.py --master local[2] WORK OUT.json
     python graph_driver.py --master spark://127.0.0.1:7077 WORK OUT.json
 
-The graphs (issue 31, point 4):
+The graphs (issue 31, point 4), each asked to scale out with ``set_parallelism(2)`` (a graph
+runs in one task by default):
 
 * **HotItems** (``tests/spark/hot_items_driver.py``, shipped to the executors): a sliding hour
   of page views counted per item, then ``key_by(windowEnd).process(TopNHotItems(3))``;
@@ -139,7 +140,7 @@ def run_hot_items(spark: Any, work: Path) -> list[str]:
         write_files(source, files, first=6 * step)
         df = (spark.readStream.schema(USER_BEHAVIOR).option("maxFilesPerTrigger", 1)
               .json(str(source)))
-        query = hot_items(DataStream(df)).start(
+        query = hot_items(DataStream(df)).set_parallelism(2).start(
             main=FileSink(str(out)), checkpoint_location=str(work / "hot_items_ck"),
             trigger={"availableNow": True})
         query.awaitTermination()
@@ -159,7 +160,7 @@ def run_join(spark: Any, work: Path) -> list[str]:
                 for side in ("left", "right"))
         joined = (a.join(b).where(Bucket()).equal_to(Bucket())
                   .window(TumblingEventTimeWindows.of(Time.seconds(10)))
-                  .apply(Pair(), output_type="pair string"))
+                  .apply(Pair(), output_type="pair string").set_parallelism(2))
         query = joined.start(main=FileSink(str(out)), checkpoint_location=str(work / "join_ck"),
                              trigger={"availableNow": True})
         query.awaitTermination()
