@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hot_items_driver import CountAgg
 from spark_scenarios import write_batches
 
 from flinkwin import (
-    AggregateFunction,
     Duration,
     KeyedProcessFunction,
     ListStateDescriptor,
@@ -51,20 +51,6 @@ FILES = [
     [("e", 61000), ("a", 44000), ("a", 2000)],  # a@2000: too late for both its windows
 ]
 RESTART_AFTER = 3
-
-
-class CountAgg(AggregateFunction):
-    def create_accumulator(self) -> int:
-        return 0
-
-    def add(self, value: Any, accumulator: int) -> int:
-        return accumulator + 1
-
-    def get_result(self, accumulator: int) -> int:
-        return accumulator
-
-    def merge(self, a: int, b: int) -> int:
-        return a + b
 
 
 class WithEnd(WindowFunction):
