@@ -101,18 +101,19 @@ class GraphResultStream(DataStream):
         side = DataStream._own(stage.side(output_tag), type_info,
                                key_groups=self._key_groups, runtime_mode=self._runtime_mode)
         side._origin = f"the side output {output_tag!r}"
+        self._running()  # a side output is taken to be run
         side._sizing = self._stage_size()
         side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
         side._pickled_fix = side_type.fix
         return side
 
     def _stage_size(self) -> StageSize:
-        """What sizes the graph's stage (every way to run it asks: ``toDF()``, the sinks,
-        side outputs)."""
-        self._warn_one_task(self._stage([]))
         pipeline: Any = self._stage([]).pipeline
         return StageSize(pipeline.key_groups, pipeline.requested_parallelism,
                          check=self._check_restart, rocksdb=pipeline.distributed)
+
+    def _running(self) -> None:
+        self._warn_one_task(self._stage([]))
 
     def _warn_one_task(self, stage: CompiledStage) -> None:
         """Warn once when the environment's parallelism > 1 asked for a distributed graph and a
