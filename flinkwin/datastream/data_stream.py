@@ -210,6 +210,7 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         flinkwin's ``start()`` does (:mod:`flinkwin.spark.sizing`)."""
         if is_pickled_type(self._type_info):
             raise pickled_elements_error("toDF()", self._origin, self._pickled_fix)
+        self._running()
         df, size = self._public_df(), self._stage_size()
         if size is None or not df.isStreaming:
             return df

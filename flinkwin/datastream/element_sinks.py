@@ -78,6 +78,7 @@ class ElementSinks:
 
     def _run_sink(self, invoke: Any) -> StreamingQuery | None:
         """Deliver every element to ``invoke(value, context)`` in the driver (see ``print``)."""
+        self._running()
         df = self._elements_df()
         carried = RECORD_TIMESTAMP_COLUMN in df.columns
         schema = self._public_df().schema
@@ -102,7 +103,13 @@ class ElementSinks:
             return settle_on_available_input(query)
         return query
 
+    def _running(self) -> None:
+        """Called when the stream is about to run (a sink, ``toDF()``): a stream graph warns
+        there when it runs in one task against the environment's parallelism
+        (:mod:`flinkwin.datastream.graph_stream`)."""
+
     def _static_df(self, what: str) -> DataFrame:
+        self._running()
         df = self._public_df()
         if df.isStreaming:
             raise ValueError(f"{what} needs a static DataFrame; start a query on a streaming one")

@@ -9,13 +9,18 @@ It is used as every flinkwin result is: as a DataFrame (``toDF()``), with ``prin
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Mapping
+from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
 from flinkwin.datastream.data_stream import DataStream
+from flinkwin.datastream.stream_execution_environment import default_parallelism
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
@@ -31,11 +36,20 @@ from flinkwin.spark.writer import WindowDataStreamWriter
 from flinkwin.types import TypeInformation, Types, is_pickled_type
 
 
+class OneTaskGraphWarning(UserWarning):
+    """The environment's ``set_parallelism(n > 1)`` asks for a distributed graph, and a rule
+    keeps this one in one task (the reason is in the message and in ``explain()``)."""
+
+
 class GraphResultStream(DataStream):
     """The head of a stream graph as a stream (see module docstring)."""
 
     def __init__(self, plan: StreamPlan) -> None:
         self._plan_value = plan
+        # the environment's parallelism when the graph's head operator is built, as a Flink
+        # transformation takes it when it is created
+        self._default_parallelism = default_parallelism()
+        self._warned_one_task = False
         self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
         first = plan.sources[0]
         head = plan.head_type
@@ -64,6 +78,7 @@ class GraphResultStream(DataStream):
             self._stages[key] = compile_graph(
                 self._plan_value, side_tags, first._runtime_mode,
                 getattr(self, "_parallelism", None), getattr(self, "_one_task", None),
+                self._default_parallelism,
             )
         return self._stages[key]
 
@@ -86,6 +101,7 @@ class GraphResultStream(DataStream):
         side = DataStream._own(stage.side(output_tag), type_info,
                                key_groups=self._key_groups, runtime_mode=self._runtime_mode)
         side._origin = f"the side output {output_tag!r}"
+        self._running()  # a side output is taken to be run
         side._sizing = self._stage_size()
         side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
         side._pickled_fix = side_type.fix
@@ -93,8 +109,31 @@ class GraphResultStream(DataStream):
 
     def _stage_size(self) -> StageSize:
         pipeline: Any = self._stage([]).pipeline
-        return StageSize(pipeline.key_groups, pipeline.parallelism, check=self._check_restart,
-                         rocksdb=pipeline.distributed)
+        return StageSize(pipeline.key_groups, pipeline.requested_parallelism,
+                         check=self._check_restart, rocksdb=pipeline.distributed)
+
+    def _running(self) -> None:
+        self._warn_one_task(self._stage([]))
+
+    def _warn_one_task(self, stage: CompiledStage) -> None:
+        """Warn once when the environment's parallelism > 1 asked for a distributed graph and a
+        rule keeps it in one task. An environment's default never fails a program (the graph
+        was not asked for specifically: its result's ``set_parallelism(n > 1)`` is refused)."""
+        default = self._default_parallelism
+        if self._warned_one_task or getattr(self, "_parallelism", None) is not None or (
+            default is None or default == 1 or stage.pipeline.key_groups > 1
+        ):
+            return
+        self._warned_one_task = True
+        reason = str(stage.summary.get("distributed", "")).removeprefix("no: ")
+        warnings.warn(
+            f"flinkwin: the environment's parallelism is {default}, but this stream graph "
+            f"({stage.summary.get('operators')}) runs in one task: {reason} (explain() shows "
+            "it; see docs/architecture.md#distributed-graphs-every-keyed-operator-in-its-own-"
+            "key-groups)",
+            OneTaskGraphWarning,
+            stacklevel=_caller_outside_flinkwin(),
+        )
 
     def explain(self, mode: str | None = None) -> None:
         """Print flinkwin's plan of the graph's stage, then Spark's."""
@@ -155,6 +194,7 @@ class GraphResultStream(DataStream):
                 self._stages.clear()
                 stage = self._stage(list(side_outputs))
             self._check_restart(location)
+        self._warn_one_task(stage)
         return start_query(
             stage, main, side_outputs, checkpoint_location=checkpoint_location,
             trigger=trigger, output_mode=output_mode, query_name=query_name, options=options,
@@ -195,15 +235,15 @@ class GraphResultStream(DataStream):
         return WindowDataStreamWriter(self)  # type: ignore[arg-type]
 
     def setParallelism(self, parallelism: int) -> GraphResultStream:  # noqa: N802
-        """Run the graph at ``parallelism``, Flink's way to scale a job out. A graph runs at 1
-        by default: one task, every operator seeing its inputs in the one order a Flink job
-        at parallelism 1 gives. With ``parallelism`` > 1 every keyed operator runs in the
-        stream's key groups over that many Spark tasks, with a shuffle between operators
-        keyed differently (docs/architecture.md#distributed-graphs); as in Flink at that
-        parallelism, elements from several upstream tasks then reach an operator in no
-        defined order. A graph whose one keyed operator reads its sources directly runs in
-        its key groups either way. Refused, naming the reason, for a graph that must run in
-        one task."""
+        """Run the graph at ``parallelism``, Flink's way to scale a job out (it overrides the
+        environment's ``set_parallelism``). A graph runs at 1 by default: one task, every
+        operator seeing its inputs in the one order a Flink job at parallelism 1 gives. With
+        ``parallelism`` > 1 every keyed operator runs in the stream's key groups over that many
+        Spark tasks, with a shuffle between operators keyed differently
+        (docs/architecture.md#distributed-graphs); as in Flink at that parallelism, elements
+        from several upstream tasks then reach an operator in no defined order. A graph whose
+        one keyed operator reads its sources directly runs in its key groups either way.
+        Refused, naming the reason, for a graph that must run in one task."""
         previous: int | None = getattr(self, "_parallelism", None)
         self._parallelism: int | None = parallelism
         self._stages.clear()
@@ -229,4 +269,19 @@ class GraphResultStream(DataStream):
     set_parallelism = setParallelism
 
 
-__all__ = ["GraphResultStream"]
+_FLINKWIN = str(Path(__file__).resolve().parents[1]) + "/"
+
+
+def _caller_outside_flinkwin() -> int:
+    """The ``stacklevel`` of the first caller outside flinkwin, for the function that calls
+    ``warnings.warn`` (a warning names the user's line)."""
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(
+        _FLINKWIN
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+__all__ = ["GraphResultStream", "OneTaskGraphWarning"]

@@ -11,13 +11,19 @@
 - ``set_runtime_mode(mode)`` and ``set_max_parallelism(n)`` are the defaults of every
   ``DataStream`` created afterwards without ``runtime_mode=`` / ``key_groups=`` (the max
   parallelism is flinkwin's number of key groups).
+- ``set_parallelism(n)`` is Flink's ``parallelism.default``: every window, join or process
+  operator built afterwards takes it (as a Flink transformation takes the environment's
+  parallelism when it is created) unless its result's own ``set_parallelism`` says otherwise.
+  A window stage then runs in ``n`` Spark tasks, at most one per key group; a stream graph
+  with ``n > 1`` runs distributed where it can, and in one task, with a warning naming the
+  reason, where a rule keeps it there (see :func:`default_parallelism`).
 
-What it records and reads back, changing nothing on Spark: ``set_parallelism``,
-``enable_checkpointing`` (Spark checkpoints every micro-batch to the ``checkpoint_location``
-given to ``start()``), ``set_buffer_timeout``, ``disable_operator_chaining``, ``add_jars``,
-``add_classpaths``, the configuration passed to ``get_execution_environment`` and
-``get_config()``'s settings. ``execute()`` and ``execute_async()`` have nothing left to run:
-flinkwin's sinks (``print()``, ``add_sink()``, ``start()``) run when they are called.
+What it records and reads back, changing nothing on Spark: ``enable_checkpointing`` (Spark
+checkpoints every micro-batch to the ``checkpoint_location`` given to ``start()``),
+``set_buffer_timeout``, ``disable_operator_chaining``, ``add_jars``, ``add_classpaths``, the
+configuration passed to ``get_execution_environment`` and ``get_config()``'s settings.
+``execute()`` and ``execute_async()`` have nothing left to run: flinkwin's sinks (``print()``,
+``add_sink()``, ``start()``) run when they are called.
 
 This module imports no Spark; ``from_collection`` does, when called.
 """
@@ -134,7 +140,8 @@ class StreamExecutionEnvironment:
         return self
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
-        """Record the default parallelism; Spark's parallelism is its own setting."""
+        """The default parallelism of every operator built afterwards (Flink's
+        ``parallelism.default``; see module docstring)."""
         self._config.set_parallelism(parallelism)
         return self
 
@@ -237,4 +244,24 @@ def stream_defaults() -> tuple[RuntimeExecutionMode, int | None]:
     return env._runtime_mode, None if max_parallelism == PARALLELISM_DEFAULT else max_parallelism
 
 
-__all__ = ["StreamExecutionEnvironment", "stream_defaults"]
+def default_parallelism() -> int | None:
+    """The parallelism an operator built now takes when its result sets none: the
+    environment's ``set_parallelism(n)``, if a program made an environment and set it (None:
+    flinkwin's own choice, see :mod:`flinkwin.spark.parallelism`). Flink refuses a job whose
+    parallelism is higher than its max parallelism; so does this, when both are set on the
+    environment."""
+    env = StreamExecutionEnvironment._current
+    if env is None or env.get_parallelism() == PARALLELISM_DEFAULT:
+        return None
+    parallelism, max_parallelism = env.get_parallelism(), env.get_max_parallelism()
+    if max_parallelism != PARALLELISM_DEFAULT and parallelism > max_parallelism:
+        raise ValueError(
+            f"the environment's parallelism ({parallelism}) is higher than its max parallelism "
+            f"({max_parallelism}), which Flink refuses (\"parallelism is higher than the max "
+            "parallelism\"): lower the parallelism or increase the max parallelism (flinkwin's "
+            "key groups)"
+        )
+    return parallelism
+
+
+__all__ = ["StreamExecutionEnvironment", "default_parallelism", "stream_defaults"]

@@ -22,7 +22,7 @@ from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.compiler import compile_pipeline
 from flinkwin.spark.graph import StreamPlan
 from flinkwin.spark.graph_nodes import window_node
-from flinkwin.spark.parallelism import stage_parallelism
+from flinkwin.spark.parallelism import describe_parallelism, stage_parallelism
 from flinkwin.spark.pipeline import CompiledStage, WindowPipeline, main_schema, null_timestamp_tag
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled
@@ -105,7 +105,7 @@ class WindowResultStream(DataStream):
         )
         side._origin = f"the side output {output_tag!r}"
         side._sizing = StageSize(
-            self._pipeline.key_groups, self._pipeline.parallelism,
+            self._pipeline.key_groups, self._pipeline.requested_parallelism,
             check=functools.partial(self._check_restart, side_tags=[output_tag]),
         )
         side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
@@ -113,7 +113,8 @@ class WindowResultStream(DataStream):
 
     def _stage_size(self) -> StageSize:
         pipeline = self._pipeline
-        return StageSize(pipeline.key_groups, pipeline.parallelism, check=self._check_restart)
+        return StageSize(pipeline.key_groups, pipeline.requested_parallelism,
+                         check=self._check_restart)
 
     def metrics(self) -> dict[str, int]:
         """The window stage's metrics on a static input (see ``docs/metrics.md``): those of
@@ -136,9 +137,10 @@ class WindowResultStream(DataStream):
 
     def setParallelism(self, parallelism: int) -> WindowResultStream:  # noqa: N802
         """Run the window stage in ``parallelism`` Spark tasks (its state partitions), Flink's
-        operator parallelism; default: Spark's default parallelism capped by the key groups
-        (:mod:`flinkwin.spark.parallelism`). Fixed at the query's first start. Sets it on this
-        stream and returns it, as Flink's builder does."""
+        operator parallelism; default: the environment's ``set_parallelism``, else Spark's
+        default parallelism, capped by the key groups (:mod:`flinkwin.spark.parallelism`).
+        Fixed at the query's first start. Sets it on this stream and returns it, as Flink's
+        builder does."""
         stage_parallelism(None, self._pipeline.key_groups, parallelism)  # validates
         hints = self._hints
         WindowResultStream.__init__(
@@ -173,9 +175,14 @@ class WindowResultStream(DataStream):
         stage = self._stage(tags)
         print("== flinkwin window stage ==")
         summary: dict[str, Any] = {
-            k: self._hints[k] for k in ("name", "uid", "description", "parallelism")
-            if k in self._hints
+            k: self._hints[k] for k in ("name", "uid", "description") if k in self._hints
         }
+        pipeline = self._pipeline
+        parallelism = describe_parallelism(
+            pipeline.parallelism, pipeline.default_parallelism, pipeline.key_groups
+        )
+        if parallelism is not None:
+            summary["parallelism"] = parallelism
         summary.update(stage.summary)
         width = max(len(k) for k in summary)
         for key, value in summary.items():

@@ -15,7 +15,10 @@ from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWi
 from flinkwin.assigners.global_windows import GlobalWindows
 from flinkwin.datastream.data_stream import DataStream
 from flinkwin.datastream.graph_stream import GraphResultStream
-from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
+from flinkwin.datastream.stream_execution_environment import (
+    StreamExecutionEnvironment,
+    default_parallelism,
+)
 from flinkwin.datastream.window_result_stream import WindowResultStream
 from flinkwin.errors import MERGING_TRIGGER_MESSAGE, UnsupportedOperationError
 from flinkwin.evictors import CountEvictor, Evictor
@@ -341,6 +344,7 @@ class WindowedStream:
             element_type=state.stream._type_info,
             times_before_1970=state.stream._times_before_1970,
             with_firing=bool(with_firing),
+            default_parallelism=default_parallelism(),
         )
         if isinstance(declared, TypeInformation):
             type_info: TypeInformation | None = declared

@@ -224,7 +224,9 @@ class GraphPipeline:
     """What sinks and ``start()`` read of a graph stage (as of a window pipeline)."""
 
     key_groups: int = 1
-    parallelism: int | None = None
+    #: the stage's tasks asked for (its result's ``set_parallelism``, else the environment's
+    #: capped by the key groups; None: flinkwin chooses, see flinkwin.spark.parallelism)
+    requested_parallelism: int | None = None
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
     #: what the stage's state depends on, recorded in its checkpoint
     #: (flinkwin.spark.graph_restart)

@@ -91,7 +91,7 @@ _IN, _DROPPED, _FIRED, _KEYS, _WINDOWS, _BYTES, _CALLS = (
 #: why a graph that could run distributed runs in one task: it was not asked to
 PARALLELISM_ONE = (
     "parallelism 1, a graph's default (as Flink's parallelism.default): set_parallelism(n) "
-    "with n > 1 on its result runs every keyed operator in n tasks"
+    "with n > 1 on its result or on the environment runs every keyed operator in n tasks"
 )
 
 

@@ -60,6 +60,7 @@ from .nested import element_converters
 from .nulls import plan as null_plan
 from .nulls import to_wire as nulls_to_wire
 from .outputs import METRIC_COLUMNS, TAG_COLUMN
+from .parallelism import describe_parallelism, requested_parallelism
 from .pipeline import CompiledStage, PipelineError, _nullable, overflow_policy
 from .row_encoder import RowEncoder
 from .runtime import (
@@ -90,9 +91,12 @@ def compile_graph(
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING,
     parallelism: int | None = None,
     one_task: str | None = None,
+    default_parallelism: int | None = None,
 ) -> CompiledStage:
     """The stage computing ``plan``'s head and ``side_tags`` (module docstring): distributed
-    where it can be (flinkwin.spark.graph_chained), unless ``one_task`` says why not."""
+    where it can be (flinkwin.spark.graph_chained), unless ``one_task`` says why not. Its
+    parallelism is ``parallelism`` (its result's ``set_parallelism``), else
+    ``default_parallelism`` (the environment's when the graph's head was built)."""
     first = plan.sources[0]._public_df()
     session = first.sparkSession
     streaming = first.isStreaming
@@ -216,8 +220,10 @@ def compile_graph(
     runtime.operator.build()  # fail at build time on an invalid configuration
     reason = "the graph's one keyed operator reads the sources: key groups by its key" if (
         partition is not None
-    ) else one_task or chain_reason(graph, [n.timers for n in plan.nodes], streaming, arrival,
-                                    domain, parallelism)
+    ) else one_task or chain_reason(
+        graph, [n.timers for n in plan.nodes], streaming, arrival, domain,
+        default_parallelism if parallelism is None else parallelism,
+    )
     distributed = reason is None
     if distributed:
         key_groups = plan.sources[0]._key_groups
@@ -256,6 +262,9 @@ def compile_graph(
         "mode": mode.name,
         "distributed": f"no: {reason}",
     }
+    described = describe_parallelism(parallelism, default_parallelism, key_groups)
+    if described is not None and (key_groups > 1 or parallelism is not None):
+        summary["parallelism"] = described  # a one-task graph's says why in "distributed"
     if distributed:
         keyed = [plan.nodes[j].spec.name for j in keyed_nodes(graph)]
         summary["stage"] = (
@@ -269,7 +278,8 @@ def compile_graph(
             f"one stateful stage for the whole graph, {key_groups} key groups by "
             f"{partition}"
         )
-    pipeline = GraphPipeline(key_groups, parallelism, runtime_mode,
+    requested = requested_parallelism(parallelism, default_parallelism, key_groups)
+    pipeline = GraphPipeline(key_groups, requested, runtime_mode,
                              graph_fingerprint(plan, sources, before_1970), distributed)
     fixes = {tag.tag_id: t.fix for tag, t in zip(side_tags, side_types) if t.fix is not None}
     return CompiledStage(

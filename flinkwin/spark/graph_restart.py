@@ -240,8 +240,11 @@ def prepare_graph_restart(
             f"stage: {written!r} -> {kind!r}: the checkpoint was written by {_PLANS[written]}, "
             f"this program runs {_PLANS[kind]}; Spark cannot continue one plan's state with "
             "the other's. Start from a new checkpoint location"
-            + (", or run the one-task plan: no set_parallelism(n) with n > 1 on the graph's result"
-               if written == "graph" else "")
+            + (", or run the one-task plan: no set_parallelism(n) with n > 1 on the graph's "
+               "result nor on the environment" if written == "graph" else
+               ", or, when explain() gives no other reason for one task, run the distributed "
+               "plan again: set_parallelism(n) with n > 1 on the graph's result or on the "
+               "environment")
         ])
     names = [node.spec.name for node in plan.nodes]
     check_recorded(store, document(plan, key_groups, fingerprint, kind),

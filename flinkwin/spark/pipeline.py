@@ -44,6 +44,7 @@ from flinkwin.watermark import WatermarkStrategy
 from .elements import KEY_COLUMN, RECORD_TIMESTAMP_COLUMN
 from .key_groups import failing_on_null, key_group_labels, label_of
 from .outputs import TAG_COLUMN
+from .parallelism import requested_parallelism
 from .runtime import EVENT_TIME, NO_TIMERS, PROCESSING_TIME
 from .schema import parse_schema, pickled_schema, value_schema
 from .timestamps import quoted, sql_name, text_floats
@@ -96,6 +97,8 @@ class WindowPipeline:
     element_type: Any = None
     #: the stateful stage's tasks (``set_parallelism``; None: see flinkwin.spark.parallelism)
     parallelism: int | None = None
+    #: the environment's parallelism when the window was built (``env.set_parallelism``)
+    default_parallelism: int | None = None
     #: the stream declares event times at or before 1970 (``DataStream(df,
     #: times_before_1970=True)``): Spark's watermark is shifted (flinkwin.spark.watermarks)
     times_before_1970: bool = False
@@ -116,6 +119,12 @@ class WindowPipeline:
     @property
     def keyed(self) -> bool:
         return self.key_columns is not None or self.key_selector is not None
+
+    @property
+    def requested_parallelism(self) -> int | None:
+        """The stage's tasks asked for: its own, else the environment's capped by the key
+        groups (None: flinkwin chooses; see flinkwin.spark.parallelism)."""
+        return requested_parallelism(self.parallelism, self.default_parallelism, self.key_groups)
 
     @property
     def input_schema(self) -> StructType:

@@ -142,7 +142,7 @@ def start_query(
     before_start(session, resolved_checkpoint(session, checkpoint_location, query_name))
     pipeline = stage.pipeline
     with state_partitions(
-        session, stage_parallelism(session, pipeline.key_groups, pipeline.parallelism)
+        session, stage_parallelism(session, pipeline.key_groups, pipeline.requested_parallelism)
     ), state_store(session, getattr(pipeline, "distributed", False)):
         query = writer.start()
     if stage.timer_domain == PROCESSING_TIME:  # Spark runs a batch on every trigger
