@@ -253,8 +253,9 @@ def state_key(
 ) -> Any:
     """The key ``element``'s state is held under, from what its key selector returned:
     the key as its declared ``key_type`` holds it (:func:`declared_key`; a key the type cannot
-    hold fails, as PyFlink's coder does), :func:`flink_key` of a column key (``by_value``), or a :func:`pickled_key`; a None key fails
-    with Flink's message, naming ``where`` (the operator and input) and the element."""
+    hold fails, as PyFlink's coder does), :func:`flink_key` of a column key (``by_value``), or
+    a :func:`pickled_key`; a None key fails with Flink's message, naming ``where`` (the
+    operator and input) and the element."""
     if key is None:
         raise null_key_error(where, element)
     if not by_value:
@@ -296,7 +297,7 @@ def declared_key(key: Any, key_type: Any) -> Any:
     - any other type (``PICKLED_BYTE_ARRAY``, lists, maps...): :func:`flink_key` of the key,
       numpy scalars as Python's (:func:`plain_key`).
     """
-    convert = _CONVERTERS.get(getattr(key_type, "name", None))
+    convert = _CONVERTERS.get(getattr(key_type, "name", ""))
     if convert is None:
         return flink_key(plain_key(key))
     return convert(key, key_type)
@@ -468,7 +469,7 @@ def key_type_mismatch(value: Any, info: Any) -> str | None:
         expected = _PY_TYPES[name]
         if not isinstance(value, expected) or (isinstance(value, bool) and bool not in expected):
             return f"expected {expected[0].__name__}, got {type(value).__name__}"
-        if name == "BIG_DEC" and not value.is_finite():
+        if isinstance(value, decimal.Decimal) and not value.is_finite():
             return f"{value} is not a number Java's BigDecimal holds"
         return None
     if name in ("TUPLE", "ROW", "ROW_NAMED"):
