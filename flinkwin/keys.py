@@ -4,8 +4,10 @@ Which ``equals`` depends on how the key is typed, as in PyFlink:
 
 - a key of **declared type** (``key_by(selector, Types.INT())``, or column keys, typed by their
   Spark column) compares by value, as the type's Java class does (:func:`flink_key`), once
-  checked against the type and converted by it as PyFlink's coder does (an ``int`` declared
-  ``DOUBLE`` is a float: :func:`key_type_mismatch`, :func:`declared_key`);
+  checked against the type (:func:`key_type_mismatch`) and made the value PyFlink's coder of
+  that type round-trips it to (:func:`declared_key`: an ``int`` declared ``DOUBLE`` is a float,
+  an ``IntEnum`` declared ``INT`` its int, a ``Row`` declared ``TUPLE`` a tuple...), which is
+  also the key user functions get;
 - a key from a key selector **without** a declared type is pickled by PyFlink and compared as
   those bytes, so its type is part of its identity: ``1``, ``1.0``, ``True`` and
   ``Decimal("1")`` are four keys, ``Decimal("1.0")`` and ``Decimal("1.00")`` two. Such a key is

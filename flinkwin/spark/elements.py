@@ -19,11 +19,12 @@ the window stage's), the functions are called once per element, and the stage ap
 Keys must be built from values whose pickled form is the same in every Python worker: ``str``,
 ``bytes``, ``int``, ``float``, ``bool``, ``None``, dates, times, decimals and tuples (``Row``)
 of those. Anything else (a list, a set, an object) raises an error naming the element.
-``key_type`` (PyFlink type information) is checked against every key. A key that is None
-fails (Flink: "Assigned key must not be null!"); a tuple key with a None field is a key as in
-PyFlink, which pickles keys without ``key_type``; with ``key_type=Types.TUPLE(...)`` it fails as
-Flink's ``TupleSerializer`` does (``NullFieldException``), while ``Types.ROW(...)`` fields may
-be null as in Flink's ``RowSerializer``.
+``key_type`` (PyFlink type information) is checked against every key, and the key hashed is
+the declared type's value (:func:`flinkwin.keys.declared_key`, the operators' key). A key that
+is None fails (Flink: "Assigned key must not be null!"); a tuple key with a None field is a key
+as in PyFlink, which pickles keys without ``key_type``; with ``key_type=Types.TUPLE(...)`` it
+fails as Flink's ``TupleSerializer`` does (``NullFieldException``), while ``Types.ROW(...)``
+fields may be null as in Flink's ``RowSerializer``.
 """
 
 from __future__ import annotations
