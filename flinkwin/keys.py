@@ -299,7 +299,10 @@ def declared_key(key: Any, key_type: Any) -> Any:
     - any other type (``PICKLED_BYTE_ARRAY``, lists, maps...): :func:`flink_key` of the key,
       numpy scalars as Python's (:func:`plain_key`).
     """
-    convert = _CONVERTERS.get(getattr(key_type, "name", ""))
+    name = getattr(key_type, "name", "")
+    if type(key) is _HELD_AS.get(name):  # already the decoded value: the key itself
+        return key
+    convert = _CONVERTERS.get(name)
     if convert is None:
         return flink_key(plain_key(key))
     return convert(key, key_type)
@@ -364,7 +367,8 @@ def _as_record(key: Any, key_type: Any) -> Any:
     values = _record_values(key, key_type)
     items = [v if v is None else declared_key(v, t) for v, t in zip(values, types)]
     if name == "TUPLE":
-        return tuple(items)
+        plain = type(key) is tuple and all(a is b for a, b in zip(items, key))
+        return key if plain else tuple(items)
     if name == "ROW":
         return tuple.__new__(Row, items)
     return Row.of(key_type.args[0], items)
@@ -391,6 +395,11 @@ def _field_names(key_type: Any) -> tuple[str, ...]:
 
 
 _EPOCH = datetime.datetime(1970, 1, 1)
+#: the class of the value a type's coder decodes, where a key of exactly that class is kept
+_HELD_AS: dict[str, type] = {
+    **dict.fromkeys(("BYTE", "SHORT", "INT", "LONG", "BIG_INT"), int),
+    "STRING": str, "CHAR": str, "BOOLEAN": bool, "SQL_DATE": datetime.date,
+}
 _CONVERTERS: dict[str, Any] = {
     **dict.fromkeys(("BYTE", "SHORT", "INT", "LONG", "BIG_INT"), _as_int),
     "FLOAT": _as_float, "DOUBLE": _as_float,
