@@ -19,13 +19,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from flinkwin import Time, TumblingEventTimeWindows, Types
+from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
 from flinkwin.errors import KeyTypeError
 from flinkwin.functions.base import ProcessWindowFunction
 from flinkwin.functions.process import KeyedProcessFunction
 from flinkwin.keys import JavaBigDecimal, declared_key
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.graph_chain import key_group_of
+from flinkwin.operator.interval_join_operator import IntervalJoinOperator
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
 from flinkwin.record import Row
 from flinkwin.time import MAX_LONG
@@ -208,3 +209,18 @@ def test_one_declared_key_is_in_one_key_group_of_a_distributed_graph() -> None:
         assert len(groups) == 1
     decimals = [declared_key(decimal.Decimal(s), Types.BIG_DEC()) for s in ("1.0", "1.00")]
     assert all(type(d) is JavaBigDecimal for d in decimals) and decimals[0] != decimals[1]
+
+
+class Pairs(ProcessJoinFunction):
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Iterator[Any]:
+        yield left[1], right[1]
+
+
+def test_an_interval_join_pairs_the_forms_of_one_declared_key() -> None:
+    """Both inputs of a join key by the declared type's value: ``Row(Color.RED, "a")`` on the
+    left meets ``(1, "a")`` on the right under ``Types.TUPLE([Types.INT(), Types.STRING()])``."""
+    op = IntervalJoinOperator(-1, 1, True, True, None, None, Pairs(), lambda e: e[0],
+                              lambda e: e[0], key_type=Types.TUPLE([Types.INT(), Types.STRING()]))
+    op.process_element((Row(Color.RED, "a"), "l"), 1, 0)
+    op.process_element(((1, "a"), "r"), 1, 1)
+    assert [v for v, _ in op.drain_output()] == [("l", "r")]
