@@ -345,8 +345,8 @@ def _as_float(key: Any, key_type: Any) -> float:
 
 
 def _as_decimal(key: Any, key_type: Any) -> JavaBigDecimal:
-    value = JavaBigDecimal(str(key))
-    return value.copy_abs() if value.is_zero() else value  # type: ignore[return-value]
+    value = decimal.Decimal(str(key))
+    return JavaBigDecimal(value.copy_abs() if value.is_zero() else value)  # no negative zero
 
 
 def _as_time(key: Any, key_type: Any) -> datetime.time:

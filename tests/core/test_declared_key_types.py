@@ -155,6 +155,18 @@ def test_big_decimal_keys_of_other_scales_are_two_keys() -> None:
         keys_in_a_window(Types.BIG_DEC(), [decimal.Decimal("NaN")])
 
 
+def test_big_decimal_zeros_of_other_scales_are_two_keys_and_no_zero_is_negative() -> None:
+    """``BigDecimal.equals``: ``0`` and ``0.0`` differ in scale (two keys); Java's
+    ``BigDecimal`` has no negative zero (``-0.0`` is ``0.0``)."""
+    zeros = [decimal.Decimal(s) for s in ("0", "0.0", "-0.0")]
+    keys = [declared_key(z, Types.BIG_DEC()) for z in zeros]
+    assert all(type(k) is JavaBigDecimal for k in keys)
+    assert [str(k) for k in keys] == ["0", "0.0", "0.0"]
+    assert keys[0] != keys[1] and keys[1] == keys[2]
+    out = keys_in_a_window(Types.BIG_DEC(), zeros)
+    assert sorted((str(k), n) for k, n in out) == [("0", 1), ("0.0", 2)]
+
+
 def test_pickled_byte_array_keys_are_told_apart_by_their_pickled_bytes() -> None:
     """PickleCoderImpl: ``pickle.dumps(value)`` decides, so an IntEnum member and its int, a
     Row and a tuple, are two keys each (as a key selector without a key type)."""
