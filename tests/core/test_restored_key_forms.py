@@ -25,10 +25,10 @@ import flinkwin.keys
 from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
 from flinkwin.functions.base import ProcessWindowFunction
 from flinkwin.functions.process import KeyedProcessFunction
-from flinkwin.operator import SnapshotRestoreError, WindowOperator
+from flinkwin.operator import IncompatibleKeyError, SnapshotRestoreError, WindowOperator
 from flinkwin.operator.interval_join_operator import IntervalJoinOperator
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
-from flinkwin.operator.snapshots.restored_keys import IncompatibleKeyError, restore_keys
+from flinkwin.operator.snapshots.restored_keys import restore_keys
 from flinkwin.record import Row
 from flinkwin.state import ValueStateDescriptor
 from flinkwin.time import MAX_LONG
