@@ -19,15 +19,19 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import flinkwin.keys
 from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
 from flinkwin.functions.base import ProcessWindowFunction
+from flinkwin.functions.builtin import sum_of
 from flinkwin.functions.process import KeyedProcessFunction
 from flinkwin.operator import IncompatibleKeyError, SnapshotRestoreError, WindowOperator
+from flinkwin.operator.graph import OPERATOR, GraphOperator, GraphPlan, NodeSpec, SourceSpec
 from flinkwin.operator.interval_join_operator import IntervalJoinOperator
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator
+from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshots.restored_keys import restore_keys
 from flinkwin.record import Row
 from flinkwin.state import ValueStateDescriptor
@@ -259,3 +263,31 @@ def test_canonical_keys_restore_as_the_stored_objects_without_a_per_key_conversi
     with pytest.raises(IncompatibleKeyError, match=r"it holds the key 'a' \(str\), not a key of "
                        r"that type: expected an int, got str"):
         restore_keys(["a"], True, Types.INT(), "op")
+
+
+class Name(str):
+    pass
+
+
+def test_a_graph_refuses_a_snapshot_whose_operator_holds_a_key_in_another_form(
+    old_key_forms: Callable[[], Any],
+) -> None:
+    """A graph restores each operator's snapshot by that operator's rules: a ``str`` subclass
+    an earlier flinkwin kept under Types.STRING() (now the plain ``str``) is refused."""
+    def build(task_info: TaskInfo) -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)), sum_of("v"),
+                              key_selector=lambda r: Name(r.k), key_type=Types.STRING(),
+                              task_info=task_info)
+
+    nodes = (NodeSpec("window", OPERATOR, ((("source", 0), 0),), build=build),)
+    plan = GraphPlan((SourceSpec(("_fw_i0_0", "_fw_i0_1"), ("k", "v"), delay_ms=0),), nodes,
+                     ("node", 0))
+    old = GraphOperator(plan, TaskInfo("Graph", 0, 1, 1))
+    old.process_batch(pd.DataFrame({"_fw_in": [0], "_fw_i0_0": ["a"], "_fw_i0_1": [1]}), [1])
+    snapshot = old.snapshot()
+    old_key_forms()
+    with pytest.raises(IncompatibleKeyError, match=(
+        r"Types\.STRING\(\): it holds the key 'a' \(test_restored_key_forms\.Name\), now the "
+        r"key 'a' \(str\)\. This flinkwin version keys STRING keys differently"
+    )):
+        GraphOperator(plan, TaskInfo("Graph", 0, 1, 1)).restore(snapshot)
