@@ -24,10 +24,12 @@ from flinkwin.operator.snapshots import (
     SnapshotRestoreError,
     StatePickler,
 )
+from flinkwin.operator.snapshots.restored_keys import IncompatibleKeyError
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.window_operator import WindowOperator, make_key_selector
 
 __all__ = [
+    "IncompatibleKeyError",
     "IntervalJoinOperator",
     "MergingWindowSet",
     "SnapshotAuthenticationError",

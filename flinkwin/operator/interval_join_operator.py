@@ -48,11 +48,12 @@ from flinkwin.errors import OPERATOR_ERRORS, FlinkError, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process_join import ProcessJoinContext
-from flinkwin.keys import compares_by_value, restored_key, state_key
+from flinkwin.keys import compares_by_value, state_key
 from flinkwin.longs import WRAP, check_policy, to_long
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
 from flinkwin.operator.snapshots import StatePickler, formats
+from flinkwin.operator.snapshots.restored_keys import restore_keys
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.operator.window_operator import make_key_selector
 from flinkwin.output_tag import OutputTag
@@ -443,18 +444,26 @@ class IntervalJoinOperator(UserFunctionLifecycle):
         self.current_watermark = state["watermark"]
         self.current_processing_time = state["processing_time"]
         self.num_late_records_dropped = state["dropped"]
-        by_value = self.keys_by_value
-        self.left_buffer.restore(
-            {restored_key(k, by_value): b for k, b in state["left"].items()})
-        self.right_buffer.restore(
-            {restored_key(k, by_value): b for k, b in state["right"].items()})
+        tables = state["function_state"]
+        stored = list(
+            {**state["left"], **state["right"]}.keys()
+            | {slot[0] for _, slots in state["timers"] for slot in slots}
+            | {slot[0] for table in tables.values() for slot in table}
+        )
+        key = dict(zip(stored, restore_keys(
+            stored, self.keys_by_value, self.key_type, self.runtime_context.get_task_name()
+        )))
+        self.left_buffer.restore({key[k]: b for k, b in state["left"].items()})
+        self.right_buffer.restore({key[k]: b for k, b in state["right"].items()})
         self.event_timers = TimerQueue()
         self.event_timers.restore_buckets(
-            [(ts, (restored_key(slot[0], by_value), *slot[1:]))
-             for ts, slots in state["timers"] for slot in slots]
+            [(ts, (key[slot[0]], *slot[1:])) for ts, slots in state["timers"] for slot in slots]
         )
         self.function_state = StateTables()
-        self.function_state.tables = state["function_state"]
+        self.function_state.tables = {
+            name: {(key[k], ns): v for (k, ns), v in table.items()}
+            for name, table in tables.items()
+        }
 
     def describe(self) -> dict[str, str]:
         """A summary of the operator's configuration (used by ``explain()``)."""

@@ -77,6 +77,8 @@ class _Base:
     """What both operators share: clocks, outputs, the function's lifecycle and emitting."""
 
     _KIND = ""
+    #: set by each operator (its task name names the operator in errors)
+    runtime_context: Any
 
     def __init__(self, function: Any, state_pickler: StatePickler | None) -> None:
         _check_function(function)
@@ -135,7 +137,8 @@ class _Base:
         """Restore the clocks; the states and timers of the snapshot (see
         :func:`restore_process_operator`)."""
         meta, states, event_timers, processing_timers = restore_process_operator(
-            self.state_pickler, self._KIND, data, getattr(self, "keys_by_value", True)
+            self.state_pickler, self._KIND, data, getattr(self, "keys_by_value", True),
+            getattr(self, "key_type", None), self.runtime_context.get_task_name(),
         )
         self.current_watermark = meta["watermark"]
         self.current_processing_time = meta["processing_time"]

@@ -19,11 +19,12 @@ the window stage's), the functions are called once per element, and the stage ap
 Keys must be built from values whose pickled form is the same in every Python worker: ``str``,
 ``bytes``, ``int``, ``float``, ``bool``, ``None``, dates, times, decimals and tuples (``Row``)
 of those. Anything else (a list, a set, an object) raises an error naming the element.
-``key_type`` (PyFlink type information) is checked against every key. A key that is None
-fails (Flink: "Assigned key must not be null!"); a tuple key with a None field is a key as in
-PyFlink, which pickles keys without ``key_type``; with ``key_type=Types.TUPLE(...)`` it fails as
-Flink's ``TupleSerializer`` does (``NullFieldException``), while ``Types.ROW(...)`` fields may
-be null as in Flink's ``RowSerializer``.
+``key_type`` (PyFlink type information) is checked against every key, and the key hashed is
+the declared type's value (:func:`flinkwin.keys.declared_key`, the operators' key). A key that
+is None fails (Flink: "Assigned key must not be null!"); a tuple key with a None field is a key
+as in PyFlink, which pickles keys without ``key_type``; with ``key_type=Types.TUPLE(...)`` it
+fails as Flink's ``TupleSerializer`` does (``NullFieldException``), while ``Types.ROW(...)``
+fields may be null as in Flink's ``RowSerializer``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from flinkwin.functions.base import CallableKeySelector, KeySelector
 from flinkwin.functions.internal import open_function
-from flinkwin.keys import declared_key, flink_key, key_type_mismatch, plain_key
+from flinkwin.keys import declared_key, key_type_mismatch
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
@@ -98,18 +99,14 @@ def batch_elements(
     return _records(frame, tuple_elements, atomic=atomic_elements, converters=converters)
 
 
-def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> None:
-    """A clear error when ``key`` cannot key a Spark stream (see module docstring)."""
+def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> Any:
+    """The key Spark hashes into its key group (a declared type's value,
+    :func:`flinkwin.keys.declared_key`: the operators' key identity), or a clear error when
+    ``key`` cannot key a Spark stream (see module docstring)."""
     if key is None:
         raise ValueError(
             f"the key selector returned None for element {element!r}; Flink rejects null keys "
             "(Assigned key must not be null!)"
-        )
-    if not _stable_key(key):
-        raise TypeError(
-            f"the key selector returned {key!r} ({type(key).__name__}) for element {element!r}: "
-            "keys must be str, bytes, int, float, bool, dates/times, decimals or tuples "
-            "of those (values with the same bytes in every Python worker)"
         )
     if key_type is not None:
         problem = key_type_mismatch(key, key_type)
@@ -118,6 +115,14 @@ def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> None:
                 f"the key selector returned {key!r} for element {element!r}, which does not "
                 f"match key_type {key_type!r}: {problem}"
             )
+    typed = declared_key(key, key_type)
+    if not _stable_key(typed):
+        raise TypeError(
+            f"the key selector returned {key!r} ({type(key).__name__}) for element {element!r}: "
+            "keys must be str, bytes, int, float, bool, dates/times, decimals or tuples "
+            "of those (values with the same bytes in every Python worker)"
+        )
+    return typed
 
 
 def _stable_key(key: Any) -> bool:
@@ -221,14 +226,12 @@ class ElementStage:
         key_type = self.key_type
         out = []
         for element in elements:
-            key = get_key(element)
-            check_key(key, key_type, element)
             # the bytes Spark hashes agree with the operators' key identity (flinkwin.keys):
-            # a declared type's value (1 declared DOUBLE is 1.0), NaN and -0.0 as in Java,
-            # numpy scalars as the Python values they stand for; equal values one object or
-            # two alike (flinkwin.spark.key_bytes)
-            key = declared_key(plain_key(key), key_type)
-            out.append(key_bytes(flink_key(key)))
+            # a declared type's value (1 declared DOUBLE is 1.0, an IntEnum declared INT its
+            # int, a tuple declared ROW a Row), NaN and -0.0 as in Java, numpy scalars as the
+            # Python values they stand for; equal values one object or two alike
+            # (flinkwin.spark.key_bytes)
+            out.append(key_bytes(check_key(get_key(element), key_type, element)))
         return out
 
     def _timestamps(self, elements: list[Any], carried: list[int]) -> list[int]:

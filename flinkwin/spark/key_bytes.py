@@ -14,7 +14,9 @@ keys of :func:`flinkwin.keys.flink_key`. Keys that already have that form (no va
 met twice: nearly every key, and every key without a repeated value) pickle exactly as before,
 so a checkpoint's keys stay in their key groups; only a key whose pickle referred back to a
 value it had already written moves (such a key could already be split between two groups).
-Classes, Row field names and time zones are written as pickle writes them.
+Classes, Row field names and time zones are written as pickle writes them. A ``BIG_DEC`` key
+(:class:`flinkwin.keys.JavaBigDecimal`) is written as the ``Decimal`` it is (its key group is
+the one it had before keys of that type compared as Java's ``BigDecimal``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import datetime
 import decimal
 import pickle
 from typing import Any
+
+from flinkwin.keys import JavaBigDecimal
 
 #: The pickle protocol of key bytes (fixed: the bytes decide key groups kept in checkpoints).
 PROTOCOL = 4
@@ -36,6 +40,8 @@ def key_bytes(key: Any) -> bytes:
     """The pickle of ``key``'s canonical form (see module docstring)."""
     if isinstance(key, tuple) and _not_canonical(key):
         key = _canonical(key)
+    elif type(key) is JavaBigDecimal:
+        key = decimal.Decimal(key)
     return pickle.dumps(key, protocol=PROTOCOL)
 
 
@@ -78,6 +84,8 @@ def _not_canonical(key: tuple[Any, ...]) -> bool:
                         return True
                     fixed.add(id(name))
             stack.extend(value)
+        elif type(value) is JavaBigDecimal:
+            return True
         elif not isinstance(value, _REDUCED):
             continue  # as it is: numbers, classes, the one JavaDouble object per NaN / -0.0
         if id(value) in seen or id(value) in fixed:
@@ -108,7 +116,7 @@ def _canonical(value: Any) -> Any:
             return value
         return tuple.__new__(kind, [_canonical(v) for v in value])
     if isinstance(value, decimal.Decimal):
-        return kind(str(value))
+        return decimal.Decimal(str(value))
     if isinstance(value, _DATES):
         return copy.copy(value)
     return value

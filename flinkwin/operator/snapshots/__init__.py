@@ -19,7 +19,8 @@ that hold pickled values (a stream without a declared type) are covered too.
 The formats are listed (and versioned) in :mod:`~flinkwin.operator.snapshots.formats`; the
 object window operator's snapshot is :mod:`~flinkwin.operator.snapshots.window`, the keyed
 process operator's :mod:`~flinkwin.operator.snapshots.process`; the columnar state forms write
-theirs in :mod:`flinkwin.operator.states`.
+theirs in :mod:`flinkwin.operator.states`. The keys a snapshot holds are read back, and checked
+against the operator's declared key type, by :mod:`~flinkwin.operator.snapshots.restored_keys`.
 """
 
 from __future__ import annotations

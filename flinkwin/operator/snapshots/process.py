@@ -9,8 +9,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from flinkwin.keys import restored_key
 from flinkwin.operator.snapshots import READ_OPTIONS, StatePickler, formats
+from flinkwin.operator.snapshots.restored_keys import restore_keys
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import VOID_NAMESPACE
 
@@ -83,7 +83,8 @@ def snapshot_process_operator(
 
 
 def restore_process_operator(
-    pickler: StatePickler, kind: str, data: bytes, keys_by_value: bool = True
+    pickler: StatePickler, kind: str, data: bytes, keys_by_value: bool = True,
+    key_type: Any = None, where: str = "KeyedProcess",
 ) -> tuple[
     dict[str, Any],
     list[tuple[str, tuple[Any, Any], Any]],
@@ -91,7 +92,8 @@ def restore_process_operator(
     list[tuple[int, tuple[Any, Any]]],
 ]:
     """(meta, [(state name, (key, namespace), value)], event timers, processing timers) of a
-    snapshot, timers as (timestamp, (key, namespace)) in firing order."""
+    snapshot, timers as (timestamp, (key, namespace)) in firing order; its keys as the operator
+    ``where`` holds them (:func:`~flinkwin.operator.snapshots.restored_keys.restore_keys`)."""
     try:
         reader = pa.ipc.open_stream(pa.py_buffer(data), options=READ_OPTIONS)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -103,7 +105,7 @@ def restore_process_operator(
         )
     table = reader.read_all()
     meta, names, keys, objects = pickler.load(table.column("blob")[0].as_py())
-    keys = [restored_key(k, keys_by_value) for k in keys]
+    keys = restore_keys(keys, keys_by_value, key_type, where)
     if meta["operator"] != kind:
         raise ValueError(
             f"snapshot of a {meta['operator']} process operator cannot restore a {kind} one"

@@ -22,7 +22,6 @@ import numpy as np
 import pyarrow as pa
 
 from flinkwin.functions.internal import WindowFunctionSpec
-from flinkwin.keys import restored_key
 from flinkwin.operator.firings import FiringTracker
 from flinkwin.operator.snapshots import (
     READ_OPTIONS,
@@ -32,6 +31,7 @@ from flinkwin.operator.snapshots import (
     _Unpickler,
     formats,
 )
+from flinkwin.operator.snapshots.restored_keys import restore_keys
 from flinkwin.operator.timer_service import TimerQueue
 from flinkwin.state.backend import StateTables
 from flinkwin.windows import GlobalWindow, TimeWindow
@@ -72,6 +72,8 @@ class WindowOperatorState(Protocol):
     processing_timers: TimerQueue
     firings: FiringTracker | None
     keys_by_value: bool
+    key_type: Any
+    runtime_context: Any
     spec: WindowFunctionSpec
     evictor: Any
     state_pickler: StatePickler
@@ -202,7 +204,7 @@ def restore_operator(op: WindowOperatorState, data: bytes) -> None:
     table = reader.read_all()
     blob = table.column("blob")[0].as_py()
     meta, names, keys, objects = _objects(op.state_pickler, version, blob)
-    keys = [restored_key(k, op.keys_by_value) for k in keys]
+    keys = restore_keys(keys, op.keys_by_value, op.key_type, op.runtime_context.get_task_name())
     if meta["state_kind"] != op.spec.state_kind or meta["evicting"] != (op.evictor is not None):
         raise ValueError(
             "snapshot was taken with a different window state "
