@@ -268,7 +268,10 @@ def tuple_class(fields: tuple[str, ...]) -> type[Row]:
         klass = _new_class(
             "tuple",
             fields,
-            {"_is_tuple": True, "__repr__": tuple.__repr__, "__str__": tuple.__repr__},
+            # a tuple to the user: it hashes as the plain tuple it equals, whatever field order
+            # a Row of the same names was created with first
+            {"_is_tuple": True, "__repr__": tuple.__repr__, "__str__": tuple.__repr__,
+             "__hash__": tuple.__hash__},
         )
         _TUPLE_CLASSES[fields] = klass
     return klass
@@ -297,7 +300,7 @@ def _new_class(name: str, fields: tuple[str, ...], extra: dict[str, Any]) -> typ
         raise ValueError(f"duplicate field names in {fields}")
     index = {f: i for i, f in enumerate(fields)}
     order = _HASH_ORDER.setdefault(frozenset(fields), fields)
-    if order != fields:
+    if order != fields and "__hash__" not in extra:
         extra = {**extra, "__hash__": _hasher(tuple(index[f] for f in order))}
     namespace: dict[str, Any] = {
         "__slots__": (),

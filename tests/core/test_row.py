@@ -239,6 +239,16 @@ def test_tuple_elements_are_tuples_to_the_user_and_keep_field_names():
     assert type(back) is type(element) and repr(back) == "('a', 3)"
 
 
+def test_a_tuple_element_hashes_as_its_plain_tuple_after_a_row_of_its_names_in_another_order():
+    """A Row of the names ``x1, x0`` made first (``Row(x1=..., x0=...)``) does not change how a
+    ``Types.TUPLE`` element of ``x0, x1`` hashes: as the plain tuple it equals, so it finds the
+    same dict entry and set member."""
+    Row(x1=2, x0=1)
+    element = tuple.__new__(tuple_class(("x0", "x1")), (1, 2))
+    assert element == (1, 2) and hash(element) == hash((1, 2))
+    assert {(1, 2): "found"}[element] == "found" and element in {(1, 2)}
+
+
 def _seen_by_window_function(assigner, tuple_elements, reduce=None):
     seen = []
 
