@@ -22,9 +22,10 @@ $(DEMO_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[spark]"
 	touch $(DEMO_STAMP)
 
-# Two lanes side by side: the lint and then the tests marked `beside` (each runs its own
+# Two lanes side by side: the lint and then the tests marked `beside` (those running their own
 # long-lived processes: crash-test drivers, the job and user scripts, deployment drivers, notebook
-# kernels, the docs site's browser), and all the other tests (the core tests, then the Spark tests
+# kernels, the docs site's browser; and a few long shared-session files that keep the two lanes
+# even), and all the other tests (the core tests, then the Spark tests
 # in one shared local session, whose JVM starts while the core tests run). Mostly waiting on JVM
 # start-ups, the two overlap well on 2 cores; the lint rides in the shorter lane. Its log is
 # printed when both are done; any failure (lint included) fails the target.

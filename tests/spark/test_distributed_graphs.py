@@ -40,6 +40,10 @@ from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
 from flinkwin.spark.sizing import PROVIDER_CONF
 
+# long streaming scenarios in the shared session: `make test` runs them in its second process,
+# beside the rest, so that its two processes end together
+pytestmark = pytest.mark.beside
+
 SCHEMA = "item string, ts long"
 LATE = OutputTag("late", Types.ROW_NAMED(["item", "ts"], [Types.STRING(), Types.LONG()]))
 #: one file per micro-batch; the restart comes after the third
