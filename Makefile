@@ -22,15 +22,16 @@ $(DEMO_STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[spark]"
 	touch $(DEMO_STAMP)
 
-# Two lanes side by side: the lint and then the tests marked `beside` (each runs its own
+# Two lanes side by side: the lint and then the tests marked `beside` (those running their own
 # long-lived processes: crash-test drivers, the job and user scripts, deployment drivers, notebook
-# kernels, the docs site's browser), and all the other tests (the core tests, then the Spark tests
+# kernels, the docs site's browser; and a few long shared-session files that keep the two lanes
+# even), and all the other tests (the core tests, then the Spark tests
 # in one shared local session, whose JVM starts while the core tests run). Mostly waiting on JVM
 # start-ups, the two overlap well on 2 cores; the lint rides in the shorter lane. Its log is
 # printed when both are done; any failure (lint included) fails the target.
 BESIDE_LOG := .test-beside.log
 test: $(STAMP)
-	@echo "make test: lint and about 2060 tests in two pytest processes; about 22 minutes on a 2-core machine"
+	@echo "make test: lint and about 2110 tests in two pytest processes; about 17 minutes on a 2-core machine"
 	@command -v java >/dev/null || { echo "Java 17 is required for the Spark tests (apt-get install openjdk-17-jre-headless)"; exit 1; }
 	@{ $(PY) -m ruff check flinkwin tests bench && $(PY) -m mypy flinkwin; lint=$$?; \
 	  $(PY) -m pytest -q -rs -p no:cacheprovider -m "beside and not cluster"; status=$$?; \

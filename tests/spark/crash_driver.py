@@ -1,10 +1,13 @@
-"""A flinkwin query run as its own driver process by ``test_crash_recovery.py``.
+"""The two flinkwin queries run as one driver process by ``test_crash_recovery.py``.
 
 Windowed sums of out-of-order clicks, late clicks to a side output; both outputs go to Delta
-tables (delta-rs). With ``--upsert`` the windows also fire early (every 2 s of event time) and
-carry their firing columns, and the main output goes to a ``DeltaUpsertSink``.
-``--kill BATCH:PHASE`` makes the driver SIGKILL its whole process group (Python, the JVM, the
-Python workers: a lost driver machine) at one point of one batch:
+tables (delta-rs). The ``append`` query writes its main output with a ``DeltaSink``; the
+``upsert`` query also fires its windows early (every 2 s of event time), carries the firing
+columns and writes its main output with a ``DeltaUpsertSink``. Both read the same files, each
+from its own checkpoint under ``--work/<query>``, side by side in one Spark session: a SIGKILL
+of the driver interrupts both, and one JVM start serves both.
+``--kill QUERY:BATCH:PHASE`` makes the driver SIGKILL its whole process group (Python, the JVM,
+the Python workers: a lost driver machine) at one point of one batch of one of the queries:
 
 * ``before-main``: in foreachBatch, before the main table's commit;
 * ``after-main``: after the main table's commit, before the late table's;
@@ -29,6 +32,7 @@ from flinkwin.watermark import WatermarkStrategy
 SCHEMA = "user string, ts long, v long"
 LATE = OutputTag("late")
 PHASES = ("before-main", "after-main", "after-side")
+QUERIES = ("append", "upsert")
 
 
 def pipeline(spark: Any, source: str, upsert: bool = False) -> Any:
@@ -80,16 +84,15 @@ class KillingDeltaUpsertSink(_Kills, DeltaUpsertSink):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    for name in ("--input", "--checkpoint", "--main", "--late"):
-        parser.add_argument(name, required=True)
-    parser.add_argument("--kill", default=None, help="BATCH:PHASE")
-    parser.add_argument("--upsert", action="store_true", help="early firings, upsert sink")
+    parser.add_argument("--input", required=True)
+    parser.add_argument("--work", required=True, help="<work>/<query>/{ck,main,late}")
+    parser.add_argument("--kill", default=None, help="QUERY:BATCH:PHASE")
     args = parser.parse_args()
-    batch, phase = -1, ""
+    target, batch, phase = "", -1, ""
     if args.kill:
-        text, phase = args.kill.split(":")
+        target, text, phase = args.kill.split(":")
         batch = int(text)
-        assert phase in PHASES, phase
+        assert target in QUERIES and phase in PHASES, args.kill
 
     from pyspark.sql import SparkSession
 
@@ -105,16 +108,22 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    main_kind = KillingDeltaUpsertSink if args.upsert else KillingDeltaSink
-    main_sink = main_kind(args.main, batch=batch, before=phase == "before-main",
-                                 after=False)
-    late_sink = KillingDeltaSink(args.late, batch=batch, before=phase == "after-main",
-                                 after=phase == "after-side")
-    query = pipeline(spark, args.input, args.upsert).start(
-        main=main_sink, side_outputs={LATE: late_sink},
-        checkpoint_location=args.checkpoint, trigger={"availableNow": True},
-    )
-    query.awaitTermination()
+    queries = []
+    for name in QUERIES:
+        upsert = name == "upsert"
+        at = batch if name == target else -1
+        folder = os.path.join(args.work, name)
+        main_kind = KillingDeltaUpsertSink if upsert else KillingDeltaSink
+        main_sink = main_kind(os.path.join(folder, "main"), batch=at,
+                              before=phase == "before-main", after=False)
+        late_sink = KillingDeltaSink(os.path.join(folder, "late"), batch=at,
+                                     before=phase == "after-main", after=phase == "after-side")
+        queries.append(pipeline(spark, args.input, upsert).start(
+            main=main_sink, side_outputs={LATE: late_sink},
+            checkpoint_location=os.path.join(folder, "ck"), trigger={"availableNow": True},
+        ))
+    for query in queries:
+        query.awaitTermination()
     print("DONE", flush=True)
     spark.stop()
 

@@ -69,6 +69,22 @@ def run_stream(
                            "scenario", times_before_1970), times_before_1970)
 
 
+def run_streams(
+    spark: Any,
+    inputs: dict[str, tuple[Path, Path]],
+    schema: str,
+    build: Callable[[DataStream], WindowResultStream],
+) -> dict[str, StreamRun]:
+    """:func:`run_stream` of ``build`` over each of ``inputs`` (``{name: (source_dir,
+    checkpoint)}``), as concurrent queries of the one session: independent queries, their
+    small micro-batches overlap instead of waiting for one another."""
+    started = {
+        key: _start(spark, source, checkpoint, schema, build, (), None, f"inputs{i}")
+        for i, (key, (source, checkpoint)) in enumerate(inputs.items())
+    }
+    return finish_streams(started)
+
+
 def start_streams(
     spark: Any,
     source_dir: Path,

@@ -1,17 +1,21 @@
-"""The crash test: a flinkwin query writing its main and late outputs to Delta tables is
-SIGKILLed at many points, restarted from its checkpoint each time, and must end with exactly
-the tables of an uninterrupted run (as multisets: nothing lost, nothing written twice).
+"""The crash test: two flinkwin queries writing their main and late outputs to Delta tables,
+one appending (``DeltaSink``), one upserting (``DeltaUpsertSink``), run side by side in one
+driver that is SIGKILLed at many points, restarted from their checkpoints each time; both must
+end with exactly the tables of an uninterrupted run (as multisets: nothing lost, nothing written
+twice). Each SIGKILL interrupts both queries, so one driver start serves both.
 
-The driver (``crash_driver.py``) runs as its own process group. Kills are of two kinds, drawn
-from a seed: at a chosen phase of a chosen batch (before the main commit, between the main and
-the late commit, after both before Spark's commit log), done by the driver itself; and at a
-random moment, done here with SIGKILL to the whole group a random delay (0-1.5 s) after a
-chosen batch was planned (its offsets written). ``FLINKWIN_CRASH_SEED`` replays a seed (the
-input and the batch-phase kills are reproducible; timed kills land where the clock puts them).
+The driver (``crash_driver.py``) runs as its own process group. Kills are of two kinds, aimed
+at one query's batch in turn: at a chosen phase of a chosen batch (before the main commit,
+between the main and the late commit, after both before Spark's commit log), done by the driver
+itself; and at a random moment, done here with SIGKILL to the whole group a random delay
+(0-1.5 s) after a chosen batch was planned (its offsets written). Every kind is aimed at each
+query at least once (a fixed plan, in an order drawn from the seed); the batches and delays come
+from the seed. ``FLINKWIN_CRASH_SEED`` replays a seed (the input and the batch-phase kills are
+reproducible; timed kills land where the clock puts them).
 
-The upsert variant runs the windows with early firings into a ``DeltaUpsertSink``: its final
-table must hold, row for row, each (user, window)'s last firing in the uninterrupted run (which
-appends every firing), and no (user, window) twice.
+The upsert query runs the windows with early firings: its final table must hold, row for row,
+each (user, window)'s last firing in the uninterrupted run (which appends every firing), and no
+(user, window) twice.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from crash_driver import LATE, PHASES, pipeline
+from crash_driver import LATE, PHASES, QUERIES, pipeline
 from deltalake import DeltaTable
 
 from flinkwin.sinks import DeltaSink
@@ -87,25 +91,26 @@ def _latest(firings: Counter[tuple[Any, ...]]) -> Counter[tuple[Any, ...]]:
     return Counter(tuple(sorted(r.items())) for r in last.values())
 
 
-def _reference(spark: Any, source: Path, out: Path, upsert: bool) -> None:
-    query = pipeline(spark, str(source), upsert).start(
-        main=DeltaSink(str(out / "main"), engine="deltalake"),
-        side_outputs={LATE: DeltaSink(str(out / "late"), engine="deltalake")},
-        checkpoint_location=str(out / "ck"), trigger={"availableNow": True},
-    )
-    query.awaitTermination()
+def _reference(spark: Any, source: Path, out: Path) -> None:
+    """Both queries uninterrupted, side by side, each into ``out/<query>``."""
+    queries = [
+        pipeline(spark, str(source), name == "upsert").start(
+            main=DeltaSink(str(out / name / "main"), engine="deltalake"),
+            side_outputs={LATE: DeltaSink(str(out / name / "late"), engine="deltalake")},
+            checkpoint_location=str(out / name / "ck"), trigger={"availableNow": True},
+        )
+        for name in QUERIES
+    ]
+    for query in queries:
+        query.awaitTermination()
 
 
-def _run_driver(work: Path, kill: tuple[str, int, Any], log: Path, upsert: bool) -> int:
+def _run_driver(work: Path, kill: tuple[str, str, int, Any], log: Path) -> int:
     """One driver run until it finishes or dies; returns its exit code (-9: killed)."""
-    kind, batch, detail = kill
-    args = [sys.executable, str(DRIVER), "--input", str(work / "in"),
-            "--checkpoint", str(work / "ck"), "--main", str(work / "main"),
-            "--late", str(work / "late")]
-    if kind == "point":
-        args += ["--kill", f"{batch}:{detail}"]
-    if upsert:
-        args.append("--upsert")
+    query, kind, batch, detail = kill
+    args = [sys.executable, str(DRIVER), "--input", str(work / "in"), "--work", str(work)]
+    if kind in PHASES:
+        args += ["--kill", f"{query}:{batch}:{kind}"]
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
     with log.open("a") as out:
         proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env,
@@ -116,7 +121,8 @@ def _run_driver(work: Path, kill: tuple[str, int, Any], log: Path, upsert: bool)
             while proc.poll() is None:
                 if time.monotonic() - started > 600:
                     raise AssertionError(f"driver run {kill} took over 10 minutes")
-                if kind == "timed" and deadline is None and _last(work / "ck", "offsets") >= batch:
+                if (kind == "timed" and deadline is None
+                        and _last(work / query / "ck", "offsets") >= batch):
                     deadline = time.monotonic() + detail
                 if deadline is not None and time.monotonic() >= deadline:
                     os.killpg(proc.pid, signal.SIGKILL)
@@ -129,74 +135,106 @@ def _run_driver(work: Path, kill: tuple[str, int, Any], log: Path, upsert: bool)
     return proc.returncode
 
 
-@pytest.mark.parametrize("mode", ["append", "upsert"])
-def test_sigkilled_driver_restarts_to_exactly_the_uninterrupted_tables(
-    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str
+def _plan(rng: random.Random) -> list[tuple[str, str]]:
+    """The (query, kind) of each kill: every kind at each query once, then drawn ones up to
+    ``KILLS``, in an order drawn from ``rng``; the first is always the point the issue names
+    (main table committed, late not yet)."""
+    fixed = [(query, kind) for query in QUERIES for kind in (*PHASES, "timed")]
+    fixed.remove(("append", "after-main"))
+    drawn = [(rng.choice(QUERIES), rng.choice((*PHASES, "timed")))
+             for _ in range(KILLS - 1 - len(fixed))]
+    rest = fixed + drawn
+    rng.shuffle(rest)
+    return [("append", "after-main"), *rest]
+
+
+def test_sigkilled_driver_restarts_both_sinks_to_exactly_the_uninterrupted_tables(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    upsert = mode == "upsert"
     seed = int(os.environ.get("FLINKWIN_CRASH_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
     input_rows = _write_input(tmp_path / "in", rng)
     began = time.monotonic()
-    _reference(spark, tmp_path / "in", tmp_path / "ref", upsert)
+    _reference(spark, tmp_path / "in", tmp_path / "ref")
     reference_seconds = time.monotonic() - began
+    # the batch id each query ends with, uninterrupted: at it, a query has finished
+    final = {name: _last(tmp_path / "ref" / name / "ck", "commits") for name in QUERIES}
 
     log = tmp_path / "driver.log"
-    kills: list[tuple[str, int, Any]] = []
+    plan = _plan(rng)
+    kills: list[tuple[str, str, int, Any]] = []
+    interrupted: Counter[str] = Counter()  # kills that found a query unfinished
     runs = 0
     began = time.monotonic()
     while True:
-        done = _last(tmp_path / "ck", "commits")
-        if len(kills) < KILLS:
-            # the next kill lands in a batch not yet committed, spread over what is left
-            span = max(1, (BATCHES - 3 - done) // (KILLS - len(kills)))
-            target = min(done + 1 + rng.randrange(span), BATCHES - 3)
-            if not kills:  # the point the issue names: main table committed, late not yet
-                kill: tuple[str, int, Any] = ("point", target, "after-main")
-            elif rng.random() < 0.6:
-                kill = ("point", target, rng.choice(PHASES))
-            else:
-                kill = ("timed", target, round(rng.uniform(0.0, 1.5), 2))
+        done = {name: _last(tmp_path / name / "ck", "commits") for name in QUERIES}
+        open_ = [name for name in QUERIES if done[name] < BATCHES - 3]
+        if min(interrupted[name] for name in QUERIES) < KILLS and open_:
+            query, kind = plan[len(kills)] if len(kills) < len(plan) else \
+                (rng.choice(QUERIES), rng.choice((*PHASES, "timed")))
+            if query not in open_:
+                query = open_[0]
+            # the next kill lands in a batch neither query has committed, spread over what is
+            # left (the queries run side by side, but either may be a batch ahead)
+            ahead = max(done.values())
+            left = max(1, KILLS - min(interrupted.values(), default=0))
+            span = max(1, (BATCHES - 3 - ahead) // left)
+            target = min(max(ahead, done[query]) + 1 + rng.randrange(span), BATCHES - 3)
+            detail = round(rng.uniform(0.0, 1.5), 2) if kind == "timed" else None
+            kill: tuple[str, str, int, Any] = (query, kind, target, detail)
         else:
-            kill = ("none", -1, None)
+            kill = ("", "none", -1, None)
         runs += 1
-        code = _run_driver(tmp_path, kill, log, upsert)
+        code = _run_driver(tmp_path, kill, log)
         context = f"seed={seed} run={runs} kill={kill} log={log}"
         if code == 0:
             break
         assert code == -signal.SIGKILL, f"driver failed ({code}): {context}\n" + \
             log.read_text()[-3000:]
         kills.append(kill)
+        for name in QUERIES:
+            interrupted[name] += _last(tmp_path / name / "ck", "commits") < final[name]
         assert runs < 3 * KILLS, f"no end in sight: {context}"
     crash_seconds = time.monotonic() - began
 
-    differences = {}
-    compared = 0
-    for name in ("main", "late"):
-        want, got = _table(tmp_path / "ref" / name), _table(tmp_path / name)
-        if upsert and name == "main":
-            want = _latest(want)
-            windows = Counter((r["user"], r["window_start"], r["window_end"])
-                              for r in (dict(g) for g in got))
-            assert max(windows.values()) == 1, f"seed={seed}: a (user, window) twice"
-        compared += sum(want.values())
-        differences[name] = sum(((want - got) + (got - want)).values())
-    by_kind = Counter(k[0] if k[0] == "timed" else k[2] for k in kills)
-    figures = (
-        f"crash test ({mode}): seed={seed} input={input_rows} rows in {BATCHES} files; "
-        f"kills={len(kills)} ({dict(by_kind)}), restarts={runs - 1}, "
-        f"rows compared={compared} (main {sum(_table(tmp_path / 'ref' / 'main').values())}"
-        f"{' firings' if upsert else ''}, "
-        f"late {sum(_table(tmp_path / 'ref' / 'late').values())}), "
-        f"differences={differences}; uninterrupted run {reference_seconds:.0f} s, "
-        f"crashing runs {crash_seconds:.0f} s"
-    )
+    lines, failures = [], []
+    for name in QUERIES:
+        upsert = name == "upsert"
+        differences = {}
+        compared = 0
+        for table in ("main", "late"):
+            want = _table(tmp_path / "ref" / name / table)
+            got = _table(tmp_path / name / table)
+            if upsert and table == "main":
+                want = _latest(want)
+                windows = Counter((r["user"], r["window_start"], r["window_end"])
+                                  for r in (dict(g) for g in got))
+                assert max(windows.values()) == 1, f"seed={seed}: a (user, window) twice"
+            compared += sum(want.values())
+            differences[table] = sum(((want - got) + (got - want)).values())
+        aimed = Counter(k[1] for k in kills if k[0] == name)
+        lines.append(
+            f"crash test ({name}): seed={seed} input={input_rows} rows in {BATCHES} files; "
+            f"kills={interrupted[name]} (aimed at this query: {dict(aimed)}), "
+            f"restarts={runs - 1}, rows compared={compared} "
+            f"(main {sum(_table(tmp_path / 'ref' / name / 'main').values())}"
+            f"{' firings' if upsert else ''}, "
+            f"late {sum(_table(tmp_path / 'ref' / name / 'late').values())}), "
+            f"differences={differences}"
+        )
+        if interrupted[name] < KILLS or any(aimed[k] < 1 for k in (*PHASES, "timed")):
+            failures.append(f"{name}: too few kills")
+        if differences != {"main": 0, "late": 0}:
+            failures.append(f"{name}: differences {differences}")
+        if not sum(_table(tmp_path / name / "late").values()):
+            failures.append(f"{name}: no late row")
+        if upsert:  # the windows did fire early and late, and the table kept the last of each
+            timings = Counter(dict(r)["firing_timing"]
+                              for r in _table(tmp_path / "ref" / name / "main"))
+            if not (timings["EARLY"] and timings["LATE"]):
+                failures.append(f"{name}: firings {dict(timings)}")
+    figures = "\n".join(lines) + (f"\nuninterrupted runs {reference_seconds:.0f} s, "
+                                  f"crashing runs {crash_seconds:.0f} s")
     with capsys.disabled():
         print("\n" + figures)
-    assert len(kills) >= 10, figures
-    assert by_kind["after-main"] >= 1, figures
-    assert differences == {"main": 0, "late": 0}, figures
-    assert sum(_table(tmp_path / "late").values()) > 0, figures
-    if upsert:  # the windows did fire early and late, and the table kept the last of each
-        timings = Counter(dict(r)["firing_timing"] for r in _table(tmp_path / "ref" / "main"))
-        assert timings["EARLY"] and timings["LATE"], (timings, figures)
+    assert not failures, (failures, figures)

@@ -40,6 +40,10 @@ from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
 from flinkwin.spark.sizing import PROVIDER_CONF
 
+# long streaming scenarios in the shared session: `make test` runs them in its second process,
+# beside the rest, so that its two processes end together
+pytestmark = pytest.mark.beside
+
 SCHEMA = "item string, ts long"
 LATE = OutputTag("late", Types.ROW_NAMED(["item", "ts"], [Types.STRING(), Types.LONG()]))
 #: one file per micro-batch; the restart comes after the third
@@ -102,27 +106,38 @@ def rows(file: list[tuple[str, int]]) -> list[dict[str, Any]]:
     return [{"item": k, "ts": t} for k, t in file]
 
 
-def run_scenario(spark: Any, root: Path, name: str, one_task: bool,
-                 by_function: bool = False) -> tuple[
-        dict[int, Counter[str]], dict[int, Counter[tuple[Any, ...]]], list[Any]]:
-    """FILES through a query, stopped and restarted after RESTART_AFTER: per batch the main
-    and late outputs, and the progress of the last batch of each run."""
-    source, checkpoint = root / "in", root / "ck"
-    main, late = MemorySink(f"{name}_main"), MemorySink(f"{name}_late")
-    progress = []
+Outputs = tuple[dict[int, Counter[str]], dict[int, Counter[tuple[Any, ...]]], list[Any]]
+
+
+def run_scenarios(spark: Any, root: Path, plans: dict[str, tuple[bool, bool]]) -> dict[
+        str, Outputs]:
+    """FILES through a query per plan (``{name: (one_task, by_function)}``, concurrent queries
+    of the one session, each with its own input and checkpoint under ``root/name``), stopped
+    and restarted after RESTART_AFTER: per plan, per batch the main and late outputs, and the
+    progress of the last batch of each run."""
+    sinks = {name: (MemorySink(f"fw_{name}_main"), MemorySink(f"fw_{name}_late"))
+             for name in plans}
+    progress: dict[str, list[Any]] = {name: [] for name in plans}
     for first, files in ((0, FILES[:RESTART_AFTER]), (RESTART_AFTER, FILES[RESTART_AFTER:])):
-        write_batches(source, [rows(f) for f in files], first=first)
-        df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
-        top = hot_items(df, one_task, by_function)
-        query = top.start(main=main, side_outputs={LATE: late},
-                          checkpoint_location=str(checkpoint), trigger={"availableNow": True})
-        query.awaitTermination()
-        progress.append(query.lastProgress)
-    return (
-        {b: Counter(r[0] for r in batch) for b, batch in main.batches.items()},
-        {b: Counter(tuple(r) for r in batch) for b, batch in late.batches.items()},
-        progress,
-    )
+        queries = {}
+        for name, (one_task, by_function) in plans.items():
+            source, checkpoint = root / name / "in", root / name / "ck"
+            write_batches(source, [rows(f) for f in files], first=first)
+            df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
+                str(source))
+            main, late = sinks[name]
+            queries[name] = hot_items(df, one_task, by_function).start(
+                main=main, side_outputs={LATE: late}, checkpoint_location=str(checkpoint),
+                trigger={"availableNow": True})
+        for name, query in queries.items():
+            query.awaitTermination()
+            progress[name].append(query.lastProgress)
+    return {
+        name: ({b: Counter(r[0] for r in batch) for b, batch in main.batches.items()},
+               {b: Counter(tuple(r) for r in batch) for b, batch in late.batches.items()},
+               progress[name])
+        for name, (main, late) in sinks.items()
+    }
 
 
 def non_empty(batches: dict[int, Counter[Any]]) -> dict[int, Counter[Any]]:
@@ -147,9 +162,8 @@ EXPECTED = Counter([
 @pytest.fixture(scope="module")
 def both_plans(spark: Any, tmp_path_factory: Any) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("distributed")
-    distributed = run_scenario(spark, root / "dist", "fw_dist", one_task=False)
-    one_task = run_scenario(spark, root / "one", "fw_one", one_task=True)
-    return {"distributed": distributed, "one_task": one_task, "root": root}
+    runs = run_scenarios(spark, root, {"dist": (False, False), "one": (True, False)})
+    return {"distributed": runs["dist"], "one_task": runs["one"], "root": root}
 
 
 def test_hot_items_distributed_equals_the_one_task_plan_batch_by_batch(
@@ -166,7 +180,8 @@ def test_hot_items_distributed_equals_the_one_task_plan_batch_by_batch(
 def test_hot_items_keyed_by_a_function_runs_distributed_through_the_sources_step(
     spark: Any, tmp_path: Path, both_plans: dict[str, Any],
 ) -> None:
-    main, late, progress = run_scenario(spark, tmp_path, "fw_dist_fn", False, by_function=True)
+    main, late, progress = run_scenarios(spark, tmp_path, {"dist_fn": (False, True)})[
+        "dist_fn"]
     assert non_empty(main) == non_empty(both_plans["one_task"][0])
     assert sum(late.values(), Counter()) == Counter({("a", 2000): 1})
     assert len(progress[-1]["stateOperators"]) == 2
@@ -328,7 +343,7 @@ def test_a_graphs_functions_shipped_with_add_py_file_run_distributed(
     write_batches(tmp_path / "in", [rows(f) for f in FILES])
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_millis(0)).with_timestamp_assigner("ts")
-    results = []
+    runs = []  # both plans as concurrent queries
     for parallelism in (2, 1):
         df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
             str(tmp_path / "in"))
@@ -338,9 +353,11 @@ def test_a_graphs_functions_shipped_with_add_py_file_run_distributed(
                              output_type="item string, window_end long, n long"))
         graph = counts.key_by("window_end").process(tagged(), Types.STRING())
         sink = MemorySink(f"fw_shipped_{parallelism}")
-        query = graph.set_parallelism(parallelism).start(
+        runs.append((sink, graph.set_parallelism(parallelism).start(
             main=sink, checkpoint_location=str(tmp_path / f"ck{parallelism}"),
-            trigger={"availableNow": True})
+            trigger={"availableNow": True})))
+    results = []
+    for sink, query in runs:
         query.awaitTermination()
         results.append(Counter(r[0] for r in sink.rows()))
     assert results[0] == results[1] and sum(results[0].values()) > 5

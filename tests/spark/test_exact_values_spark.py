@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_scenarios import run_stream, watermark, write_batches
+from spark_scenarios import finish_streams, run_stream, start_streams, watermark, write_batches
 
 from flinkwin import (
     CountEvictor,
@@ -234,14 +234,14 @@ def test_nan_keys_are_one_key_across_batches_streaming(spark: Any, tmp_path: Pat
         [{"k": 1.0, "ts": 40000, "v": 1}],
     ]
     write_batches(tmp_path / "in", batches)
-    for name, build in [
-        ("columnar", lambda s: _windowed(s).sum("v")),
-        ("evictor", lambda s: _windowed(s).evictor(CountEvictor.of(10)).sum("v")),
-        ("reduce", lambda s: _windowed(s).reduce(lambda a, b: (a[0], a[1], a[2] + b[2]))),
-    ]:
-        run = run_stream(
-            spark, tmp_path / "in", tmp_path / f"ck-{name}", "k double, ts long, v long", build
-        )
+    builds = {
+        "columnar": lambda s: _windowed(s).sum("v"),
+        "evictor": lambda s: _windowed(s).evictor(CountEvictor.of(10)).sum("v"),
+        "reduce": lambda s: _windowed(s).reduce(lambda a, b: (a[0], a[1], a[2] + b[2])),
+    }
+    runs = finish_streams(start_streams(spark, tmp_path / "in", tmp_path,
+                                        "k double, ts long, v long", builds, name="nan_keys"))
+    for name, run in runs.items():
         assert sorted((repr(r["k"]), r["v"]) for r in _rows(run)) == [
             ("-0.0", 8), ("0.0", 4), ("nan", 19)
         ], name

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_scenarios import run_stream, watermark, write_batches
+from spark_scenarios import run_stream, run_streams, watermark, write_batches
 
 from flinkwin import (
     ContinuousEventTimeTrigger,
@@ -116,13 +116,19 @@ def lateness_pipeline(stream: DataStream) -> Any:
     )
 
 
+def _split_runs(spark: Any, tmp_path: Path, build: Any) -> dict[str, Any]:
+    """``build`` over every split of SPLITS, as concurrent queries."""
+    inputs = {}
+    for i, (name, batches) in enumerate(SPLITS.items()):
+        write_batches(tmp_path / f"in-{i}", batches)
+        inputs[name] = (tmp_path / f"in-{i}", tmp_path / f"cp-{i}")
+    return run_streams(spark, inputs, SCHEMA, build)
+
+
 def test_streamed_firings_are_the_same_whatever_the_micro_batch_split(
     spark: Any, tmp_path: Path
 ) -> None:
-    for i, (name, batches) in enumerate(SPLITS.items()):
-        write_batches(tmp_path / f"in-{i}", batches)
-        run = run_stream(spark, tmp_path / f"in-{i}", tmp_path / f"cp-{i}", SCHEMA,
-                         lateness_pipeline)
+    for name, run in _split_runs(spark, tmp_path, lateness_pipeline).items():
         rows = [r for batch in run.main.values() for r in batch]
         assert firings(rows) == EXPECTED, name
 
@@ -144,9 +150,7 @@ def test_count_trigger_firings_are_early_then_on_time_whatever_the_split(
             .sum("v", with_window=True, with_firing=True)
         )
 
-    for i, (name, batches) in enumerate(SPLITS.items()):
-        write_batches(tmp_path / f"in-{i}", batches)
-        run = run_stream(spark, tmp_path / f"in-{i}", tmp_path / f"cp-{i}", SCHEMA, counting)
+    for name, run in _split_runs(spark, tmp_path, counting).items():
         rows = [r for batch in run.main.values() for r in batch]
         assert firings(rows) == [
             ("a", 0, 3, "EARLY", 0, False),

@@ -6,6 +6,7 @@ late exactly as without it), and a tampered snapshot in the checkpoint is refuse
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +57,26 @@ def run(
     result: Any, checkpoint: Path, name: str, late_output: bool = True
 ) -> tuple[list[Any], list[Any]]:
     """Main and late outputs of ``result`` run to the end of its input."""
+    return started(result, checkpoint, name, late_output)()
+
+
+def started(
+    result: Any, checkpoint: Path, name: str, late_output: bool = True
+) -> Callable[[], tuple[list[Any], list[Any]]]:
+    """``result`` started as :func:`run` runs it; call the returned function for its outputs
+    once it ends (so that independent queries run side by side)."""
     main, late = MemorySink(f"{name}_main"), MemorySink(f"{name}_late")
     query = result.start(main=main, side_outputs={LATE: late} if late_output else {},
                          checkpoint_location=str(checkpoint), trigger={"availableNow": True})
-    query.awaitTermination()
-    return (
-        [tuple(r) for b in sorted(main.batches) for r in main.batches[b]],
-        [tuple(r) for b in sorted(late.batches) for r in late.batches[b]],
-    )
+
+    def outputs() -> tuple[list[Any], list[Any]]:
+        query.awaitTermination()
+        return (
+            [tuple(r) for b in sorted(main.batches) for r in main.batches[b]],
+            [tuple(r) for b in sorted(late.batches) for r in late.batches[b]],
+        )
+
+    return outputs
 
 
 class Count(KeyedProcessFunction):
@@ -163,15 +176,16 @@ def test_a_restart_keeps_each_operators_watermark(spark: Any, tmp_path: Path) ->
         return sums.union(stamped(source(spark, directory / "b"))).key_by("k").process(
             Clock(), output_type=CLOCK_TYPE)
 
+    # the uninterrupted run and the first run before the restart side by side
     once = tmp_path / "once"
     write_batches(once / "a", a_batches)
     write_batches(once / "b", b_batches)
-    main, late = run(build(once), once / "cp", "clock_once")
-
+    uninterrupted = started(build(once), once / "cp", "clock_once")
     twice = tmp_path / "twice"
     write_batches(twice / "a", a_batches[:3])
     write_batches(twice / "b", b_batches)
     main_1, late_1 = run(build(twice), twice / "cp", "clock_before")
+    main, late = uninterrupted()
     write_batches(twice / "a", a_batches[3:], first=3)
     main_2, late_2 = run(build(twice), twice / "cp", "clock_after")
 
