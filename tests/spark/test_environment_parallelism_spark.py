@@ -26,7 +26,7 @@ from test_distributed_graphs import (
     hot_items,
     non_empty,
     rows,
-    run_scenario,
+    run_scenarios,
 )
 
 from flinkwin import Duration, SlidingEventTimeWindows, Time, Types, WatermarkStrategy
@@ -132,7 +132,8 @@ def env_plans(spark: Any, tmp_path_factory: Any) -> dict[str, Any]:
         for n in (2, 1):
             StreamExecutionEnvironment._current = None
             StreamExecutionEnvironment.get_execution_environment().set_parallelism(n)
-            plans[n] = run_scenario(spark, root / str(n), f"fw_env{n}", one_task=True)
+            # one plan per call: the environment is read as the graph is built
+            plans[n] = run_scenarios(spark, root / str(n), {f"env{n}": (True, False)})[f"env{n}"]
     finally:
         StreamExecutionEnvironment._current = before
     return plans
