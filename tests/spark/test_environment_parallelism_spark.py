@@ -133,7 +133,8 @@ def env_plans(spark: Any, tmp_path_factory: Any) -> dict[str, Any]:
             StreamExecutionEnvironment._current = None
             StreamExecutionEnvironment.get_execution_environment().set_parallelism(n)
             # one plan per call: the environment is read as the graph is built
-            plans[n] = run_scenarios(spark, root / str(n), {f"env{n}": (True, False)})[f"env{n}"]
+            # under root/<n>/in and root/<n>/ck
+            plans[n] = run_scenarios(spark, root, {str(n): (True, False)})[str(n)]
     finally:
         StreamExecutionEnvironment._current = before
     return plans
