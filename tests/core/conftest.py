@@ -1,13 +1,23 @@
-"""Hypothesis profiles for the property tests: ``default`` and ``ci`` (derandomized: every run
-tries the same cases, so a failure reproduces). Choose with ``HYPOTHESIS_PROFILE=ci``. The
-realistic-scale properties take their example count from ``FLINKWIN_PROPERTY_EXAMPLES``
-(default 25) for longer runs."""
+"""The core tests' ``env`` fixture (a fresh process-wide ``StreamExecutionEnvironment``,
+restored after the test) and the Hypothesis profiles for the property tests: ``default`` and
+``ci`` (derandomized: every run tries the same cases, so a failure reproduces). Choose with
+``HYPOTHESIS_PROFILE=ci``. The realistic-scale properties take their example count from
+``FLINKWIN_PROPERTY_EXAMPLES`` (default 25) for longer runs."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
+
+from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
 
 settings.register_profile("ci", derandomize=True, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> StreamExecutionEnvironment:
+    monkeypatch.setattr(StreamExecutionEnvironment, "_current", None)
+    return StreamExecutionEnvironment.get_execution_environment()

@@ -14,12 +14,6 @@ from flinkwin.datastream.stream_execution_environment import (
 from flinkwin.spark.parallelism import describe_parallelism, requested_parallelism
 
 
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> StreamExecutionEnvironment:
-    monkeypatch.setattr(StreamExecutionEnvironment, "_current", None)
-    return StreamExecutionEnvironment.get_execution_environment()
-
-
 def test_no_environment_or_no_set_parallelism_leaves_the_choice_to_flinkwin(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

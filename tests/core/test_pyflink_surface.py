@@ -28,12 +28,6 @@ from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.timestamps import as_timestamp
 
 
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> StreamExecutionEnvironment:
-    monkeypatch.setattr(StreamExecutionEnvironment, "_current", None)
-    return StreamExecutionEnvironment.get_execution_environment()
-
-
 def test_the_environment_is_the_process_one_and_keeps_its_configuration(
     env: StreamExecutionEnvironment,
 ) -> None:
