@@ -29,9 +29,16 @@ from test_distributed_graphs import (
     run_scenarios,
 )
 
-from flinkwin import Duration, SlidingEventTimeWindows, Time, Types, WatermarkStrategy
+import flinkwin
+from flinkwin import (
+    Duration,
+    OneTaskGraphWarning,
+    SlidingEventTimeWindows,
+    Time,
+    Types,
+    WatermarkStrategy,
+)
 from flinkwin.datastream import DataStream
-from flinkwin.datastream.graph_stream import OneTaskGraphWarning
 from flinkwin.spark import MemorySink
 from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
@@ -227,3 +234,18 @@ def test_a_static_graph_under_the_environments_parallelism_runs_in_one_task_with
         got = Counter(graph.execute_and_collect())
     # one bounded input: every element on time, each window fires once at the end of input
     assert got["20000: a=6 b=2"] == 1 and "distributed : no: static input" in explained(graph)
+
+
+def test_filtering_flinkwins_one_task_graph_warning_as_an_error_stops_the_run(
+    spark: Any, fresh_env: Any,
+) -> None:
+    """Users filter warnings by class: ``flinkwin.OneTaskGraphWarning`` is the class a graph
+    kept in one task warns with, so the filter turns it into an error raised at the run."""
+    fresh_env.set_parallelism(2)
+    df = spark.createDataFrame([(k, t) for f in FILES for k, t in f], SCHEMA)
+    graph = hot_items(df, one_task=True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=flinkwin.OneTaskGraphWarning)
+        with pytest.raises(flinkwin.OneTaskGraphWarning, match="runs in one task: static input"):
+            graph.execute_and_collect()
+
