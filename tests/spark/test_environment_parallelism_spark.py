@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -33,8 +34,10 @@ import flinkwin
 from flinkwin import (
     Duration,
     OneTaskGraphWarning,
+    Row,
     SlidingEventTimeWindows,
     Time,
+    TumblingEventTimeWindows,
     Types,
     WatermarkStrategy,
 )
@@ -248,4 +251,34 @@ def test_filtering_flinkwins_one_task_graph_warning_as_an_error_stops_the_run(
         warnings.filterwarnings("error", category=flinkwin.OneTaskGraphWarning)
         with pytest.raises(flinkwin.OneTaskGraphWarning, match="runs in one task: static input"):
             graph.execute_and_collect()
+
+
+def test_a_column_keyed_join_of_a_one_task_graph_warns_once_at_the_line_that_runs_it(
+    spark: Any, fresh_env: Any,
+) -> None:
+    """``where("item")`` reads the input graph's columns: not a run of that graph (which runs
+    only inside the join's). The join's graph, kept in one task by its static input, warns
+    once, at the user's line that runs it."""
+    fresh_env.set_parallelism(2)
+    df = spark.createDataFrame([(k, t) for f in FILES for k, t in f], SCHEMA)
+    per_minute = (
+        counts(df).key_by("item").window(TumblingEventTimeWindows.of(Time.seconds(60)))
+        .reduce(lambda a, b: Row(item=a.item, window_end=b.window_end, n=a.n + b.n))
+    )
+    other = DataStream(spark.createDataFrame([("a", 30000), ("b", 30000)], SCHEMA)) \
+        .assign_timestamps_and_watermarks(strategy())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        joined = (
+            per_minute.join(other).where("item").equal_to("item")
+            .window(TumblingEventTimeWindows.of(Time.seconds(60)))
+            .apply(lambda first, second: f"{first.item}:{first.n}", Types.STRING())
+        )
+        line = sys._getframe().f_lineno + 1
+        got = sorted(joined.execute_and_collect())
+    # a: 8 elements, b: 3, each in two sliding windows ending within the first minute
+    assert got == ["a:16", "b:6"]
+    one_task = [w for w in caught if issubclass(w.category, OneTaskGraphWarning)]
+    assert [(w.filename, w.lineno) for w in one_task] == [(__file__, line)]
+    assert "runs in one task: static input" in str(one_task[0].message)
 
