@@ -282,30 +282,3 @@ def test_a_column_keyed_join_of_a_one_task_graph_warns_once_at_the_line_that_run
     assert [(w.filename, w.lineno) for w in one_task] == [(__file__, line)]
     assert "runs in one task: static input" in str(one_task[0].message)
 
-
-def test_key_groups_declared_below_the_environments_parallelism_are_refused_as_flink_does(
-    spark: Any, fresh_env: Any, tmp_path: Path,
-) -> None:
-    """``DataStream(df, key_groups=4)`` or a result's ``set_max_parallelism(4)`` set the max
-    parallelism: under ``env.set_parallelism(8)`` the window, the keyed process or the
-    max parallelism itself is refused when built, in Flink's words (ExecutionJobVertex), not
-    silently capped as flinkwin's default 16 key groups are."""
-    flink = (r"the environment's parallelism \(8\) is higher than the stream's declared max "
-             r"parallelism \(4\).*lower the parallelism or increase the max parallelism")
-    (tmp_path / "in").mkdir()
-    df = spark.readStream.schema(SCHEMA).json(str(tmp_path / "in"))
-    fresh_env.set_parallelism(8)
-    keyed = DataStream(df, key_groups=4).assign_timestamps_and_watermarks(strategy()) \
-        .key_by("item")
-    window = keyed.window(SlidingEventTimeWindows.of(Time.seconds(20), Time.seconds(10)))
-    with pytest.raises(ValueError, match=flink):
-        window.aggregate(CountAgg(), WithEnd(), output_type="item string, window_end long, n long")
-    with pytest.raises(ValueError, match=flink):
-        keyed.process(TopN(), Types.STRING())
-    with pytest.raises(ValueError, match=flink):
-        counts(df).set_max_parallelism(4)
-    assert parallelism_line(counts(df)) == "8 (the environment's)"  # 16 key groups by default
-    fresh_env.set_parallelism(4)
-    assert parallelism_line(window.aggregate(
-        CountAgg(), WithEnd(), output_type="item string, window_end long, n long",
-    )) == "4 (the environment's)"
