@@ -107,19 +107,6 @@ OPERATOR_ERRORS = (
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def parallelism_above_max(parallelism: int, max_parallelism: int, whose: str) -> ValueError:
-    """Flink's refusal of an operator whose parallelism is higher than its max parallelism
-    (``ExecutionJobVertex``: "Vertex ...'s parallelism (4) is higher than the max parallelism
-    (2). Please lower the parallelism or increase the max parallelism."); ``whose``: where the
-    max parallelism was set."""
-    return ValueError(
-        f"the environment's parallelism ({parallelism}) is higher than {whose} max parallelism "
-        f"({max_parallelism}), which Flink refuses (\"parallelism is higher than the max "
-        "parallelism\"): lower the parallelism or increase the max parallelism (flinkwin's "
-        "key groups)"
-    )
-
-
 def user_function_error(exc: BaseException, key: Any, window: Any) -> UserFunctionError:
     """The error to raise (``from exc``) when user code failed on ``key`` and ``window``
     (None: before a window was known, e.g. while assigning windows). The message carries the

@@ -83,10 +83,7 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
 
     ``key_groups`` is the number of groups keys are hashed into (Flink's max parallelism): each
     key group is one Spark state entry processed with one vectorized call per micro-batch. It is
-    recorded in the checkpoint and cannot change on restart. As in Flink, an operator built on
-    the stream under an environment's ``set_parallelism(n)`` above the ``key_groups`` given
-    here (or the environment's ``set_max_parallelism``) is refused; above flinkwin's default
-    16, the parallelism is capped.
+    recorded in the checkpoint and cannot change on restart.
 
     ``runtime_mode`` is Flink's :class:`~flinkwin.runtime_mode.RuntimeExecutionMode` for a
     static DataFrame: ``STREAMING`` (the default, as PyFlink's) hands each key's elements to
@@ -134,12 +131,10 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         type_info: TypeInformation | None = None,
         times_before_1970: bool = False,
     ) -> None:
-        declared = key_groups is not None
         if key_groups is None or runtime_mode is None:
             env_mode, env_key_groups = stream_defaults()
             runtime_mode = env_mode if runtime_mode is None else runtime_mode
             if key_groups is None:
-                declared = env_key_groups is not None
                 key_groups = DEFAULT_KEY_GROUPS if env_key_groups is None else env_key_groups
         if not isinstance(df, DataFrame):
             raise TypeError(f"DataStream wraps a pyspark DataFrame, got {type(df).__name__}")
@@ -166,10 +161,6 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         self._df = without_pickled_marks(df)
         self._hints: dict[str, Any] = {}
         self._key_groups = key_groups
-        #: the key groups are a max parallelism the program set (``key_groups=``, the
-        #: environment's ``set_max_parallelism``), not flinkwin's default: an environment's
-        #: parallelism above them is refused (flinkwin.spark.parallelism)
-        self._key_groups_declared = declared
         self._watermark = watermark_strategy
         self._runtime_mode = runtime_mode
         self._type_info = type_info
@@ -185,7 +176,7 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
             "times_before_1970": self._times_before_1970,
         }
         settings.update(changes)
-        stream = DataStream._own(df, key_groups_declared=self._key_groups_declared, **settings)
+        stream = DataStream._own(df, **settings)
         stream._origin = self._origin
         stream._sizing = self._stage_size()
         stream._upstream = self
@@ -200,19 +191,12 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         )
 
     @staticmethod
-    def _own(
-        df: DataFrame, type_info: TypeInformation | None, *,
-        key_groups_declared: bool | None = None, **settings: Any,
-    ) -> DataStream:
+    def _own(df: DataFrame, type_info: TypeInformation | None, **settings: Any) -> DataStream:
         """A stream over a DataFrame flinkwin wrote itself in this pipeline (a function's or a
         side output's results, ``from_collection``): its pickled-values marks stay, with the
-        type saying so; its ``key_groups`` are declared as its upstream's were
-        (``key_groups_declared``). Every DataFrame from outside goes through
-        ``DataStream(df)``."""
+        type saying so. Every DataFrame from outside goes through ``DataStream(df)``."""
         stream = DataStream(df, **settings)
         stream._df, stream._type_info = df, type_info
-        if key_groups_declared is not None:
-            stream._key_groups_declared = key_groups_declared
         return stream
 
     def toDF(self) -> DataFrame:  # noqa: N802

@@ -65,8 +65,6 @@ class GraphResultStream(DataStream):
             type_info=None if head.pickled else type_info,
             times_before_1970=first._times_before_1970,
         )
-        # one task is flinkwin's choice; else the sources' key groups, as declared
-        self._key_groups_declared = self._key_groups > 1 and first._key_groups_declared
         self._df, self._type_info = self._stage([]).main_timed(), type_info
         if plan.head[0] == "node":
             self._origin = plan.nodes[plan.head[1]].spec.name
@@ -103,8 +101,7 @@ class GraphResultStream(DataStream):
         elif not isinstance(type_info, TypeInformation) or is_pickled_type(type_info):
             type_info = None
         side = DataStream._own(stage.side(output_tag), type_info,
-                               key_groups=self._key_groups, runtime_mode=self._runtime_mode,
-                               key_groups_declared=self._key_groups_declared)
+                               key_groups=self._key_groups, runtime_mode=self._runtime_mode)
         side._origin = f"the side output {output_tag!r}"
         self._running()  # a side output is taken to be run
         side._sizing = self._stage_size()

@@ -69,10 +69,6 @@ class KeyedStream(DataStream):
         return self._stream._key_groups
 
     @property
-    def _key_groups_declared(self) -> bool:  # type: ignore[override]
-        return self._stream._key_groups_declared
-
-    @property
     def _watermark(self) -> WatermarkStrategy | None:  # type: ignore[override]
         return self._stream._watermark
 

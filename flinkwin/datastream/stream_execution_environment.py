@@ -37,7 +37,7 @@ from flinkwin.common.configuration import Configuration
 from flinkwin.common.execution_config import PARALLELISM_DEFAULT, ExecutionConfig
 from flinkwin.datastream.checkpointing_mode import CheckpointingMode
 from flinkwin.datastream.time_characteristic import TimeCharacteristic
-from flinkwin.errors import UnsupportedOperationError, parallelism_above_max
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.runtime_mode import RuntimeExecutionMode
 from flinkwin.types import TypeInformation, Types
 from flinkwin.unsupported import CHECKPOINTS, RESTARTS, SOURCES, SOURCES_AND_SINKS
@@ -255,7 +255,12 @@ def default_parallelism() -> int | None:
         return None
     parallelism, max_parallelism = env.get_parallelism(), env.get_max_parallelism()
     if max_parallelism != PARALLELISM_DEFAULT and parallelism > max_parallelism:
-        raise parallelism_above_max(parallelism, max_parallelism, "its")
+        raise ValueError(
+            f"the environment's parallelism ({parallelism}) is higher than its max parallelism "
+            f"({max_parallelism}), which Flink refuses (\"parallelism is higher than the max "
+            "parallelism\"): lower the parallelism or increase the max parallelism (flinkwin's "
+            "key groups)"
+        )
     return parallelism
 
 

@@ -53,7 +53,6 @@ class WindowResultStream(DataStream):
             type_info=None if pickled else type_info,
             times_before_1970=pipeline.times_before_1970,
         )
-        self._key_groups_declared = pipeline.key_groups_declared
         if pickled:
             self._df, self._type_info = self._stage([]).main_timed(), Types.PICKLED_BYTE_ARRAY()
 
@@ -67,7 +66,6 @@ class WindowResultStream(DataStream):
             pipeline = self._pipeline
             source = self.__dict__["_source"] = DataStream._own(
                 pipeline.df, pipeline.element_type, key_groups=pipeline.key_groups,
-                key_groups_declared=pipeline.key_groups_declared,
                 watermark_strategy=pipeline.watermark, runtime_mode=pipeline.runtime_mode,
                 times_before_1970=pipeline.times_before_1970,
             )
@@ -103,7 +101,6 @@ class WindowResultStream(DataStream):
             stage.side(output_tag),
             type_info,
             key_groups=self._pipeline.key_groups,
-            key_groups_declared=self._pipeline.key_groups_declared,
             runtime_mode=self._pipeline.runtime_mode,
         )
         side._origin = f"the side output {output_tag!r}"
@@ -165,11 +162,7 @@ class WindowResultStream(DataStream):
             raise ValueError(f"max parallelism must be a positive int, got {max_parallelism!r}")
         hints = self._hints
         WindowResultStream.__init__(
-            self,
-            dataclasses.replace(
-                self._pipeline, key_groups=max_parallelism, key_groups_declared=True
-            ),
-            self._type_info,
+            self, dataclasses.replace(self._pipeline, key_groups=max_parallelism), self._type_info
         )
         self._hints = {**hints, "max_parallelism": max_parallelism}
         return self
@@ -186,8 +179,7 @@ class WindowResultStream(DataStream):
         }
         pipeline = self._pipeline
         parallelism = describe_parallelism(
-            pipeline.parallelism, pipeline.default_parallelism, pipeline.key_groups,
-            pipeline.key_groups_declared,
+            pipeline.parallelism, pipeline.default_parallelism, pipeline.key_groups
         )
         if parallelism is not None:
             summary["parallelism"] = parallelism

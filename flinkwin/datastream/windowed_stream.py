@@ -338,7 +338,6 @@ class WindowedStream:
             output_schema=None if declared is None else parse_schema(declared),
             with_window=bool(with_window),
             key_groups=state.stream._key_groups,
-            key_groups_declared=state.stream._key_groups_declared,
             key_selector=state.key_selector,
             key_type=state.key_type,
             runtime_mode=state.stream._runtime_mode,

@@ -262,9 +262,7 @@ def compile_graph(
         "mode": mode.name,
         "distributed": f"no: {reason}",
     }
-    # the sources' key groups, when the program declared them, are the stage's max parallelism
-    declared_max = key_groups > 1 and plan.sources[0]._key_groups_declared
-    described = describe_parallelism(parallelism, default_parallelism, key_groups, declared_max)
+    described = describe_parallelism(parallelism, default_parallelism, key_groups)
     if described is not None and (key_groups > 1 or parallelism is not None):
         summary["parallelism"] = described  # a one-task graph's says why in "distributed"
     if distributed:
@@ -280,7 +278,7 @@ def compile_graph(
             f"one stateful stage for the whole graph, {key_groups} key groups by "
             f"{partition}"
         )
-    requested = requested_parallelism(parallelism, default_parallelism, key_groups, declared_max)
+    requested = requested_parallelism(parallelism, default_parallelism, key_groups)
     pipeline = GraphPipeline(key_groups, requested, runtime_mode,
                              graph_fingerprint(plan, sources, before_1970), distributed)
     fixes = {tag.tag_id: t.fix for tag, t in zip(side_tags, side_types) if t.fix is not None}

@@ -10,9 +10,8 @@ the session's setting and whoever starts the query (:mod:`flinkwin.spark.sizing`
 
 * ``set_parallelism(n)`` / ``setParallelism(n)`` on the window result, when given;
 * else the environment's ``set_parallelism(n)`` when the program set one before building the
-  window (Flink's ``parallelism.default``), capped by the key groups (refused above key groups
-  the program declared, as Flink refuses a parallelism above the max parallelism:
-  :func:`requested_parallelism`);
+  window (Flink's ``parallelism.default``), capped by the key groups
+  (:func:`requested_parallelism`);
 * else Spark's default parallelism (the cores of a local master, the executors' cores of a
   cluster), capped by the key groups (a key group is processed by one task, so more tasks than
   key groups would sit idle) and rounded down to a divisor of 100800, so that the key-group
@@ -31,7 +30,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from flinkwin.errors import parallelism_above_max
 from flinkwin.spark.key_groups import BALANCING_MODULUS
 
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
@@ -55,35 +53,23 @@ def stage_parallelism(session: Any, key_groups: int, requested: int | None = Non
     return max(p for p in range(1, cap + 1) if BALANCING_MODULUS % p == 0)
 
 
-def requested_parallelism(
-    own: int | None, default: int | None, key_groups: int, declared: bool = False
-) -> int | None:
+def requested_parallelism(own: int | None, default: int | None, key_groups: int) -> int | None:
     """The parallelism a stage of ``key_groups`` key groups asks for: its result's own
     ``set_parallelism`` as given, else the environment's ``default`` capped by the key groups,
     else None (:func:`stage_parallelism` chooses). Flink derives a max parallelism of at least
     128 for a job that sets none, so its default parallelism seldom meets it; flinkwin's key
-    groups default to 16, and a task beyond them would hold no key group. Key groups the
-    program ``declared`` (``DataStream(df, key_groups=n)``, ``set_max_parallelism(n)``) are a
-    max parallelism it set: an environment's parallelism above them is refused, as Flink
-    refuses it."""
+    groups default to 16, and a task beyond them would hold no key group."""
     if own is not None:
         return own
-    if default is None:
-        return None
-    if declared and default > key_groups:
-        raise parallelism_above_max(default, key_groups, "the stream's declared")
-    return min(default, key_groups)
+    return None if default is None else min(default, key_groups)
 
 
-def describe_parallelism(
-    own: int | None, default: int | None, key_groups: int, declared: bool = False
-) -> str | None:
+def describe_parallelism(own: int | None, default: int | None, key_groups: int) -> str | None:
     """``explain()``'s line for the parallelism asked for (None: none, flinkwin chooses)."""
     if own is not None:
         return str(own)
     if default is None:
         return None
-    requested_parallelism(own, default, key_groups, declared)  # refuses as Flink does
     if default > key_groups:
         return (f"{key_groups} (the environment's {default}, capped by the {key_groups} key "
                 "groups: set_max_parallelism raises them)")

@@ -99,19 +99,11 @@ class WindowPipeline:
     parallelism: int | None = None
     #: the environment's parallelism when the window was built (``env.set_parallelism``)
     default_parallelism: int | None = None
-    #: the key groups are a max parallelism the program set (``DataStream(df, key_groups=)``,
-    #: ``set_max_parallelism``): the environment's parallelism above them is refused
-    key_groups_declared: bool = False
     #: the stream declares event times at or before 1970 (``DataStream(df,
     #: times_before_1970=True)``): Spark's watermark is shifted (flinkwin.spark.watermarks)
     times_before_1970: bool = False
     #: ``with_firing=True``: each result carries its firing (docs/firings.md)
     with_firing: bool = False
-
-    def __post_init__(self) -> None:
-        # the environment's parallelism above declared key groups is refused when the window is
-        # built, as above the environment's max parallelism (default_parallelism)
-        _ = self.requested_parallelism
 
     @property
     def tuple_elements(self) -> bool:
@@ -132,8 +124,7 @@ class WindowPipeline:
     def requested_parallelism(self) -> int | None:
         """The stage's tasks asked for: its own, else the environment's capped by the key
         groups (None: flinkwin chooses; see flinkwin.spark.parallelism)."""
-        return requested_parallelism(self.parallelism, self.default_parallelism, self.key_groups,
-                                     self.key_groups_declared)
+        return requested_parallelism(self.parallelism, self.default_parallelism, self.key_groups)
 
     @property
     def input_schema(self) -> StructType:

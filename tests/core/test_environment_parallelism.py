@@ -68,21 +68,3 @@ def test_explain_names_where_the_parallelism_comes_from() -> None:
         "16 (the environment's 32, capped by the 16 key groups: set_max_parallelism raises "
         "them)")
     assert describe_parallelism(None, None, 16) is None
-
-
-def test_the_environments_parallelism_above_declared_key_groups_is_refused_as_flink_does() -> None:
-    """Key groups the program declared (``DataStream(df, key_groups=4)``,
-    ``set_max_parallelism(4)``) are a max parallelism it set: Flink's ExecutionJobVertex
-    refuses an operator whose parallelism is higher ("Please lower the parallelism or increase
-    the max parallelism."); only flinkwin's default key groups cap it."""
-    flink = (r"parallelism \(8\) is higher than the stream's declared max parallelism \(4\)"
-             r".*lower the parallelism or increase the max parallelism")
-    with pytest.raises(ValueError, match=flink):
-        requested_parallelism(None, 8, 4, declared=True)
-    with pytest.raises(ValueError, match=flink):
-        describe_parallelism(None, 8, 4, declared=True)
-    assert requested_parallelism(None, 4, 4, declared=True) == 4
-    assert requested_parallelism(None, 2, 4, declared=True) == 2
-    assert requested_parallelism(None, 8, 4) == 4  # flinkwin's default key groups: capped
-    assert requested_parallelism(2, 8, 4, declared=True) == 2  # the result's own, as given
-    assert requested_parallelism(None, None, 4, declared=True) is None
