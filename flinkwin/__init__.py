@@ -102,6 +102,7 @@ _SPARK_API = {
     "DeltaSink": "flinkwin.sinks",
     "DeltaUpsertSink": "flinkwin.sinks",
     "IncompatibleRestartError": "flinkwin.spark.restart",
+    "OneTaskGraphWarning": "flinkwin.datastream.graph_stream",
 }
 
 
@@ -125,6 +126,7 @@ __all__ = [
     "DeltaUpsertSink",
     "IncompatibleRestartError",
     "KeyedStream",
+    "OneTaskGraphWarning",
     "WatermarkStrategy",
     "WindowResultStream",
     "WindowedStream",

@@ -7,6 +7,8 @@ import os
 import traceback
 from typing import Any
 
+from flinkwin.keys import user_key
+
 
 class IllegalStateError(RuntimeError):
     """Flink's ``IllegalStateException``."""
@@ -119,8 +121,6 @@ def user_function_error(exc: BaseException, key: Any, window: Any) -> UserFuncti
         "\nUser traceback (most recent call last):\n"
         + "".join(traceback.format_list(frames)).rstrip("\n") if frames else ""
     )
-    from flinkwin.keys import user_key  # (flinkwin.keys raises this module's errors)
-
     return UserFunctionError(
         f"user function failed on {where}: {type(exc).__name__}: {exc}{user_traceback}",
         user_key(key),

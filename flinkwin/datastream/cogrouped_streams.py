@@ -101,7 +101,7 @@ def _key(stream: Any, key: Any, key_type: Any, method: str, which: str) -> _KeyT
         if key_type is not None:
             raise TypeError("key_type is for a key selector; column keys take the column's type")
         names = [key] if isinstance(key, str) else list(key)
-        schema = stream.toDF().schema
+        schema = stream._schema()
         columns = schema.fieldNames()
         missing = [k for k in names if k not in columns]
         if missing:
@@ -121,7 +121,7 @@ def keyed_stream_key_type(stream: Any) -> _KeyType:
     """The key type of a ``KeyedStream`` (its key columns' Spark types, or its key selector's
     declared ``key_type``; unknown for a key selector without one)."""
     if stream._keys:
-        schema = stream.toDF().schema
+        schema = stream._schema()
         return _KeyType(columns=tuple(schema[k].dataType.simpleString() for k in stream._keys))
     return _KeyType(info=stream._key_type)
 

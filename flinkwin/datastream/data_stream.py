@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame
+from pyspark.sql.types import StructType
 
 from flinkwin.assigners.base import WindowAssigner
 from flinkwin.datastream.closeable_iterator import CloseableIterator
@@ -215,6 +216,13 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         if size is None or not df.isStreaming:
             return df
         return sized_data_frame(df, size)
+
+    def _schema(self) -> StructType:
+        """The schema of ``toDF()``, read without running the stream (an operator reading its
+        input's columns does not run that input: a stream graph warns when it runs)."""
+        if is_pickled_type(self._type_info):
+            raise pickled_elements_error("toDF()", self._origin, self._pickled_fix)
+        return self._public_df().schema
 
     def _stage_size(self) -> StageSize | None:
         """What sizes the flinkwin stage of this stream (None: the stream has none)."""

@@ -38,7 +38,9 @@ from flinkwin.types import TypeInformation, Types, is_pickled_type
 
 class OneTaskGraphWarning(UserWarning):
     """The environment's ``set_parallelism(n > 1)`` asks for a distributed graph, and a rule
-    keeps this one in one task (the reason is in the message and in ``explain()``)."""
+    keeps this one in one task (the reason is in the message and in ``explain()``). Importable
+    as ``flinkwin.OneTaskGraphWarning``, e.g. to make it an error with
+    ``warnings.filterwarnings("error", category=flinkwin.OneTaskGraphWarning)``."""
 
 
 class GraphResultStream(DataStream):

@@ -44,11 +44,12 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from typing import Any
 
+from flinkwin.declared_keys import state_key
 from flinkwin.errors import OPERATOR_ERRORS, FlinkError, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process_join import ProcessJoinContext
-from flinkwin.keys import compares_by_value, state_key
+from flinkwin.keys import compares_by_value
 from flinkwin.longs import WRAP, check_policy, to_long
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo

@@ -31,11 +31,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from flinkwin.declared_keys import state_key
 from flinkwin.errors import OPERATOR_ERRORS, user_function_error
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector
 from flinkwin.functions.internal import iterate_outputs, open_function
 from flinkwin.functions.process import KeyedProcessFunction, TimeDomain
-from flinkwin.keys import compares_by_value, state_key
+from flinkwin.keys import compares_by_value
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.process_contexts import (
     KeyedContext,

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner, default_trigger
+from flinkwin.declared_keys import state_key
 from flinkwin.errors import (
     MERGING_TRIGGER_MESSAGE,
     OPERATOR_ERRORS,
@@ -58,7 +59,7 @@ from flinkwin.functions.internal import (
     iterate_outputs,
     resolve_window_function,
 )
-from flinkwin.keys import compares_by_value, state_key, user_key
+from flinkwin.keys import compares_by_value, user_key
 from flinkwin.longs import WRAP, LongOverflowError, check_policy, located, to_long
 from flinkwin.operator.bulk_firing import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.operator.contexts import (
@@ -253,8 +254,8 @@ class WindowOperator(UserFunctionLifecycle):
         return [new(klass, row) for row in zip(*columns)]
 
     def key_of(self, record: Any) -> Any:
-        """The key ``record``'s state is held under (:func:`flinkwin.keys.state_key`: a null
-        key fails as in Flink)."""
+        """The key ``record``'s state is held under
+        (:func:`flinkwin.declared_keys.state_key`: a null key fails as in Flink)."""
         selector = self.key_selector
         if selector is None:
             return None

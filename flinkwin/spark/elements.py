@@ -19,12 +19,13 @@ the window stage's), the functions are called once per element, and the stage ap
 Keys must be built from values whose pickled form is the same in every Python worker: ``str``,
 ``bytes``, ``int``, ``float``, ``bool``, ``None``, dates, times, decimals and tuples (``Row``)
 of those. Anything else (a list, a set, an object) raises an error naming the element.
-``key_type`` (PyFlink type information) is checked against every key, and the key hashed is
-the declared type's value (:func:`flinkwin.keys.declared_key`, the operators' key). A key that
-is None fails (Flink: "Assigned key must not be null!"); a tuple key with a None field is a key
-as in PyFlink, which pickles keys without ``key_type``; with ``key_type=Types.TUPLE(...)`` it
-fails as Flink's ``TupleSerializer`` does (``NullFieldException``), while ``Types.ROW(...)``
-fields may be null as in Flink's ``RowSerializer``.
+``key_type`` (PyFlink type information) is checked against every key, and the key hashed is the
+declared type's value (:func:`flinkwin.declared_keys.declared_key`, the operators' key). A key
+that is None fails (Flink: "Assigned key must not be null!"); a tuple key with a None field is
+a key as in PyFlink, which pickles keys without ``key_type``; with
+``key_type=Types.TUPLE(...)`` it fails as Flink's ``TupleSerializer`` does
+(``NullFieldException``), while ``Types.ROW(...)`` fields may be null as in Flink's
+``RowSerializer``.
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ from pyspark import TaskContext
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
+from flinkwin.declared_keys import declared_key, key_type_mismatch
 from flinkwin.functions.base import CallableKeySelector, KeySelector
 from flinkwin.functions.internal import open_function
-from flinkwin.keys import declared_key, key_type_mismatch
 from flinkwin.operator.element_rows import _records
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
@@ -101,7 +102,7 @@ def batch_elements(
 
 def check_key(key: Any, key_type: TypeInformation | None, element: Any) -> Any:
     """The key Spark hashes into its key group (a declared type's value,
-    :func:`flinkwin.keys.declared_key`: the operators' key identity), or a clear error when
+    :func:`flinkwin.declared_keys.declared_key`: the operators' key identity), or a clear error when
     ``key`` cannot key a Spark stream (see module docstring)."""
     if key is None:
         raise ValueError(

@@ -15,8 +15,8 @@ met twice: nearly every key, and every key without a repeated value) pickle exac
 so a checkpoint's keys stay in their key groups; only a key whose pickle referred back to a
 value it had already written moves (such a key could already be split between two groups).
 Classes, Row field names and time zones are written as pickle writes them. A ``BIG_DEC`` key
-(:class:`flinkwin.keys.JavaBigDecimal`) is written as the ``Decimal`` it is (its key group is
-the one it had before keys of that type compared as Java's ``BigDecimal``).
+(:class:`flinkwin.declared_keys.JavaBigDecimal`) is written as the ``Decimal`` it is (its key
+group is the one it had before keys of that type compared as Java's ``BigDecimal``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import decimal
 import pickle
 from typing import Any
 
-from flinkwin.keys import JavaBigDecimal
+from flinkwin.declared_keys import JavaBigDecimal
 
 #: The pickle protocol of key bytes (fixed: the bytes decide key groups kept in checkpoints).
 PROTOCOL = 4

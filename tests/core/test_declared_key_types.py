@@ -4,7 +4,7 @@ PyFlink's ``key_by(selector, key_type)`` ships each key encoded by the coder of 
 (``pyflink/fn_execution/coder_impl_fast.pyx``, ``coders.from_type_info``); Flink keys the
 decoded value, and the keyed Python function gets the value decoded from those bytes. So two
 keys the coder writes to the same bytes are one key, handed to user functions as the decoded
-value (:func:`flinkwin.keys.declared_key`), in every keyed operator, across snapshots.
+value (:func:`flinkwin.declared_keys.declared_key`), in every keyed operator, across snapshots.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
+from flinkwin.declared_keys import JavaBigDecimal, declared_key
 from flinkwin.errors import KeyTypeError
 from flinkwin.functions.base import ProcessWindowFunction
 from flinkwin.functions.process import KeyedProcessFunction
-from flinkwin.keys import JavaBigDecimal, declared_key
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.graph_chain import key_group_of
 from flinkwin.operator.interval_join_operator import IntervalJoinOperator

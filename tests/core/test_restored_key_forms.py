@@ -3,10 +3,10 @@ refused by name, never split silently (``flinkwin.operator.snapshots.restored_ke
 
 An earlier flinkwin kept an ``IntEnum`` member declared ``Types.INT()``, a ``Row`` declared
 ``Types.TUPLE``, a float declared ``Types.FLOAT()``, a zoned datetime declared
-``Types.SQL_TIMESTAMP()``... as the key selector returned them; this one keys the value PyFlink's
-coder of the type round-trips (:func:`flinkwin.keys.declared_key`), which Spark may hash into
-another key group than the state. The snapshots of the old code are made here as it made them:
-by the operators with the key kept as returned (``old_key_forms``).
+``Types.SQL_TIMESTAMP()``... as the key selector returned them; this one keys the value
+PyFlink's coder of the type round-trips (:func:`flinkwin.declared_keys.declared_key`), which
+Spark may hash into another key group than the state. The snapshots of the old code are made
+here as it made them: by the operators with the key kept as returned (``old_key_forms``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import flinkwin.declared_keys
 import flinkwin.keys
 from flinkwin import ProcessJoinFunction, Time, TumblingEventTimeWindows, Types
 from flinkwin.functions.base import ProcessWindowFunction
@@ -48,9 +49,9 @@ class Color(enum.IntEnum):
 def old_key_forms(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], Any]]:
     """Operators built in this context hold keys as the key selector returned them (the
     earlier flinkwin's form); ``undo()`` restores this flinkwin's conversion."""
-    real = flinkwin.keys.declared_key
-    monkeypatch.setattr(flinkwin.keys, "declared_key", lambda key, key_type: key)
-    yield lambda: monkeypatch.setattr(flinkwin.keys, "declared_key", real)
+    real = flinkwin.declared_keys.declared_key
+    monkeypatch.setattr(flinkwin.declared_keys, "declared_key", lambda key, key_type: key)
+    yield lambda: monkeypatch.setattr(flinkwin.declared_keys, "declared_key", real)
 
 
 class KeyAndValues(ProcessWindowFunction):
@@ -238,7 +239,7 @@ def test_old_keys_the_type_holds_as_they_are_restore_under_it(
     windows = window(Types.BIG_DEC())
     windows.restore(snapshots[1])
     [(key, _)] = windows.window_contents
-    assert type(key) is flinkwin.keys.JavaBigDecimal  # the key as this flinkwin holds it
+    assert type(key) is flinkwin.declared_keys.JavaBigDecimal  # the key as this flinkwin holds it
     windows.process_element((decimal.Decimal("1.0"), "b"), 2)
     windows.process_element((decimal.Decimal("1.00"), "c"), 3)
     windows.advance_watermark(MAX_LONG)

@@ -41,23 +41,17 @@ from flinkwin.triggers import Trigger, TriggerResult
 from flinkwin.windows import GlobalWindow, TimeWindow
 
 
-class FakeFrame:
-    def __init__(self, schema: StructType) -> None:
-        self.schema = schema
-        self.columns = schema.fieldNames()
-
-
 class FakeStream:
-    """Stands in for a DataStream: a schema for column keys, a declared type, and
-    ``_window_join`` handing the finished spec back."""
+    """Stands in for a DataStream: a schema for column keys (read without running the
+    stream), a declared type, and ``_window_join`` handing the finished spec back."""
 
     def __init__(self, schema: StructType | None = None, type_info: Any = None) -> None:
-        self._schema = schema
+        self._columns = schema
         self._type_info = type_info
 
-    def toDF(self) -> FakeFrame:  # noqa: N802
-        assert self._schema is not None, "column keys read the schema"
-        return FakeFrame(self._schema)
+    def _schema(self) -> StructType:
+        assert self._columns is not None, "column keys read the schema"
+        return self._columns
 
     def get_type(self) -> Any:
         return self._type_info

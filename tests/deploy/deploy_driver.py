@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "spark"))
 
+from batch_files import write_batches  # noqa: E402
 from deploy_functions import LabelWindow, SumValues  # noqa: E402
 
 from flinkwin import (  # noqa: E402
@@ -94,16 +95,6 @@ def build(df: Any) -> Any:
         .side_output_late_data(LATE)
         .reduce(SumValues(), LabelWindow(), output_schema=OUTPUT)
     )
-
-
-def write_step(source: Path, step: int) -> None:
-    """The files of one step; modification times increase so Spark reads them in order."""
-    source.mkdir(parents=True, exist_ok=True)
-    first = sum(len(s) for s in STEPS[:step])
-    for i, rows in enumerate(STEPS[step], start=first):
-        path = source / f"batch-{i:04d}.json"
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        os.utime(path, (1_000_000 + 10 * i, 1_000_000 + 10 * i))
 
 
 def session(args: argparse.Namespace) -> Any:
@@ -264,7 +255,7 @@ def main() -> None:
     limits: dict[str, str] = {}
     sizing: dict[str, Any] = {}
     for step in range(len(STEPS)):
-        write_step(source, step)
+        write_batches(source, STEPS[step], first=sum(len(s) for s in STEPS[:step]))
         df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source))
         last = step == len(STEPS) - 1
         trigger = {"processingTime": "1 second"} if last else {"availableNow": True}

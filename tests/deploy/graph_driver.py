@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import socket
 import sys
 import urllib.request
@@ -36,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 HOT_ITEMS = HERE.parent / "spark" / "hot_items_driver.py"
 sys.path.insert(0, str(HOT_ITEMS.parent))
 
+from batch_files import write_batches  # noqa: E402
 from hot_items_driver import USER_BEHAVIOR, hot_items  # noqa: E402
 
 from flinkwin import (  # noqa: E402
@@ -99,14 +99,6 @@ def join_steps() -> tuple[list[list[dict[str, Any]]], list[list[dict[str, Any]]]
     return left, right
 
 
-def write_files(directory: Path, files: list[list[dict[str, Any]]], first: int) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    for i, rows in enumerate(files, start=first):
-        path = directory / f"batch-{i:04d}.json"
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        os.utime(path, (1_000_000 + 10 * i, 1_000_000 + 10 * i))
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -137,7 +129,7 @@ def session(master: str, ui_port: int) -> Any:
 def run_hot_items(spark: Any, work: Path) -> list[str]:
     source, out = work / "behavior", work / "hot_items"
     for step, files in enumerate(behavior_steps()):
-        write_files(source, files, first=6 * step)
+        write_batches(source, files, first=6 * step)
         df = (spark.readStream.schema(USER_BEHAVIOR).option("maxFilesPerTrigger", 1)
               .json(str(source)))
         query = hot_items(DataStream(df)).set_parallelism(2).start(
@@ -153,8 +145,8 @@ def run_join(spark: Any, work: Path) -> list[str]:
         Duration.of_seconds(2)).with_timestamp_assigner("ts")
     out = work / "join"
     for step in range(2):
-        write_files(work / "left", left[3 * step:3 * step + 3], first=3 * step)
-        write_files(work / "right", right[3 * step:3 * step + 3], first=3 * step)
+        write_batches(work / "left", left[3 * step:3 * step + 3], first=3 * step)
+        write_batches(work / "right", right[3 * step:3 * step + 3], first=3 * step)
         a, b = (DataStream(spark.readStream.schema(SIDE).option("maxFilesPerTrigger", 1)
                            .json(str(work / side))).assign_timestamps_and_watermarks(strategy)
                 for side in ("left", "right"))

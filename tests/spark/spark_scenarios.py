@@ -13,12 +13,12 @@ mode).
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from batch_files import write_batches as write_batches
 
 from flinkwin import OutputTag
 from flinkwin.datastream import DataStream
@@ -28,16 +28,6 @@ from flinkwin.spark.watermarks import progress_watermark
 from flinkwin.testing import WindowOperatorHarness
 from flinkwin.time import MIN_LONG
 from flinkwin.watermark import WatermarkStrategy
-
-
-def write_batches(directory: Path, batches: Sequence[Sequence[dict[str, Any]]], first: int = 0):
-    """One JSON file per batch, modification times strictly increasing (Spark's file source
-    orders files by modification time; equal times are taken in an arbitrary order)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    for i, rows in enumerate(batches, start=first):
-        path = directory / f"batch-{i:04d}.json"
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        os.utime(path, (1_000_000 + 10 * i, 1_000_000 + 10 * i))
 
 
 @dataclass

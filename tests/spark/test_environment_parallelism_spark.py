@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -29,9 +30,18 @@ from test_distributed_graphs import (
     run_scenarios,
 )
 
-from flinkwin import Duration, SlidingEventTimeWindows, Time, Types, WatermarkStrategy
+import flinkwin
+from flinkwin import (
+    Duration,
+    OneTaskGraphWarning,
+    Row,
+    SlidingEventTimeWindows,
+    Time,
+    TumblingEventTimeWindows,
+    Types,
+    WatermarkStrategy,
+)
 from flinkwin.datastream import DataStream
-from flinkwin.datastream.graph_stream import OneTaskGraphWarning
 from flinkwin.spark import MemorySink
 from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
@@ -227,3 +237,48 @@ def test_a_static_graph_under_the_environments_parallelism_runs_in_one_task_with
         got = Counter(graph.execute_and_collect())
     # one bounded input: every element on time, each window fires once at the end of input
     assert got["20000: a=6 b=2"] == 1 and "distributed : no: static input" in explained(graph)
+
+
+def test_filtering_flinkwins_one_task_graph_warning_as_an_error_stops_the_run(
+    spark: Any, fresh_env: Any,
+) -> None:
+    """Users filter warnings by class: ``flinkwin.OneTaskGraphWarning`` is the class a graph
+    kept in one task warns with, so the filter turns it into an error raised at the run."""
+    fresh_env.set_parallelism(2)
+    df = spark.createDataFrame([(k, t) for f in FILES for k, t in f], SCHEMA)
+    graph = hot_items(df, one_task=True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=flinkwin.OneTaskGraphWarning)
+        with pytest.raises(flinkwin.OneTaskGraphWarning, match="runs in one task: static input"):
+            graph.execute_and_collect()
+
+
+def test_a_column_keyed_join_of_a_one_task_graph_warns_once_at_the_line_that_runs_it(
+    spark: Any, fresh_env: Any,
+) -> None:
+    """``where("item")`` reads the input graph's columns: not a run of that graph (which runs
+    only inside the join's). The join's graph, kept in one task by its static input, warns
+    once, at the user's line that runs it."""
+    fresh_env.set_parallelism(2)
+    df = spark.createDataFrame([(k, t) for f in FILES for k, t in f], SCHEMA)
+    per_minute = (
+        counts(df).key_by("item").window(TumblingEventTimeWindows.of(Time.seconds(60)))
+        .reduce(lambda a, b: Row(item=a.item, window_end=b.window_end, n=a.n + b.n))
+    )
+    other = DataStream(spark.createDataFrame([("a", 30000), ("b", 30000)], SCHEMA)) \
+        .assign_timestamps_and_watermarks(strategy())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        joined = (
+            per_minute.join(other).where("item").equal_to("item")
+            .window(TumblingEventTimeWindows.of(Time.seconds(60)))
+            .apply(lambda first, second: f"{first.item}:{first.n}", Types.STRING())
+        )
+        line = sys._getframe().f_lineno + 1
+        got = sorted(joined.execute_and_collect())
+    # a: 8 elements, b: 3, each in two sliding windows ending within the first minute
+    assert got == ["a:16", "b:6"]
+    one_task = [w for w in caught if issubclass(w.category, OneTaskGraphWarning)]
+    assert [(w.filename, w.lineno) for w in one_task] == [(__file__, line)]
+    assert "runs in one task: static input" in str(one_task[0].message)
+

@@ -1,8 +1,8 @@
 """The keys a snapshot holds, read back as this flinkwin holds them: one check for every operator.
 
 Under a declared key type a key is the value PyFlink's coder of that type round-trips it to
-(:func:`flinkwin.keys.declared_key`). An earlier flinkwin held some keys in another form (an
-``IntEnum`` member under ``Types.INT()``, a float a float32 does not hold under
+(:func:`flinkwin.declared_keys.declared_key`). An earlier flinkwin held some keys in another
+form (an ``IntEnum`` member under ``Types.INT()``, a float a float32 does not hold under
 ``Types.FLOAT()``, a ``Row`` under ``Types.TUPLE``, a zoned datetime under
 ``Types.SQL_TIMESTAMP()``...; docs/operations.md lists them). Such a key's new elements are
 hashed into their key group by the converted form, maybe another group than the one holding the
@@ -21,14 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from flinkwin.keys import (
-    _HELD_AS,
-    JavaBigDecimal,
-    declared_key,
-    key_type_mismatch,
-    plain_key,
-    restored_key,
-)
+from flinkwin.declared_keys import _HELD_AS, JavaBigDecimal, declared_key, key_type_mismatch
+from flinkwin.keys import plain_key, restored_key
 from flinkwin.operator.snapshots import SnapshotRestoreError
 from flinkwin.record import Row, record_class
 
@@ -66,8 +60,8 @@ def declared_form(key: Any, key_type: Any) -> Any:
     holding the converted value (same zone, fold, decimal scale and sign; a ``SQL_TIMESTAMP``
     naive and to the millisecond, whose conversion is not idempotent before 1970); numpy
     scalars count as the Python values they stand for (as key groups hash them) and a
-    ``Decimal`` as its :class:`~flinkwin.keys.JavaBigDecimal`, which they become. ``key`` must
-    pass :func:`~flinkwin.keys.key_type_mismatch`."""
+    ``Decimal`` as its :class:`~flinkwin.declared_keys.JavaBigDecimal`, which they become.
+    ``key`` must pass :func:`~flinkwin.declared_keys.key_type_mismatch`."""
     name = key_type.name
     if name == "SQL_TIMESTAMP":
         canonical = type(key) is datetime.datetime and key.tzinfo is None and not key.fold
