@@ -64,6 +64,7 @@ from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshots import StatePickler
 
+from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
 from .outputs import METRICS
 from .row_encoder import arrow_to_pandas
@@ -182,6 +183,7 @@ class ChainedGraph:
         (its rows in arrival order: one emission order per partition)."""
         from pyspark import TaskContext
 
+        young_collections_only()
         context = TaskContext.get()
         partition = context.partitionId() if context is not None else 0
         frames = [arrow_to_pandas(pa.Table.from_batches([b])) for b in batches if b.num_rows]
@@ -192,7 +194,8 @@ class ChainedGraph:
             step = ChainStep(self.plan, None, TaskInfo("Sources", partition, partition + 1,
                                                        partition + 1), self.key_groups)
             try:
-                emitted = step.process_sources(*rows)
+                with automatic_collection_paused():
+                    emitted = step.process_sources(*rows)
             finally:
                 step.close()
             counts[_IN] = len(rows[1])
@@ -202,6 +205,7 @@ class ChainedGraph:
     # --------------------------------------------------------------- outputs
     def outputs(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function of the outputs' step (see module docstring)."""
+        young_collections_only()
         outs: list[Emission] = []
         counts = np.zeros(len(METRICS), dtype=np.int64)
         for batch in batches:
@@ -370,14 +374,19 @@ class ChainedNode(StatefulProcessor):
              elements: list[Emission], timer_values: Any, expired: int | None,
              stored: Any) -> pd.DataFrame:
         """One call of a key group, its functions those of its subtask in this worker process
-        for this query run (opened once, closed when the run ends: flinkwin.spark.subtasks)."""
+        for this query run (opened once, closed when the run ends: flinkwin.spark.subtasks).
+        As a window stage's call: no automatic garbage collection during it, and the worker's
+        daemon collects the young generations only after each task (flinkwin.spark.daemon;
+        a full collection walks every key group's step the worker keeps)."""
+        young_collections_only()
         run = current_run()
         stage = f"{self.graph.stage_id}/{self.j}/{run}"
         idle = self.graph.runtime.idle_close_s
         with SUBTASKS.running(stage, idle, run):
             try:
-                out = self._call(stage, run, label, source_rows, elements, timer_values,
-                                 expired, stored)
+                with automatic_collection_paused():
+                    out = self._call(stage, run, label, source_rows, elements, timer_values,
+                                     expired, stored)
             except BaseException:
                 SUBTASKS.close_stage(stage)  # the worker process exits now, closing nothing
                 raise
@@ -486,6 +495,7 @@ def _pack(j: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]
     input partition's rows, one wire row per key group (its label in ``_fw_kg``) holding them
     as an Arrow IPC stream, in their order (transformWithStateInPandas hands rows to Python one
     by one; a few blobs cost less than every row)."""
+    young_collections_only()
     tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
     if not tables:
         return
