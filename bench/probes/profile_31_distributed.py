@@ -101,8 +101,6 @@ def main() -> None:
             os.remove(os.path.join(out_dir, name))
         stages_before = {s["stageId"] for s in rest(spark, "/stages")}
         load0 = os.getloadavg()
-        progress: list = []
-        orig_run_once = hot.run_once
 
         source = spark.readStream.schema(hot.SCHEMA).option("maxFilesPerTrigger", 1).parquet(
             data)
@@ -115,7 +113,6 @@ def main() -> None:
         wall = time.perf_counter() - begin
         progress = sorted(query.recentProgress, key=lambda p: p["batchId"])
         ok = sorted(sink.rows) == expected.top
-        del orig_run_once
         load1 = os.getloadavg()
         print(f"HotItems distributed p={args.parallelism} {args.master}: {args.events:,} events "
               f"wall {wall:.1f} s ({args.events / wall:,.0f} ev/s), output "
@@ -167,6 +164,13 @@ def main() -> None:
         for (node, kind), (n, w, cpu) in sorted(agg.items()):
             print(f"node {node} {kind}: {n} calls ({n / batches:.1f}/batch), wall {w:.2f} s, "
                   f"CPU {cpu:.2f} s")
+        pieces: dict = defaultdict(lambda: [0.0, 0])
+        for c in calls:
+            for k, (sec, n) in c.get("pieces", {}).items():
+                pieces[(c["node"], k)][0] += sec
+                pieces[(c["node"], k)][1] += n
+        for (node, k), (sec, n) in sorted(pieces.items()):
+            print(f"  node {node} {k}: {n} calls, CPU {sec:.2f} s")
         per_batch: dict = defaultdict(lambda: [0.0, 0.0])
         for c in calls:
             per_batch[(c["batch"], c["node"])][1] += c["cpu_s"]

@@ -23,10 +23,10 @@ functions). The Flink side is :mod:`flinkwin.operator.graph_chain`; the plan, pe
 
 Between stages a row is ``(_fw_node, _fw_kg, _fw_data)``: the receiving node (``-1``: the
 graph's outputs, ``-2``: a metrics row), the grouping label of its key group, and the
-:class:`Emission` s of one emitting call for that node and key group, pickled and signed with a
-key made for the compiled query (:class:`~flinkwin.operator.snapshots.StatePickler`: checked
-before unpickling; bytes of input data are never unpickled, the elements are pickled by the
-sources' step itself). On static input the same chain runs with ``applyInPandas`` per node, each
+:class:`Emission` s of one emitting call for that node and key group, packed column by column
+(:mod:`flinkwin.operator.emission_wire`), pickled and signed with a key made for the compiled
+query (:class:`~flinkwin.operator.snapshots.StatePickler`: checked before unpickling; bytes of
+input data are never unpickled, the elements are pickled by the sources' step itself). On static input the same chain runs with ``applyInPandas`` per node, each
 key group once, to the end of input.
 """
 
