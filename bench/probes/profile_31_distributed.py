@@ -77,6 +77,9 @@ def main() -> None:
     parser.add_argument("--cprofile", action="store_true")
     parser.add_argument("--conf", action="append", default=[], help="session conf KEY=VALUE")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--restart", action="store_true",
+                        help="stop after half the files, restart from the checkpoint with the "
+                        "rest (the output is still checked against all files)")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="fw-prof31-")
     out_dir = os.path.join(tmp, "calls")
@@ -102,21 +105,35 @@ def main() -> None:
         stages_before = {s["stageId"] for s in rest(spark, "/stages")}
         load0 = os.getloadavg()
 
-        source = spark.readStream.schema(hot.SCHEMA).option("maxFilesPerTrigger", 1).parquet(
-            data)
         sink = hot.CollectSink()
         checkpoint = tempfile.mkdtemp(prefix="ck-", dir=tmp)
+        files = sorted(f for f in os.listdir(data) if f.endswith(".parquet"))
+        runs = [files]
+        if args.restart:
+            half = len(files) // 2
+            runs = [files[:half], files[half:]]
+        feed = os.path.join(tmp, "feed")
+        os.makedirs(feed)
         begin = time.perf_counter()
-        query = hot.hot_items(source, 3, args.parallelism).start(
-            main=sink, checkpoint_location=checkpoint, trigger={"availableNow": True})
-        query.awaitTermination()
+        progress = []
+        for part in runs:
+            for f in part:
+                shutil.copy2(os.path.join(data, f), os.path.join(feed, f))
+            source = spark.readStream.schema(hot.SCHEMA).option(
+                "maxFilesPerTrigger", 1).parquet(feed)
+            query = hot.hot_items(source, 3, args.parallelism).start(
+                main=sink, checkpoint_location=checkpoint, trigger={"availableNow": True})
+            query.awaitTermination()
+            if query.exception() is not None:
+                raise RuntimeError(str(query.exception()))
+            progress += sorted(query.recentProgress, key=lambda p: p["batchId"])
         wall = time.perf_counter() - begin
-        progress = sorted(query.recentProgress, key=lambda p: p["batchId"])
         ok = sorted(sink.rows) == expected.top
         load1 = os.getloadavg()
         print(f"HotItems distributed p={args.parallelism} {args.master}: {args.events:,} events "
               f"wall {wall:.1f} s ({args.events / wall:,.0f} ev/s), output "
-              f"{'correct' if ok else 'WRONG'}; load {load0[0]:.1f} -> {load1[0]:.1f}; "
+              f"{'correct' if ok else 'WRONG'} ({len(sink.rows)} rows, restart: "
+              f"{args.restart}); load {load0[0]:.1f} -> {load1[0]:.1f}; "
               f"conf {args.conf}")
         print("\n## per micro-batch (ms): triggerExecution, addBatch | per stateful operator: "
               "rows total/updated, commitTimeMs, allUpdatesTimeMs, custom (ms metrics)")
