@@ -26,8 +26,9 @@ graph's outputs, ``-2``: a metrics row), the grouping label of its key group, an
 :class:`Emission` s of one emitting call for that node and key group, packed column by column
 (:mod:`flinkwin.operator.emission_wire`), pickled and signed with a key made for the compiled
 query (:class:`~flinkwin.operator.snapshots.StatePickler`: checked before unpickling; bytes of
-input data are never unpickled, the elements are pickled by the sources' step itself). On static input the same chain runs with ``applyInPandas`` per node, each
-key group once, to the end of input.
+input data are never unpickled, the elements are pickled by the sources' step itself). On
+static input the same chain runs with ``applyInPandas`` per node, each key group once, to the
+end of input.
 """
 
 from __future__ import annotations
@@ -357,21 +358,24 @@ class ChainedNode(StatefulProcessor):
             # tick timer when the watermark advanced (else it has nothing to do)
             return
         stored = self.state.get()  # one state call: None when the key group holds nothing
-        if self.takes_rows:  # the sources' rows of this key group (see pack)
-            frames = [arrow_to_pandas(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all())
-                      for blob in mine]
-            rows_of = self.graph.runtime._inputs.rows(frames)[0]
-            yield self._run(label, rows_of, [], timerValues, None, stored)
-        elif mine or stored is not None:
-            yield self._run(label, None, self.graph.decode(mine), timerValues, None, stored)
+        if self.takes_rows or mine or stored is not None:
+            yield self._run(label, mine, timerValues, None, stored)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any
                            ) -> Iterator[pd.DataFrame]:
-        yield self._run(int(key[0]), None, [], timerValues,
-                        expiredTimerInfo.getExpiryTimeInMs(), self.state.get())
+        yield self._run(int(key[0]), [], timerValues, expiredTimerInfo.getExpiryTimeInMs(),
+                        self.state.get())
 
-    def _run(self, label: int, source_rows: tuple[pd.DataFrame, np.ndarray] | None,
-             elements: list[Emission], timer_values: Any, expired: int | None,
+    def _decode(self, blobs: list[Any]) -> tuple[Any, list[Emission]]:
+        """The call's input: the sources' rows of this key group (``takes_rows``: Arrow IPC
+        blobs, see pack), else the elements sent to this node."""
+        if not self.takes_rows:
+            return None, self.graph.decode(blobs)
+        frames = [arrow_to_pandas(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all())
+                  for blob in blobs]
+        return self.graph.runtime._inputs.rows(frames)[0], []
+
+    def _run(self, label: int, blobs: list[Any], timer_values: Any, expired: int | None,
              stored: Any) -> pd.DataFrame:
         """One call of a key group, its functions those of its subtask in this worker process
         for this query run (opened once, closed when the run ends: flinkwin.spark.subtasks).
@@ -385,6 +389,7 @@ class ChainedNode(StatefulProcessor):
         with SUBTASKS.running(stage, idle, run):
             try:
                 with automatic_collection_paused():
+                    source_rows, elements = self._decode(blobs)
                     out = self._call(stage, run, label, source_rows, elements, timer_values,
                                      expired, stored)
             except BaseException:
