@@ -184,7 +184,8 @@ def test_distributed_graph_calls_run_like_a_window_stages(spark: Any, tmp_path: 
         .window(TumblingEventTimeWindows.of(Time.seconds(1)))
         .aggregate(CountPerKey(), output_type=Types.LONG())
         .key_by(lambda n: n, key_type=Types.LONG())
-        .process(ReportCollector(), output_type=Types.PICKLED_BYTE_ARRAY())
+        .process(ReportCollector(),
+                 output_type="n long, daemon string, young boolean, collecting boolean")
         .set_parallelism(2),
     )
     rows = sorted(tuple(r) for batch in run.main.values() for r in batch)
