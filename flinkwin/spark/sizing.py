@@ -123,11 +123,11 @@ def state_store(session: Any, rocksdb: bool) -> Iterator[None]:
     try:
         yield
     finally:
-        for key, value in before.items():
-            if value is None:
+        for key, previous in before.items():
+            if previous is None:
                 session.conf.unset(key)
             else:
-                session.conf.set(key, value)
+                session.conf.set(key, previous)
 
 
 def uses_rocksdb(session: Any) -> bool:
