@@ -188,5 +188,6 @@ def test_distributed_graph_calls_run_like_a_window_stages(spark: Any, tmp_path: 
                  output_type="n long, daemon string, young boolean, collecting boolean")
         .set_parallelism(2),
     )
-    rows = sorted(tuple(r) for batch in run.main.values() for r in batch)
+    rows = sorted((r["n"], r["daemon"], r["young"], r["collecting"])
+                  for batch in run.main.values() for r in batch)
     assert rows == [(1, "pyspark.daemon", True, False)] * 2
