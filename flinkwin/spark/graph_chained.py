@@ -23,11 +23,12 @@ functions). The Flink side is :mod:`flinkwin.operator.graph_chain`; the plan, pe
 
 Between stages a row is ``(_fw_node, _fw_kg, _fw_data)``: the receiving node (``-1``: the
 graph's outputs, ``-2``: a metrics row), the grouping label of its key group, and the
-:class:`Emission` s of one emitting call for that node and key group, pickled and signed with a
-key made for the compiled query (:class:`~flinkwin.operator.snapshots.StatePickler`: checked
-before unpickling; bytes of input data are never unpickled, the elements are pickled by the
-sources' step itself). On static input the same chain runs with ``applyInPandas`` per node, each
-key group once, to the end of input.
+:class:`Emission` s of one emitting call for that node and key group, packed column by column
+(:mod:`flinkwin.operator.emission_wire`), pickled and signed with a key made for the compiled
+query (:class:`~flinkwin.operator.snapshots.StatePickler`: checked before unpickling; bytes of
+input data are never unpickled, the elements are pickled by the sources' step itself). On
+static input the same chain runs with ``applyInPandas`` per node, each key group once, to the
+end of input.
 """
 
 from __future__ import annotations
@@ -57,12 +58,14 @@ from pyspark.sql.types import (
 )
 
 from flinkwin.errors import UnsupportedOperationError
+from flinkwin.operator import emission_wire
 from flinkwin.operator.graph import GraphPlan
 from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshots import StatePickler
 
+from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
 from .outputs import METRICS
 from .row_encoder import arrow_to_pandas
@@ -131,7 +134,8 @@ class ChainedGraph:
     stage_fingerprint: str = ""
     #: signs the elements between the stages (a key for this compiled query only)
     wire: StatePickler = field(default_factory=lambda: StatePickler(
-        key=secrets.token_bytes(32), dumps=cloudpickle.dumps, source="the query's wire key"))
+        key=secrets.token_bytes(32), source="the query's wire key",
+        dumps=functools.partial(emission_wire.dumps, fallback=cloudpickle.dumps)))
     stage_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
@@ -154,18 +158,23 @@ class ChainedGraph:
         nodes = [n for n, _ in groups]
         return pa.RecordBatch.from_arrays([
             pa.array(nodes, pa.int32()), pa.array([lab for _, lab in groups], pa.int32()),
-            pa.array([self.wire.dump(items) for items in groups.values()], pa.binary()),
+            pa.array([self.wire.dump(emission_wire.pack(items)) for items in groups.values()],
+                     pa.binary()),
         ], schema=_WIRE_ARROW)
 
     def decode(self, blobs: Any) -> list[Emission]:
         out: list[Emission] = []
         for blob in blobs:
-            out.extend(self.wire.load(bytes(blob), "elements between a graph's stages"))
+            out.extend(emission_wire.unpack(
+                self.wire.load(bytes(blob), "elements between a graph's stages")))
         return out
 
-    def metrics_batch(self, counts: np.ndarray, label: int) -> pa.RecordBatch:
+    def metrics_batch(self, counts: np.ndarray) -> pa.RecordBatch:
+        """A call's metrics row: in the first key group's label, whoever sends it (a key
+        group of a later node that receives rows passing on only is still one more call of
+        Spark's; one label makes it one per node and micro-batch)."""
         return pa.RecordBatch.from_arrays([
-            pa.array([METRICS_ROW], pa.int32()), pa.array([label], pa.int32()),
+            pa.array([METRICS_ROW], pa.int32()), pa.array([self.labels[0]], pa.int32()),
             pa.array([counts.astype(np.int64).tobytes()], pa.binary()),
         ], schema=_WIRE_ARROW)
 
@@ -175,6 +184,7 @@ class ChainedGraph:
         (its rows in arrival order: one emission order per partition)."""
         from pyspark import TaskContext
 
+        young_collections_only()
         context = TaskContext.get()
         partition = context.partitionId() if context is not None else 0
         frames = [arrow_to_pandas(pa.Table.from_batches([b])) for b in batches if b.num_rows]
@@ -185,16 +195,18 @@ class ChainedGraph:
             step = ChainStep(self.plan, None, TaskInfo("Sources", partition, partition + 1,
                                                        partition + 1), self.key_groups)
             try:
-                emitted = step.process_sources(*rows)
+                with automatic_collection_paused():
+                    emitted = step.process_sources(*rows)
             finally:
                 step.close()
             counts[_IN] = len(rows[1])
             yield self.encode(emitted, label)
-        yield self.metrics_batch(counts, label)
+        yield self.metrics_batch(counts)
 
     # --------------------------------------------------------------- outputs
     def outputs(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function of the outputs' step (see module docstring)."""
+        young_collections_only()
         outs: list[Emission] = []
         counts = np.zeros(len(METRICS), dtype=np.int64)
         for batch in batches:
@@ -241,7 +253,7 @@ class ChainedGraph:
                 step.close()
             parts.append(arrow_to_pandas(pa.Table.from_batches([self.encode(emitted, label)])))
             parts.append(arrow_to_pandas(pa.Table.from_batches(
-                [self.metrics_batch(counts, label)])))
+                [self.metrics_batch(counts)])))
         return pd.concat(parts, ignore_index=True)
 
 
@@ -258,7 +270,7 @@ class ChainedGraph:
             step.close()
         counts[_IN] = 0 if rows is None else len(rows[1])
         table = pa.Table.from_batches([self.encode(emitted, label),
-                                       self.metrics_batch(counts, label)])
+                                       self.metrics_batch(counts)])
         return arrow_to_pandas(table)
 
 
@@ -341,30 +353,45 @@ class ChainedNode(StatefulProcessor):
                 yield frame[~sent].set_axis([NODE, LABEL, DATA], axis=1)
             if sent.any():
                 mine.extend(frame.iloc[:, 2][sent])
-        if self.takes_rows:  # the sources' rows of this key group (see pack)
-            frames = [arrow_to_pandas(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all())
-                      for blob in mine]
-            rows_of = self.graph.runtime._inputs.rows(frames)[0]
-            yield self._run(label, rows_of, [], timerValues, None)
-        elif mine or self.state.exists():
-            yield self._run(label, None, self.graph.decode(mine), timerValues, None)
+        if not mine and not self.takes_rows:
+            # rows passing on only: no state call. A key group holding state is called by its
+            # tick timer when the watermark advanced (else it has nothing to do)
+            return
+        stored = self.state.get()  # one state call: None when the key group holds nothing
+        if self.takes_rows or mine or stored is not None:
+            yield self._run(label, mine, timerValues, None, stored)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any
                            ) -> Iterator[pd.DataFrame]:
-        yield self._run(int(key[0]), None, [], timerValues,
-                        expiredTimerInfo.getExpiryTimeInMs())
+        yield self._run(int(key[0]), [], timerValues, expiredTimerInfo.getExpiryTimeInMs(),
+                        self.state.get())
 
-    def _run(self, label: int, source_rows: tuple[pd.DataFrame, np.ndarray] | None,
-             elements: list[Emission], timer_values: Any, expired: int | None) -> pd.DataFrame:
+    def _decode(self, blobs: list[Any]) -> tuple[Any, list[Emission]]:
+        """The call's input: the sources' rows of this key group (``takes_rows``: Arrow IPC
+        blobs, see pack), else the elements sent to this node."""
+        if not self.takes_rows:
+            return None, self.graph.decode(blobs)
+        frames = [arrow_to_pandas(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all())
+                  for blob in blobs]
+        return self.graph.runtime._inputs.rows(frames)[0], []
+
+    def _run(self, label: int, blobs: list[Any], timer_values: Any, expired: int | None,
+             stored: Any) -> pd.DataFrame:
         """One call of a key group, its functions those of its subtask in this worker process
-        for this query run (opened once, closed when the run ends: flinkwin.spark.subtasks)."""
+        for this query run (opened once, closed when the run ends: flinkwin.spark.subtasks).
+        As a window stage's call: no automatic garbage collection during it, and the worker's
+        daemon collects the young generations only after each task (flinkwin.spark.daemon;
+        a full collection walks every key group's step the worker keeps)."""
+        young_collections_only()
         run = current_run()
         stage = f"{self.graph.stage_id}/{self.j}/{run}"
         idle = self.graph.runtime.idle_close_s
         with SUBTASKS.running(stage, idle, run):
             try:
-                out = self._call(stage, run, label, source_rows, elements, timer_values,
-                                 expired)
+                with automatic_collection_paused():
+                    source_rows, elements = self._decode(blobs)
+                    out = self._call(stage, run, label, source_rows, elements, timer_values,
+                                     expired, stored)
             except BaseException:
                 SUBTASKS.close_stage(stage)  # the worker process exits now, closing nothing
                 raise
@@ -374,7 +401,7 @@ class ChainedNode(StatefulProcessor):
 
     def _call(self, stage: str, run: str, label: int,
               source_rows: tuple[pd.DataFrame, np.ndarray] | None, elements: list[Emission],
-              timer_values: Any, expired: int | None) -> pd.DataFrame:
+              timer_values: Any, expired: int | None, stored: Any) -> pd.DataFrame:
         graph = self.graph
         spark_watermark = timer_values.getCurrentWatermarkInMs()
         now = timer_values.getCurrentProcessingTimeInMs()
@@ -385,9 +412,7 @@ class ChainedNode(StatefulProcessor):
         cached = (stage, self.j, label)
         binding = graph.binding(self.j, label)
         step, tick = None, None
-        if self.state.exists():
-            stored = self.state.get()
-            assert stored is not None
+        if stored is not None:
             snapshot, version, tick_value = stored
             tick = int(tick_value)
             hit = _STEPS.pop(cached, None)
@@ -414,18 +439,21 @@ class ChainedNode(StatefulProcessor):
                 "or never. Run the graph in one task: drop set_parallelism(n) from its result "
                 "(docs/architecture.md, \"Distributed graphs\")"
             )
-        if tick is not None and tick != expired:
-            self.handle.deleteTimer(tick)
         state_bytes = 0
-        if step.holds_nothing():
-            self.state.clear()
+        kept = None if step.holds_nothing() else spark_watermark + 1
+        registered = None if tick == expired else tick  # Spark deletes the expired one
+        if registered is not None and registered != kept:
+            self.handle.deleteTimer(registered)
+        if kept is None:
+            if stored is not None:
+                self.state.clear()
         else:
             sealed = graph.state_pickler.seal(step.snapshot(), binding)
             state_bytes = len(sealed)
             version = uuid.uuid4().hex
-            tick = spark_watermark + 1
-            self.state.update((sealed, version, tick))
-            self.handle.registerTimer(tick)
+            self.state.update((sealed, version, kept))
+            if registered != kept:
+                self.handle.registerTimer(kept)
             _STEPS[cached] = (version, step)
             while len(_STEPS) > _MAX_STEPS:
                 _STEPS.popitem(last=False)
@@ -433,7 +461,7 @@ class ChainedNode(StatefulProcessor):
         if source_rows is not None:
             counts[_IN] = len(source_rows[1])
         table = pa.Table.from_batches([graph.encode(emitted, label),
-                                       graph.metrics_batch(counts, label)])
+                                       graph.metrics_batch(counts)])
         return table.to_pandas()
 
     def close(self) -> None:
@@ -472,6 +500,7 @@ def _pack(j: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]
     input partition's rows, one wire row per key group (its label in ``_fw_kg``) holding them
     as an Arrow IPC stream, in their order (transformWithStateInPandas hands rows to Python one
     by one; a few blobs cost less than every row)."""
+    young_collections_only()
     tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
     if not tables:
         return

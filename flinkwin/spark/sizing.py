@@ -98,23 +98,36 @@ ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvi
 ROCKSDB_FIX = f"spark.conf.set({PROVIDER_CONF!r}, {ROCKSDB!r})"
 
 
+#: RocksDB's changelog checkpointing: a commit writes the batch's changed keys to a changelog
+#: file instead of flushing and uploading new SST files (snapshots are uploaded in the
+#: background); Spark restarts a checkpoint with it on or off (docs/benchmarks.md, "Where the
+#: distributed plan's time goes")
+CHANGELOG_CONF = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
+
+
 @contextmanager
 def state_store(session: Any, rocksdb: bool) -> Iterator[None]:
     """Within the block, a streaming query started from ``session`` uses the RocksDB state
     store when ``rocksdb`` (Spark records the provider in the new query's checkpoint; a restart
-    keeps the checkpoint's); the session's setting is restored exactly after the block."""
-    if not rocksdb or uses_rocksdb(session):
+    keeps the checkpoint's), with changelog checkpointing unless the session sets it; the
+    session's settings are restored exactly after the block."""
+    if not rocksdb:
         yield
         return
-    before = _explicit(session, PROVIDER_CONF)
-    session.conf.set(PROVIDER_CONF, ROCKSDB)
+    changes: dict[str, str] = {} if uses_rocksdb(session) else {PROVIDER_CONF: ROCKSDB}
+    if _explicit(session, CHANGELOG_CONF) is None:
+        changes[CHANGELOG_CONF] = "true"
+    before: dict[str, str | None] = {key: _explicit(session, key) for key in changes}
+    for key, value in changes.items():
+        session.conf.set(key, value)
     try:
         yield
     finally:
-        if before is None:
-            session.conf.unset(PROVIDER_CONF)
-        else:
-            session.conf.set(PROVIDER_CONF, before)
+        for key, previous in before.items():
+            if previous is None:
+                session.conf.unset(key)
+            else:
+                session.conf.set(key, previous)
 
 
 def uses_rocksdb(session: Any) -> bool:
@@ -282,6 +295,7 @@ def _sized_writer(base: type) -> type:
 
 
 __all__ = [
+    "CHANGELOG_CONF",
     "PROVIDER_CONF",
     "ROCKSDB",
     "ROCKSDB_FIX",

@@ -35,7 +35,7 @@ from flinkwin.datastream.joined_streams import JoinedStreams
 from flinkwin.functions import KeyedProcessFunction, ProcessJoinFunction
 from flinkwin.functions.builtin import sum_of
 from flinkwin.keys import flink_key, pickled_key
-from flinkwin.operator import WindowOperator
+from flinkwin.operator import WindowOperator, emission_wire
 from flinkwin.operator.cogroup import TaggedUnion, build_operator
 from flinkwin.operator.graph import (
     MAP,
@@ -58,6 +58,7 @@ from flinkwin.operator.graph_chain import (
 from flinkwin.operator.interval_join_operator import IntervalJoinOperator
 from flinkwin.operator.keyed_process_operator import KeyedProcessOperator, ProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
+from flinkwin.operator.snapshots import StatePickler
 from flinkwin.time import MIN_LONG
 
 LATE1, LATE2 = OutputTag("late1"), OutputTag("late2")
@@ -268,13 +269,16 @@ def run_whole(plan: GraphPlan, batches: list[Batch]) -> Outputs:
 
 
 def run_chained(plan: GraphPlan, batches: list[Batch], key_groups: int,
-                restore_each_batch: bool, seed: int, fused: bool = False) -> Outputs:
+                restore_each_batch: bool, seed: int, fused: bool = False,
+                wire: bool = False) -> Outputs:
     """What a runtime of chained keyed operators does per micro-batch: the sources' step,
     then per keyed node (topological order) every key group with elements or holding a
     clock behind the watermark (its timer at ``watermark + 1``), called in any order; a key
     group holding nothing is dropped, the others kept (as a snapshot, when
-    ``restore_each_batch``)."""
+    ``restore_each_batch``). With ``wire``, what each call emits crosses the signed wire of
+    the Spark plan (one payload per receiving node and key group, the outputs in one)."""
     shuffle = random.Random(seed).shuffle
+    carry = through_wire if wire else list
     held: dict[tuple[int, int], Any] = {}
     out: Outputs = []
 
@@ -312,11 +316,11 @@ def run_chained(plan: GraphPlan, batches: list[Batch], key_groups: int,
                 mine = positions.get(kg)
                 taken = None if rows is None or not mine else (
                     rows.iloc[mine].reset_index(drop=True), np.asarray(stamps)[mine])
-                pending.extend(s.run_sources(taken, watermark, now))
+                pending.extend(carry(s.run_sources(taken, watermark, now)))
                 keep(nodes[0], kg, s)
         elif rows is not None:
             sources = ChainStep(plan, None, TaskInfo("Sources", 0, 1, 1), key_groups)
-            pending = sources.process_sources(rows, stamps)
+            pending = carry(sources.process_sources(rows, stamps))
         for j in nodes[1:] if fused else nodes:
             inbox: dict[int, list[Emission]] = defaultdict(list)
             for e in pending:
@@ -329,7 +333,7 @@ def run_chained(plan: GraphPlan, batches: list[Batch], key_groups: int,
                 s = step(j, kg)
                 elements = inbox.get(kg, [])
                 shuffle(elements)  # the runtime sorts them
-                pending.extend(s.run(elements, watermark, now))
+                pending.extend(carry(s.run(elements, watermark, now)))
                 keep(j, kg, s)
         main = [(e.value, e.timestamp) for e in pending if e.node is None and e.tag is None]
         sides: dict[str, list[Any]] = defaultdict(list)
@@ -337,6 +341,21 @@ def run_chained(plan: GraphPlan, batches: list[Batch], key_groups: int,
             if e.node is None and e.tag is not None:
                 sides[e.tag.tag_id].append((e.value, e.timestamp))
         out.append((_record(main), {t: _record(v) for t, v in sides.items()}))
+    return out
+
+
+WIRE = StatePickler(key=b"a key for the tests' wire", dumps=emission_wire.dumps)
+
+
+def through_wire(emitted: list[Emission]) -> list[Emission]:
+    """``emitted`` packed, signed, checked and unpacked as the Spark plan's stages hand them
+    on: one payload per receiving node and key group, the graph's outputs in one."""
+    groups: dict[tuple[int, int], list[Emission]] = defaultdict(list)
+    for e in emitted:
+        groups[(-1, 0) if e.node is None else (e.node, e.key_group)].append(e)
+    out: list[Emission] = []
+    for items in groups.values():
+        out.extend(emission_wire.unpack(WIRE.load(WIRE.dump(emission_wire.pack(items)))))
     return out
 
 
@@ -387,6 +406,26 @@ def test_chained_key_groups_give_the_whole_graphs_outputs_batch_by_batch(
     plan = PLANS[name]()
     batches = micro_batches(events, cuts, delay)
     assert run_chained(plan, batches, key_groups, restore, seed) == run_whole(plan, batches)
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+@settings(max_examples=25, deadline=None)
+@given(events=EVENTS, cuts=st.lists(st.integers(0, 40), max_size=6),
+       delay=st.sampled_from([0, 7]), key_groups=st.integers(1, 4),
+       restore=st.booleans(), seed=st.integers(0, 1000), fused=st.booleans())
+def test_elements_crossing_the_signed_wire_give_the_whole_graphs_outputs(
+    name: str, events: list[Any], cuts: list[int], delay: int, key_groups: int,
+    restore: bool, seed: int, fused: bool,
+) -> None:
+    """Every emission packed column by column, pickled, signed and unpacked between the
+    steps (as between the Spark plan's stages): each micro-batch's outputs are still the
+    whole graph's, late data and restores included."""
+    plan = PLANS[name]()
+    if fused and name not in ("hot_items_sliding", "hot_items_tumbling", "window_after_window"):
+        fused = False  # a first node reading the sources by the key column "k" only
+    batches = micro_batches(events, cuts, delay)
+    assert run_chained(plan, batches, key_groups, restore, seed, fused=fused,
+                       wire=True) == run_whole(plan, batches)
 
 
 # --------------------------------------------------------------- hand-computed runs

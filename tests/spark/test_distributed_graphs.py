@@ -38,7 +38,7 @@ from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
 from flinkwin.spark.pipeline import PipelineError
 from flinkwin.spark.restart import IncompatibleRestartError
-from flinkwin.spark.sizing import PROVIDER_CONF
+from flinkwin.spark.sizing import CHANGELOG_CONF, PROVIDER_CONF
 
 # long streaming scenarios in the shared session: `make test` runs them in its second process,
 # beside the rest, so that its two processes end together
@@ -200,7 +200,9 @@ def test_hot_items_distributed_runs_each_keyed_stage_in_several_tasks(
 
 
 def test_the_session_keeps_its_state_store_provider(spark: Any, both_plans: Any) -> None:
+    """flinkwin sets RocksDB and its changelog checkpointing for its own query's start only."""
     assert spark.conf.get(PROVIDER_CONF, None) in (None, "")
+    assert CHANGELOG_CONF not in spark.conf.getAll
 
 
 def test_explain_says_whether_the_graph_is_distributed_and_why_not(

@@ -1,5 +1,5 @@
-"""The Python workers of a window stage skip PySpark's full collection after each session
-(flinkwin.spark.daemon)."""
+"""The Python workers of a window stage, and of a distributed graph's keyed nodes, skip PySpark's
+full collection after each session (flinkwin.spark.daemon)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 from spark_scenarios import run_stream, watermark, write_batches
 
-from flinkwin import ProcessWindowFunction, Time, TumblingEventTimeWindows
+from flinkwin import (
+    AggregateFunction,
+    KeyedProcessFunction,
+    ProcessWindowFunction,
+    Time,
+    TumblingEventTimeWindows,
+    Types,
+)
 from flinkwin.datastream import DataStream
 from flinkwin.spark import daemon
 
@@ -137,3 +144,50 @@ def test_streaming_key_group_calls_run_without_automatic_collection(
     )
     rows = sorted((r["k"], r["collecting"]) for batch in run.main.values() for r in batch)
     assert rows == [("a", False), ("b", False)]
+
+
+class CountPerKey(AggregateFunction):
+    def create_accumulator(self) -> int:
+        return 0
+
+    def add(self, value: Any, accumulator: int) -> int:
+        return accumulator + 1
+
+    def get_result(self, accumulator: int) -> int:
+        return accumulator
+
+    def merge(self, a: int, b: int) -> int:
+        return a + b
+
+
+class ReportCollector(KeyedProcessFunction):
+    """Keyed by a window's count: reports, from the worker, the daemon that forked it, whether
+    its loop collects young generations only, and whether automatic collection is on."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        main = sys.modules["__main__"]
+        spec = getattr(main, "__spec__", None)
+        yield (value, getattr(spec, "name", None),
+               getattr(main, "gc", None) is daemon.YOUNG_GC, gc.isenabled())
+
+
+def test_distributed_graph_calls_run_like_a_window_stages(spark: Any, tmp_path: Path) -> None:
+    """A distributed graph's keyed nodes (each a transformWithStateInPandas operator) run
+    without automatic collection, and their workers' daemon collects young generations only,
+    as a window stage's (a full collection would walk every key group's state the worker
+    keeps, after every task)."""
+    write_batches(tmp_path / "in", [[{"k": "a", "ts": 1, "v": 1}, {"k": "b", "ts": 2, "v": 1}],
+                                    [{"k": "a", "ts": 5000, "v": 1}]])
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "cp", "k string, ts long, v long",
+        lambda ds: ds.assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+        .aggregate(CountPerKey(), output_type=Types.LONG())
+        .key_by(lambda n: n, key_type=Types.LONG())
+        .process(ReportCollector(),
+                 output_type="n long, daemon string, young boolean, collecting boolean")
+        .set_parallelism(2),
+    )
+    rows = sorted((r["n"], r["daemon"], r["young"], r["collecting"])
+                  for batch in run.main.values() for r in batch)
+    assert rows == [(1, "pyspark.daemon", True, False)] * 2
