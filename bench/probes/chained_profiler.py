@@ -2,7 +2,7 @@
 call of a distributed graph's keyed node in Spark's Python worker, the wall and CPU time of the
 whole call (pyspark's input conversion, flinkwin's work, the state calls) and, optionally, a
 cProfile on the thread's CPU clock. Used by ``profile_31_distributed.py``; nothing in flinkwin
-changes (the probe puts this class in place of ``graph_chained.ChainedNode`` on the driver;
+changes (the probe puts this class in place of ``graph_chained_nodes.ChainedNode`` on the driver;
 the workers import it from ``bench/probes``)."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from flinkwin.operator.graph_chain import ChainStep
-from flinkwin.spark.graph_chained import ChainedGraph, ChainedNode
+from flinkwin.spark.graph_chained import ChainedGraph
+from flinkwin.spark.graph_chained_nodes import ChainedNode
 
 #: per call: CPU seconds and calls of the pieces below (patched in the worker at import)
 PIECES: dict[str, list[float]] = {}

@@ -39,7 +39,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 import bench_hotitems as hot  # noqa: E402
 from chained_profiler import ProfiledNode  # noqa: E402
 
-from flinkwin.spark import graph_chained  # noqa: E402
+from flinkwin.spark import graph_chained_nodes as graph_chained  # noqa: E402
 
 
 def session(args: argparse.Namespace):  # type: ignore[no-untyped-def]

@@ -29,6 +29,10 @@ query (:class:`~flinkwin.operator.snapshots.StatePickler`: checked before unpick
 input data are never unpickled, the elements are pickled by the sources' step itself). On
 static input the same chain runs with ``applyInPandas`` per node, each key group once, to the
 end of input.
+
+This module holds the plan's rules (:func:`chain_reason`), the wire and :class:`ChainedGraph`
+(the graph's functions the stages call); each keyed node's Spark operator and the query over
+them are in :mod:`flinkwin.spark.graph_chained_nodes`.
 """
 
 from __future__ import annotations
@@ -37,7 +41,6 @@ import functools
 import secrets
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,21 +49,16 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 from pyspark import cloudpickle
-from pyspark.sql import DataFrame
-from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import (
     BinaryType,
     IntegerType,
-    LongType,
-    StringType,
     StructField,
     StructType,
 )
 
-from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator import emission_wire
 from flinkwin.operator.graph import GraphPlan
-from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
+from flinkwin.operator.graph_chain import ChainStep, Emission, single_task_reason
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshots import StatePickler
@@ -71,8 +69,6 @@ from .outputs import METRICS
 from .row_encoder import arrow_to_pandas
 from .runtime import EVENT_TIME, PROCESSING_TIME, KeyGroupRuntime
 from .state_key import snapshot_binding
-from .subtasks import SUBTASKS, current_run, reused_worker
-from .watermarks import flink_watermark
 
 #: the stage kind a distributed graph records in ``pipeline.json``
 STAGE_KIND = "distributed graph"
@@ -305,237 +301,8 @@ def _node_counts(step: ChainStep, dropped: int, fired: int, state_bytes: int) ->
     return counts
 
 
-#: per worker process: the key groups' steps of recent calls, by (stage run, node, label),
-#: with the version of the state they hold (a call whose state holds another version restores)
-_STEPS: OrderedDict[tuple[str, int, int], tuple[str, ChainStep]] = OrderedDict()
-_MAX_STEPS = 4096
-#: a key group's ValueState: its step's sealed snapshot, the version naming it, its tick timer
-_STEP_STATE = StructType([
-    StructField("snapshot", BinaryType()), StructField("version", StringType()),
-    StructField("tick", LongType()),
-])
-
-
-class ChainedNode(StatefulProcessor):
-    """Keyed node ``j`` of a distributed graph: one key group per grouping key (see module
-    docstring). With ``takes_rows``, the node alone reads the sources and takes their rows,
-    placed in its key groups by its key columns (packed by :func:`_pack`), instead of
-    elements."""
-
-    def __init__(self, graph: ChainedGraph, j: int, takes_rows: bool = False) -> None:
-        # The graph (the user's functions) travels as bytes and is loaded at the first call:
-        # Spark also unpickles the processor in a Python process on the driver to learn its
-        # state (init only), which does not see modules shipped with addPyFile.
-        self._graph_bytes = cloudpickle.dumps(graph)
-        self._graph: ChainedGraph | None = None
-        self.j = j
-        self.takes_rows = takes_rows
-
-    @property
-    def graph(self) -> ChainedGraph:
-        if self._graph is None:
-            self._graph = cloudpickle.loads(self._graph_bytes)
-        return self._graph
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_graph": None}
-
-    def init(self, handle: StatefulProcessorHandle) -> None:
-        self.handle = handle
-        self.state = handle.getValueState("step", _STEP_STATE)
-
-    def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[pd.DataFrame]:
-        label = int(key[0])
-        mine: list[Any] = []
-        for frame in rows:
-            sent = frame.iloc[:, 0].to_numpy() == self.j
-            if not sent.all():
-                yield frame[~sent].set_axis([NODE, LABEL, DATA], axis=1)
-            if sent.any():
-                mine.extend(frame.iloc[:, 2][sent])
-        if not mine and not self.takes_rows:
-            # rows passing on only: no state call. A key group holding state is called by its
-            # tick timer when the watermark advanced (else it has nothing to do)
-            return
-        stored = self.state.get()  # one state call: None when the key group holds nothing
-        if self.takes_rows or mine or stored is not None:
-            yield self._run(label, mine, timerValues, None, stored)
-
-    def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any
-                           ) -> Iterator[pd.DataFrame]:
-        yield self._run(int(key[0]), [], timerValues, expiredTimerInfo.getExpiryTimeInMs(),
-                        self.state.get())
-
-    def _decode(self, blobs: list[Any]) -> tuple[Any, list[Emission]]:
-        """The call's input: the sources' rows of this key group (``takes_rows``: Arrow IPC
-        blobs, see pack), else the elements sent to this node."""
-        if not self.takes_rows:
-            return None, self.graph.decode(blobs)
-        frames = [arrow_to_pandas(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all())
-                  for blob in blobs]
-        return self.graph.runtime._inputs.rows(frames)[0], []
-
-    def _run(self, label: int, blobs: list[Any], timer_values: Any, expired: int | None,
-             stored: Any) -> pd.DataFrame:
-        """One call of a key group, its functions those of its subtask in this worker process
-        for this query run (opened once, closed when the run ends: flinkwin.spark.subtasks).
-        As a window stage's call: no automatic garbage collection during it, and the worker's
-        daemon collects the young generations only after each task (flinkwin.spark.daemon;
-        a full collection walks every key group's step the worker keeps)."""
-        young_collections_only()
-        run = current_run()
-        stage = f"{self.graph.stage_id}/{self.j}/{run}"
-        idle = self.graph.runtime.idle_close_s
-        with SUBTASKS.running(stage, idle, run):
-            try:
-                with automatic_collection_paused():
-                    source_rows, elements = self._decode(blobs)
-                    out = self._call(stage, run, label, source_rows, elements, timer_values,
-                                     expired, stored)
-            except BaseException:
-                SUBTASKS.close_stage(stage)  # the worker process exits now, closing nothing
-                raise
-            if not reused_worker():
-                SUBTASKS.close_stage(stage)
-        return out
-
-    def _call(self, stage: str, run: str, label: int,
-              source_rows: tuple[pd.DataFrame, np.ndarray] | None, elements: list[Emission],
-              timer_values: Any, expired: int | None, stored: Any) -> pd.DataFrame:
-        graph = self.graph
-        spark_watermark = timer_values.getCurrentWatermarkInMs()
-        now = timer_values.getCurrentProcessingTimeInMs()
-        kg = graph.labels.index(label)
-        subtask = SUBTASKS.get(stage, kg, lambda: graph.subtask(self.j, kg),
-                               graph.runtime.idle_close_s, run)
-        assert isinstance(subtask, GraphSubtask)
-        cached = (stage, self.j, label)
-        binding = graph.binding(self.j, label)
-        step, tick = None, None
-        if stored is not None:
-            snapshot, version, tick_value = stored
-            tick = int(tick_value)
-            hit = _STEPS.pop(cached, None)
-            if hit is not None and hit[0] == version and hit[1].subtask is subtask:
-                step = hit[1]
-            else:
-                step = graph.step(self.j, label, subtask)
-                step.restore(graph.state_pickler.unseal(
-                    bytes(snapshot), binding, f"{graph.plan.nodes[self.j].name} key group's "
-                    "state"))
-        if step is None:
-            step = graph.step(self.j, label, subtask)
-        dropped, fired = step.num_late_records_dropped, step.num_windows_fired
-        watermark = flink_watermark(spark_watermark, graph.watermark_shift)
-        if self.takes_rows:
-            emitted = step.run_sources(source_rows, watermark, now)
-        else:
-            emitted = step.run(elements, watermark, now)
-        if step.next_processing_time_timer() is not None:
-            raise UnsupportedOperationError(
-                f"{graph.plan.nodes[self.j].name} registered a processing-time timer, but this "
-                "graph runs distributed (every keyed operator in its own key groups), where a "
-                "key group is woken by the event-time watermark only: the timer would fire late "
-                "or never. Run the graph in one task: drop set_parallelism(n) from its result "
-                "(docs/architecture.md, \"Distributed graphs\")"
-            )
-        state_bytes = 0
-        kept = None if step.holds_nothing() else spark_watermark + 1
-        registered = None if tick == expired else tick  # Spark deletes the expired one
-        if registered is not None and registered != kept:
-            self.handle.deleteTimer(registered)
-        if kept is None:
-            if stored is not None:
-                self.state.clear()
-        else:
-            sealed = graph.state_pickler.seal(step.snapshot(), binding)
-            state_bytes = len(sealed)
-            version = uuid.uuid4().hex
-            self.state.update((sealed, version, kept))
-            if registered != kept:
-                self.handle.registerTimer(kept)
-            _STEPS[cached] = (version, step)
-            while len(_STEPS) > _MAX_STEPS:
-                _STEPS.popitem(last=False)
-        counts = _node_counts(step, dropped, fired, state_bytes)
-        if source_rows is not None:
-            counts[_IN] = len(source_rows[1])
-        table = pa.Table.from_batches([graph.encode(emitted, label),
-                                       graph.metrics_batch(counts)])
-        return table.to_pandas()
-
-    def close(self) -> None:
-        pass
-
-
-def chained_stream(graph: ChainedGraph, staged: DataFrame, fused: bool) -> DataFrame:
-    """The distributed graph's query over ``staged`` (the graph stage's input rows), up to its
-    outputs' step (module docstring). ``fused``: the first keyed node alone reads the sources
-    and ``staged`` holds its key groups' labels (by its key columns): it takes the rows
-    itself, without the sources' step."""
-    nodes = keyed_nodes(graph.plan)
-    if fused and staged.isStreaming:  # the rows travel packed per key group (see pack)
-        emitted = staged.mapInArrow(functools.partial(_pack, nodes[0]), WIRE).groupBy(
-            LABEL).transformWithStateInPandas(
-            ChainedNode(graph, nodes[0], takes_rows=True), WIRE, "Append", "EventTime")
-        nodes = nodes[1:]
-    elif fused:
-        emitted = staged.groupBy(LABEL).applyInPandas(
-            _static(graph, nodes[0], fused=True), WIRE)
-        nodes = nodes[1:]
-    else:
-        emitted = staged.mapInArrow(graph.sources, WIRE)
-    for j in nodes:
-        grouped = emitted.groupBy(LABEL)
-        if staged.isStreaming:
-            emitted = grouped.transformWithStateInPandas(
-                ChainedNode(graph, j), WIRE, "Append", "EventTime")
-        else:
-            emitted = grouped.applyInPandas(_static(graph, j), WIRE)
-    return emitted.mapInArrow(graph.outputs, graph.runtime.output_schema)
-
-
-def _pack(j: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The ``mapInArrow`` function before a first node taking the sources' rows itself: an
-    input partition's rows, one wire row per key group (its label in ``_fw_kg``) holding them
-    as an Arrow IPC stream, in their order (transformWithStateInPandas hands rows to Python one
-    by one; a few blobs cost less than every row)."""
-    young_collections_only()
-    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
-    if not tables:
-        return
-    table = pa.concat_tables(tables)
-    labels = table.column(LABEL).to_numpy()
-    order = np.argsort(labels, kind="stable")
-    bounds = np.flatnonzero(np.diff(labels[order])) + 1
-    groups = np.split(order, bounds)
-    blobs = []
-    for rows in groups:
-        sink = pa.BufferOutputStream()
-        part = table.take(pa.array(rows))
-        with pa.ipc.new_stream(sink, part.schema) as writer:
-            writer.write_table(part)
-        blobs.append(sink.getvalue().to_pybytes())
-    yield pa.RecordBatch.from_arrays([
-        pa.array([j] * len(groups), pa.int32()),
-        pa.array([int(labels[g[0]]) for g in groups], pa.int32()),
-        pa.array(blobs, pa.binary()),
-    ], schema=_WIRE_ARROW)
-
-
-def _static(graph: ChainedGraph, j: int, fused: bool = False) -> Any:
-    def run(frame: pd.DataFrame) -> pd.DataFrame:
-        if fused:
-            return graph.run_sources_static(j, frame)
-        return graph.run_static(j, frame)
-
-    return run
-
-
 __all__ = [
     "STAGE_KIND",
     "ChainedGraph",
-    "ChainedNode",
     "chain_reason",
-    "chained_stream",
 ]

@@ -50,7 +50,8 @@ from .compiler import _TIMEOUTS
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .event_time import _WM, _event_time, _in_event_time_range, _with_watermark
 from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
-from .graph_chained import ChainedGraph, chain_reason, chained_stream
+from .graph_chained import ChainedGraph, chain_reason
+from .graph_chained_nodes import chained_stream
 from .graph_nodes import ProcessBuilder
 from .graph_restart import graph_fingerprint
 from .inputs import EventTime
