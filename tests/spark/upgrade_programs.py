@@ -171,6 +171,12 @@ def window_after_window(spark: Any, inputs: Path, before_1970: bool = False) -> 
             .side_output_late_data(LATE).sum("v"))
 
 
+def distributed_window_after_window(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
+    """The same graph distributed (``set_parallelism(2)``): each keyed window in its own key
+    groups, a shuffle between them (transformWithStateInPandas on RocksDB)."""
+    return window_after_window(spark, inputs, before_1970).set_parallelism(2)
+
+
 #: case -> (program, its sources' inputs: folder name -> batches)
 CASES: dict[str, tuple[Callable[..., Any], dict[str, list[list[dict[str, Any]]]]]] = {
     "tumbling_sum": (tumbling_sum, {"a": BATCHES}),
@@ -182,4 +188,7 @@ CASES: dict[str, tuple[Callable[..., Any], dict[str, list[list[dict[str, Any]]]]
     "evicting": (evicting, {"a": BATCHES}),
     "union_window": (union_window, {"a": BATCHES, "b": SECOND}),
     "window_after_window": (window_after_window, {"a": BATCHES}),
+    "distributed_window_after_window": (distributed_window_after_window, {"a": BATCHES}),
 }
+#: cases whose plan a release did not have yet: the first release that wrote it
+SINCE = {"distributed_window_after_window": "6d45d1e"}
