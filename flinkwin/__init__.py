@@ -103,6 +103,7 @@ _SPARK_API = {
     "DeltaUpsertSink": "flinkwin.sinks",
     "IncompatibleRestartError": "flinkwin.spark.restart",
     "OneTaskGraphWarning": "flinkwin.datastream.graph_stream",
+    "UnsizedStageWarning": "flinkwin.spark.sizing",
 }
 
 
@@ -127,6 +128,7 @@ __all__ = [
     "IncompatibleRestartError",
     "KeyedStream",
     "OneTaskGraphWarning",
+    "UnsizedStageWarning",
     "WatermarkStrategy",
     "WindowResultStream",
     "WindowedStream",

@@ -16,6 +16,7 @@ import pytest
 from pyspark.sql import functions as F
 from spark_scenarios import watermark, write_batches
 
+import flinkwin
 from flinkwin import DataStream, OutputTag, Time, TumblingEventTimeWindows, Types
 from flinkwin.datastream.graph_stream import GraphResultStream
 from flinkwin.spark.parallelism import SHUFFLE_PARTITIONS
@@ -243,7 +244,7 @@ def test_a_to_df_start_runs_flinkwins_restart_checks(
     _session_untouched(spark)
 
 
-def test_a_dataframe_derived_from_to_df_warns_with_the_one_line_fix(
+def test_a_dataframe_derived_from_to_df_warns_with_the_one_line_fix_as_flinkwins_warning_class(
     spark_default_partitions: Any, tmp_path: Path
 ) -> None:
     """Spark builds a derived DataFrame as its own class: a query started from it runs at the
@@ -264,6 +265,10 @@ def test_a_dataframe_derived_from_to_df_warns_with_the_one_line_fix(
         _sums(spark, tmp_path / "in").toDF().createOrReplaceTempView("sized_view")
     with pytest.warns(UnsizedStageWarning, match="by groupBy"):
         _sums(spark, tmp_path / "in").toDF().groupBy("user")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=flinkwin.UnsizedStageWarning)
+        with pytest.raises(flinkwin.UnsizedStageWarning, match=re.escape(fix)):
+            _sums(spark, tmp_path / "in").toDF().select("user")
     _session_untouched(spark)
 
 
