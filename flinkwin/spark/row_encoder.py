@@ -364,7 +364,7 @@ class RowEncoder:
         )
 
 
-def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
+def arrow_to_pandas(table: pa.Table, tail: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """A pandas frame Spark converts back losslessly: nullable integer/boolean/float dtypes (no
     float round trip for big longs with nulls; a NaN stays NaN and a null null, as PySpark takes
     these columns' Arrow arrays as they are), nested values as Python dicts/lists.
@@ -372,10 +372,13 @@ def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
     Integer, boolean, float, string and timestamp columns are built here from their Arrow
     values and null masks, exactly as Arrow's own conversion builds them (a stage's output
     frame is small and Arrow's per-column pandas conversion costs ~40 µs a column whatever
-    its size); the other columns take Arrow's conversion."""
+    its size); the other columns take Arrow's conversion. ``tail``: pandas arrays of the
+    table's length appended as the last columns as they are."""
     names = table.column_names
-    if len(set(names)) != len(names):
-        return _arrow_to_pandas(table)
+    tail = tail or {}
+    if len(set(names) | set(tail)) != len(names) + len(tail):
+        frame = _arrow_to_pandas(table)
+        return pd.concat([frame, pd.DataFrame(tail, index=frame.index)], axis=1) if tail else frame
     columns: dict[str, Any] = {}
     rest: list[str] = []
     for name, column in zip(names, table.columns):
@@ -387,8 +390,9 @@ def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
         converted_rest = _arrow_to_pandas(table.select(rest))
         for name in rest:
             columns[name] = converted_rest[name]._values
+    columns.update(tail)
     return pd.DataFrame._from_arrays(  # the arrays are already the columns' final form
-        list(columns.values()), columns=names, index=pd.RangeIndex(table.num_rows),
+        list(columns.values()), columns=list(columns), index=pd.RangeIndex(table.num_rows),
         verify_integrity=False,
     )
 
