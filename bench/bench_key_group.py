@@ -10,8 +10,10 @@ and Spark's (shifted) watermark between batches. Data as ``bench_spark.generate`
 (10 min tumbling built-in ``sum``, the columnar state), ``aggregate`` (the same with a
 user-defined ``AggregateFunction``, the object operator's vectorized path) and ``session``
 (session windows with a 10 min gap, built-in ``sum``, the columnar sessions; 1M events as the
-bench suite's ``session``, ``--large``: 5M) and ``process_window`` (the suite's count+sum
-``ProcessWindowFunction`` on 10 min tumbling windows, the columnar element lists; 1M events).
+bench suite's ``session``, ``--large``: 5M), ``process_window`` (the suite's count+sum
+``ProcessWindowFunction`` on 10 min tumbling windows, the columnar element lists; 1M events)
+and ``continuous`` (the suite's early firing: 1 h tumbling built-in ``sum`` with
+``ContinuousEventTimeTrigger.of(1 min)``, the columnar continuous state; 1M events).
 
 Prints per workload the CPU seconds of the timed run (after a warm-up on two batches), a digest
 of every output frame (without the ``stateBytes`` metric) and of every snapshot written: equal
