@@ -127,3 +127,14 @@ def test_drain_frames_timed_clears_the_parts_and_gives_none_without_rows() -> No
     assert parts == []
     frame, stamps = drain_frames_timed(parts, (), "_end")
     assert frame is None and stamps.dtype == np.int64 and not len(stamps)
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+@pytest.mark.parametrize("zone", [None, "UTC"])
+def test_arrow_to_pandas_keeps_each_timestamp_unit_as_arrows_conversion(
+    unit: str, zone: str | None,
+) -> None:
+    stamps = [datetime.datetime(2024, 1, 1, 12, tzinfo=UTC), None]
+    if zone is None:
+        stamps = [s and s.replace(tzinfo=None) for s in stamps]
+    _assert_same(pa.table({"t": pa.array(stamps, pa.timestamp(unit, tz=zone))}))
