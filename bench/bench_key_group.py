@@ -10,8 +10,10 @@ and Spark's (shifted) watermark between batches. Data as ``bench_spark.generate`
 (10 min tumbling built-in ``sum``, the columnar state), ``aggregate`` (the same with a
 user-defined ``AggregateFunction``, the object operator's vectorized path) and ``session``
 (session windows with a 10 min gap, built-in ``sum``, the columnar sessions; 1M events as the
-bench suite's ``session``, ``--large``: 5M) and ``process_window`` (the suite's count+sum
-``ProcessWindowFunction`` on 10 min tumbling windows, the columnar element lists; 1M events).
+bench suite's ``session``, ``--large``: 5M), ``process_window`` (the suite's count+sum
+``ProcessWindowFunction`` on 10 min tumbling windows, the columnar element lists; 1M events)
+and ``continuous`` (the suite's early firing: 1 h tumbling built-in ``sum`` with
+``ContinuousEventTimeTrigger.of(1 min)``, the columnar continuous state; 1M events).
 
 Prints per workload the CPU seconds of the timed run (after a warm-up on two batches), a digest
 of every output frame (without the ``stateBytes`` metric) and of every snapshot written: equal
@@ -137,11 +139,15 @@ def runtime(kind: str) -> KeyGroupRuntime:
     """The stage function of the bench suite's ``tumbling``, ``aggregate_function``,
     ``session`` or ``process_window``."""
     function: Any
+    trigger: Any = None
     assigner: Any = fw.TumblingEventTimeWindows.of(fw.Time.minutes(10))
-    if kind in ("tumbling", "session"):
+    if kind in ("tumbling", "session", "continuous"):
         function, main, name = sum_of("amount"), INPUT, "sum('amount')"
         if kind == "session":
             assigner = fw.EventTimeSessionWindows.withGap(fw.Time.minutes(10))
+        if kind == "continuous":
+            assigner = fw.TumblingEventTimeWindows.of(fw.Time.hours(1))
+            trigger = fw.ContinuousEventTimeTrigger.of(fw.Time.minutes(1))
     elif kind == "process_window":
         function, name = CountSum(), "process"
         main = StructType([StructField("user", StringType()), StructField("amount", LongType()),
@@ -156,7 +162,7 @@ def runtime(kind: str) -> KeyGroupRuntime:
     stage = KeyGroupRuntime(
         operator=OperatorSpec(
             assigner=assigner, function=function,
-            key_fields=["user"], trigger=None, evictor=None, allowed_lateness_ms=0,
+            key_fields=["user"], trigger=trigger, evictor=None, allowed_lateness_ms=0,
             late_tag=None, key_groups=GROUPS, task_name=f"Window({name})",
             state_pickler=StatePickler(dumps=cloudpickle.dumps),
         ),
@@ -237,7 +243,8 @@ def run(stage: KeyGroupRuntime, data: list[Batch], restore: bool = False) -> tup
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("workloads", nargs="*",
-                        help="tumbling, aggregate, session, process_window (default: all)")
+                        help="tumbling, aggregate, session, process_window, continuous "
+                        "(default: all)")
     parser.add_argument("--large", action="store_true",
                         help="10M events instead of 2M (session: 5M instead of 1M)")
     parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
@@ -245,12 +252,12 @@ def main() -> None:
     parser.add_argument("--restore", action="store_true",
                         help="every call restores its operator from the snapshot")
     args = parser.parse_args()
-    known = ["tumbling", "aggregate", "session", "process_window"]
+    known = ["tumbling", "aggregate", "session", "process_window", "continuous"]
     workloads = args.workloads or known
     if not set(workloads) <= set(known):
         parser.error(f"unknown workload in {workloads}: use {', '.join(known)}")
     events = {"tumbling": 2_000_000, "aggregate": 2_000_000, "session": 1_000_000,
-              "process_window": 1_000_000}
+              "process_window": 1_000_000, "continuous": 1_000_000}
     generated: dict[int, list[Batch]] = {}
     for kind in workloads:
         size = events[kind] * (5 if args.large else 1)

@@ -122,13 +122,41 @@ def read_frame(
 
 def drain_frames(parts: list[pd.DataFrame], drop: tuple[str, ...] = ()) -> pd.DataFrame | None:
     """The pending frames as one (without the ``drop`` columns), or None; clears ``parts``."""
+    frame, _ = drain_frames_timed(parts, drop)
+    return frame
+
+
+def drain_frames_timed(
+    parts: list[pd.DataFrame], drop: tuple[str, ...] = (), end: str | None = None,
+) -> tuple[pd.DataFrame | None, np.ndarray]:
+    """``drain_frames`` without the ``end`` column too, and that column's values minus one
+    (each row's window's ``max_timestamp()``; empty without ``end``). The frame is built from
+    the kept columns' arrays (a call's fired rows are few, and pandas' ``drop`` and
+    ``reset_index`` cost more than the rows)."""
     if not parts:
-        return None
+        return None, np.empty(0, dtype=np.int64)
     frame = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     parts.clear()
-    if drop:
-        frame = frame.drop(columns=list(drop))
-    return frame.reset_index(drop=True)
+    stamps = (
+        np.empty(0, dtype=np.int64) if end is None
+        else frame[end].to_numpy(dtype=np.int64) - 1
+    )
+    gone = set(drop) if end is None else {*drop, end}
+    if not frame.columns.is_unique:
+        return frame.drop(columns=list(gone)).reset_index(drop=True), stamps
+    keep = [c for c in frame.columns if c not in gone]
+    return pd.DataFrame._from_arrays(
+        [frame[c]._values for c in keep], columns=keep, index=pd.RangeIndex(len(frame)),
+        verify_integrity=False,
+    ), stamps
 
 
-__all__ = ["drain_frames", "float_objects", "from_arrow", "read_frame", "to_arrow", "write_frame"]
+__all__ = [
+    "drain_frames",
+    "drain_frames_timed",
+    "float_objects",
+    "from_arrow",
+    "read_frame",
+    "to_arrow",
+    "write_frame",
+]

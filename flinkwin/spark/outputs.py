@@ -131,14 +131,19 @@ class StageOutputs:
                 parts = [pa.nulls(before, arr.type), arr, pa.nulls(after, arr.type)]
                 arrays.append(pa.concat_arrays([p for p in parts if len(p)] or [arr]))
             before += count
+        # the metrics columns (the schema's last, null but on the metrics row) as the
+        # nullable Int64 arrays Arrow's conversion would give, without Arrow
+        absent = np.ones(rows, dtype=bool)
         if counts is not None:
-            for name in METRICS:
-                value = pa.array([counts[name]], pa.int64())
-                arrays.append(pa.concat_arrays([pa.nulls(total, pa.int64()), value]))
-        else:
-            arrays.extend(pa.nulls(rows, pa.int64()) for _ in METRICS)
-        table = pa.Table.from_arrays(arrays, names=self.stage.output_schema.fieldNames())
-        return arrow_to_pandas(_as_declared(table, self.arrow_schema))
+            absent[-1] = False
+        metrics = {}
+        for name, column in zip(METRICS, METRIC_COLUMNS):
+            numbers = np.zeros(rows, dtype=np.int64)
+            if counts is not None:
+                numbers[-1] = counts[name]
+            metrics[column] = pd.arrays.IntegerArray(numbers, absent.copy())
+        table = pa.Table.from_arrays(arrays, names=self._leading_names)
+        return arrow_to_pandas(_as_declared(table, self.arrow_schema), metrics)
 
     def empty_frame(self) -> pd.DataFrame:
         return arrow_to_pandas(self.arrow_schema.empty_table())
@@ -172,6 +177,13 @@ class StageOutputs:
             for name in schema.names
         ]
         return arrow_to_pandas(pa.Table.from_arrays(arrays, schema=schema))
+
+    @functools.cached_property
+    def _leading_names(self) -> list[str]:
+        """The output columns before the metrics columns (which end the output schema)."""
+        names = self.stage.output_schema.fieldNames()
+        assert tuple(names[len(names) - len(METRIC_COLUMNS):]) == METRIC_COLUMNS
+        return names[: len(names) - len(METRIC_COLUMNS)]
 
     @functools.cached_property
     def arrow_schema(self) -> pa.Schema:

@@ -364,10 +364,41 @@ class RowEncoder:
         )
 
 
-def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
+def arrow_to_pandas(table: pa.Table, tail: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """A pandas frame Spark converts back losslessly: nullable integer/boolean/float dtypes (no
     float round trip for big longs with nulls; a NaN stays NaN and a null null, as PySpark takes
-    these columns' Arrow arrays as they are), nested values as Python dicts/lists."""
+    these columns' Arrow arrays as they are), nested values as Python dicts/lists.
+
+    Integer, boolean, float, string and timestamp columns are built here from their Arrow
+    values and null masks, exactly as Arrow's own conversion builds them (a stage's output
+    frame is small and Arrow's per-column pandas conversion costs ~40 µs a column whatever
+    its size); the other columns take Arrow's conversion. ``tail``: pandas arrays of the
+    table's length appended as the last columns as they are."""
+    names = table.column_names
+    tail = tail or {}
+    if len(set(names) | set(tail)) != len(names) + len(tail):
+        frame = _arrow_to_pandas(table)
+        return pd.concat([frame, pd.DataFrame(tail, index=frame.index)], axis=1) if tail else frame
+    columns: dict[str, Any] = {}
+    rest: list[str] = []
+    for name, column in zip(names, table.columns):
+        converted = _direct(column)
+        if converted is None:
+            rest.append(name)
+        columns[name] = converted
+    if rest:
+        converted_rest = _arrow_to_pandas(table.select(rest))
+        for name in rest:
+            columns[name] = converted_rest[name]._values
+    columns.update(tail)
+    return pd.DataFrame._from_arrays(  # the arrays are already the columns' final form
+        list(columns.values()), columns=list(columns), index=pd.RangeIndex(table.num_rows),
+        verify_integrity=False,
+    )
+
+
+def _arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
+    """Arrow's own conversion, with the nullable dtypes and nested values as Python values."""
     # (one thread: a stage's frames are small, a thread pool's hand-offs cost more than they save)
     frame = table.to_pandas(types_mapper=_NULLABLE_PANDAS.get, use_threads=False)
     for name, column in zip(table.column_names, table.columns):
@@ -376,6 +407,33 @@ def arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
                 column.to_pylist(maps_as_pydicts="strict"), dtype=object, index=frame.index
             )
     return frame
+
+
+def _direct(column: pa.ChunkedArray) -> Any:
+    """``column`` as the pandas array Arrow's conversion gives (see ``arrow_to_pandas``), or
+    None for a type converted by Arrow."""
+    kind = column.type
+    mapped = _NULLABLE_PANDAS.get(kind)
+    if mapped is not None:
+        if column.null_count:
+            nulls = column.is_null().to_numpy(zero_copy_only=False)
+            column = column.fill_null(False if kind == pa.bool_() else 0)
+        else:
+            nulls = np.zeros(len(column), dtype=bool)
+        values = np.array(column.to_numpy(zero_copy_only=False), copy=True)  # writable
+        return mapped.construct_array_type()(values, nulls)
+    if kind == pa.string():
+        return column.to_numpy(zero_copy_only=False)  # str objects, None for nulls
+    if pa.types.is_timestamp(kind) and kind.tz in (None, "UTC"):
+        values = column.to_numpy(zero_copy_only=False)  # datetime64[unit], NaT for nulls
+        if kind.tz is None:
+            return values
+        return pd.arrays.DatetimeArray._from_sequence(values).tz_localize(_ARROW_UTC)
+    return None
+
+
+#: The time zone object Arrow's pandas conversion gives a ``timestamp(tz="UTC")`` column.
+_ARROW_UTC = pa.array([], pa.timestamp("us", tz="UTC")).to_pandas().dtype.tz
 
 
 __all__ = ["RowEncoder", "SchemaMismatchError", "arrow_to_pandas"]

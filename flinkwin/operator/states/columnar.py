@@ -38,7 +38,13 @@ from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.element_rows import column_values
-from flinkwin.operator.frames import drain_frames, from_arrow, read_frame, write_frame
+from flinkwin.operator.frames import (
+    drain_frames,
+    drain_frames_timed,
+    from_arrow,
+    read_frame,
+    write_frame,
+)
 from flinkwin.operator.ordering import stable_order
 from flinkwin.operator.snapshots import formats
 from flinkwin.time import MAX_LONG, MIN_LONG
@@ -287,11 +293,8 @@ class ColumnarAggregation:
 
     def drain_main_timed(self) -> tuple[pd.DataFrame | None, np.ndarray]:
         """``drain_main`` and each row's timestamp: its window's ``max_timestamp()``."""
-        frame = drain_frames(self._main, drop=tuple(c for c in self.PANE_COLUMNS if c != _END))
-        if frame is None:
-            return None, np.empty(0, dtype=np.int64)
-        timestamps = frame.pop(_END).to_numpy(dtype=np.int64) - 1
-        return frame, timestamps
+        drop = tuple(c for c in self.PANE_COLUMNS if c != _END)
+        return drain_frames_timed(self._main, drop, _END)
 
     def drain_late(self) -> pd.DataFrame | None:
         """The late elements sent to the late-data side output since the last call."""

@@ -52,7 +52,7 @@ from flinkwin.functions.internal import REDUCING
 from flinkwin.longs import ERROR, safe_band, sums_may_overflow
 from flinkwin.operator.batch_windows import _codes
 from flinkwin.operator.element_rows import column_values
-from flinkwin.operator.frames import drain_frames
+from flinkwin.operator.frames import drain_frames, drain_frames_timed
 from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.operator.snapshots import formats
 from flinkwin.operator.states.columnar import (
@@ -440,11 +440,7 @@ class SessionAggregation(ColumnarAggregation):
 
     def drain_main_timed(self) -> tuple[pd.DataFrame | None, np.ndarray]:
         """``drain_main`` and each row's timestamp: its session's ``max_timestamp()``."""
-        frame = drain_frames(self._main, drop=(_START, _SW_START, _SW_END, _SEQ, _FIRED))
-        if frame is None:
-            return None, np.empty(0, dtype=np.int64)
-        timestamps = frame.pop(_END).to_numpy(dtype=np.int64) - 1
-        return frame, timestamps
+        return drain_frames_timed(self._main, (_START, _SW_START, _SW_END, _SEQ, _FIRED), _END)
 
     # ------------------------------------------------------- object-based operator
     def to_operator(self) -> WindowOperator:
