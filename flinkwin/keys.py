@@ -166,8 +166,7 @@ class _Tag(tuple):  # type: ignore[type-arg]
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    def __hash__(self) -> int:
-        return tuple.__hash__(self)
+    __hash__ = tuple.__hash__  # a tuple's hash, in C
 
 
 def _identity(value: Any) -> Any:
@@ -265,6 +264,8 @@ def pickled_key(value: Any) -> Any:
     it apart from equal values of other types (numbers, containers holding them), else the
     value itself (a ``str``, ``bytes``, a naive date... and plain tuples of those, which no
     value of another type equals)."""
+    if type(value) is int:  # the commonest key, its identity without the general path
+        return PickledKey(value, _Tag(("int", value)))
     identity = _identity(value)
     return PickledKey(value, identity) if type(identity) is _Tag else identity
 

@@ -199,7 +199,7 @@ class GraphOperator:
                 # a window node reading the source takes its quiet rows first, in one batch
                 taken[i] = self._batches.take(i, self.operators, source_rows, stamps[rows], mine)
         order = sources.tolist()
-        for row, skip in self._batches.routes(order, taken):
+        for row, skip in self._batches.routes(sources, taken):
             self._push(("source", order[row]), elements[row], _stamp(stamps[row]), skip)
 
     def advance_watermark(self, watermark: int) -> None:

@@ -130,22 +130,36 @@ class QuietBatches:
         ]
 
     def routes(
-        self, sources: list[int], taken: Sequence[list[tuple[int, int]]]
+        self, sources: np.ndarray, taken: Sequence[list[tuple[int, int]]]
     ) -> Iterator[tuple[int, tuple[int, ...]]]:
         """Per row of the micro-batch still to be pushed (``sources``: each row's source;
         ``taken``: per source, what :meth:`take` returned): its position and the nodes it
-        skips (they took it)."""
-        seen = [0] * len(self.nodes)
-        for row, i in enumerate(sources):
-            if not taken[i]:
-                yield row, ()
+        skips (they took it). A row every reader of its source took, and that is no output
+        of the stage, is not pushed at all."""
+        sources = np.asarray(sources)
+        keep = np.ones(len(sources), dtype=bool)
+        #: per row, its index in ``skips``
+        skip_of = np.zeros(len(sources), dtype=np.int64)
+        skips: list[tuple[int, ...]] = [()]
+        for i, pairs in enumerate(taken):
+            if not pairs:
                 continue
-            position = seen[i]
-            seen[i] += 1
-            skip = tuple(j for j, count in taken[i] if position < count)
+            rows = np.flatnonzero(sources == i)
             readers, output = self._readers[i]
-            if not skip or output or not readers <= set(skip):
-                yield row, skip
+            # the i-th row of the source at position p skips the nodes that took > p rows:
+            # the same nodes for every p between two consecutive counts
+            cuts = sorted({0, len(rows), *(min(count, len(rows)) for _, count in pairs)})
+            for lo, hi in zip(cuts, cuts[1:]):
+                skip = tuple(j for j, count in pairs if lo < count)
+                if not skip:
+                    continue
+                if not output and readers <= set(skip):
+                    keep[rows[lo:hi]] = False
+                else:
+                    skip_of[rows[lo:hi]] = len(skips)
+                    skips.append(skip)
+        for row in np.flatnonzero(keep).tolist():
+            yield row, skips[skip_of[row]]
 
 
 __all__ = ["QuietBatches", "quiet_prefix", "take_quiet_rows", "takes_batches"]

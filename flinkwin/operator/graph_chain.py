@@ -49,6 +49,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import fractions
+import functools
 import hashlib
 import math
 from collections.abc import Iterable, Sequence
@@ -132,9 +133,21 @@ def canonical_key(key: Any) -> bytes:
 
 def key_group_of(key: Any, key_groups: int) -> int:
     """The key group (``0 .. key_groups - 1``) holding ``key`` (a key as the operators hold
-    it), the same in every process."""
+    it), the same in every process. Remembered for the keys whose equality implies equal
+    :func:`canonical_key` bytes (a ``str``, an ``int``, an untyped key of an ``int``), which
+    a graph's firings repeat (every window result of one window end, say)."""
+    kind = type(key)
+    if kind is str or kind is int or (kind is PickledKey and type(key.value) is int):
+        return _remembered_group(key, key_groups)
+    return _key_group(key, key_groups)
+
+
+def _key_group(key: Any, key_groups: int) -> int:
     digest = hashlib.blake2b(canonical_key(key), digest_size=8).digest()
     return int.from_bytes(digest, "big") % key_groups
+
+
+_remembered_group = functools.lru_cache(maxsize=1 << 16)(_key_group)
 
 
 def input_key(op: Any, value: Any, index: int) -> Any:
