@@ -1,0 +1,360 @@
+"""Edge scenarios of stream graphs, written as a Flink user would, each checked micro-batch by
+micro-batch against the outputs Flink gives (derived from Flink's source, cited per scenario),
+on the default one-task plan and under ``set_parallelism(2)``, some over a restart.
+
+The model (docs/spark-semantics.md): batch *N* reads file *N* of every source; a source's
+watermark in batch *N* is ``max(ts of its files before N) - delay - 1`` and an operator sees
+the minimum over the sources it reads (Flink's ``StatusWatermarkValve``); in a batch the
+watermark comes first (timers fire, their results reach the next operators), then the
+elements in arrival order. Flink's rules used below:
+
+- ``WindowOperator.isWindowLate``: a window is late iff ``maxTimestamp + allowedLateness <=
+  watermark``; ``isElementLate``: ``ts + allowedLateness <= watermark``; a late element goes
+  to ``sideOutputLateData`` (or is dropped).
+- ``EventTimeTrigger.onElement``: ``FIRE`` at once when ``maxTimestamp <= watermark``, so a
+  late-but-allowed element re-fires the window with all its contents (a join re-emits every
+  pair of the window, old ones included).
+- A window's results carry ``window.maxTimestamp()`` (``TimestampedCollector``).
+- ``IntervalJoinOperator``: late iff ``ts < watermark``; a left element's buffer bucket is
+  removed by the timer at ``ts + upper`` (``upper > 0``), a right one's at ``ts - lower``
+  (``lower < 0``): a pair whose later element arrives exactly at that watermark is missed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_scenarios import write_batches
+
+from flinkwin import (
+    CoGroupFunction,
+    Duration,
+    OutputTag,
+    ProcessJoinFunction,
+    Time,
+    TumblingEventTimeWindows,
+    WatermarkStrategy,
+)
+from flinkwin.datastream import DataStream
+from flinkwin.spark import MemorySink
+
+pytestmark = pytest.mark.beside
+
+SCHEMA = "k string, v long, ts long"
+INT_SCHEMA = "k long, v long, ts long"
+LATE = OutputTag("late")
+RIGHT_LATE = OutputTag("right_late")
+TUMBLING_5S = TumblingEventTimeWindows.of(Time.seconds(5))
+TUMBLING_10S = TumblingEventTimeWindows.of(Time.seconds(10))
+PLANS = [1, 2]
+
+
+def ev(k: Any, v: int, ts: int) -> dict[str, Any]:
+    return {"k": k, "v": v, "ts": ts}
+
+
+Files = dict[str, list[list[dict[str, Any]]]]
+Batches = dict[int, Counter[tuple[Any, ...]]]
+
+
+class Scenario:
+    """Sources as directories of one file per micro-batch, a graph over them, and its run."""
+
+    def __init__(self, spark: Any, root: Path, name: str, schema: str = SCHEMA) -> None:
+        self.spark, self.root, self.name, self.schema = spark, root, name, schema
+
+    def source(self, name: str, delay_ms: int = 0) -> DataStream:
+        df = (self.spark.readStream.schema(self.schema).option("maxFilesPerTrigger", 1)
+              .json(str(self.root / name)))
+        strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_millis(delay_ms)).with_timestamp_assigner("ts")
+        return DataStream(df).assign_timestamps_and_watermarks(strategy)
+
+    def run(self, files: Files, build: Callable[[Scenario], Any], parallelism: int,
+            sides: Sequence[OutputTag] = (), restart_after: int | None = None
+            ) -> tuple[Batches, dict[str, Batches]]:
+        """Every batch's main and side outputs (as multisets); with ``restart_after``, the
+        query stops after that many files and a new query continues its checkpoint with the
+        rest (batch ids go on)."""
+        cuts = [0, len(next(iter(files.values())))]
+        if restart_after is not None:
+            cuts.insert(1, restart_after)
+        main: Batches = {}
+        side: dict[str, Batches] = {t.tag_id: {} for t in sides}
+        for run, (lo, hi) in enumerate(zip(cuts, cuts[1:])):
+            for src, batches in files.items():
+                write_batches(self.root / src, batches[lo:hi], first=lo)
+            result = build(self)
+            if parallelism > 1:
+                result = result.set_parallelism(parallelism)
+            label = f"edge_{self.name}_p{parallelism}_{run}"
+            sink = MemorySink(label)
+            side_sinks = {t: MemorySink(f"{label}_{t.tag_id}") for t in sides}
+            result.start(main=sink, side_outputs=side_sinks,
+                         checkpoint_location=str(self.root / "cp"),
+                         trigger={"availableNow": True}).awaitTermination()
+            main.update({b: Counter(tuple(r) for r in rows) for b, rows in sink.batches.items()})
+            for t, s in side_sinks.items():
+                side[t.tag_id].update(
+                    {b: Counter(tuple(r) for r in rows) for b, rows in s.batches.items()})
+        return main, side
+
+
+def non_empty(batches: Batches) -> dict[int, Counter[tuple[Any, ...]]]:
+    return {b: c for b, c in sorted(batches.items()) if c}
+
+
+def expect(batches: dict[int, list[tuple[Any, ...]]]) -> dict[int, Counter[tuple[Any, ...]]]:
+    return {b: Counter(rows) for b, rows in batches.items()}
+
+
+def in_order(batches: Batches) -> list[Counter[tuple[Any, ...]]]:
+    """The non-empty batches' outputs in batch order (a restart may add a batch without data
+    at the end of its first run, which moves later batch ids by one)."""
+    return list(non_empty(batches).values())
+
+
+def pairs(a: Any, b: Any) -> tuple[int, int]:
+    return (a.v, b.v)
+
+
+# ------------------------------------------------------- window join at the window's edges
+JOIN_EDGES: Files = {
+    # monotonous: watermark max - 1; the join's is the minimum of both inputs'
+    "left": [[ev("a", 1, 0), ev("a", 2, 9999)], [ev("a", 3, 10000)], [ev("a", 5, 9998)],
+             [ev("a", 7, 9999), ev("a", 6, 30000)]],
+    "right": [[ev("a", 10, 5000)], [ev("a", 20, 9999)], [ev("a", 30, 10001)],
+              [ev("a", 40, 30000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_join_fires_when_both_watermarks_pass_and_drops_an_element_at_the_watermark(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Join watermarks per batch: MIN, 4999 (right), 9998 (right), 9999, 29999. a@9998 in
+    batch 2 is on time (cleanup 9999 > 9998); [0, 10 s) fires at the start of batch 3 with
+    every pair; a@9999 then meets a window whose cleanup time 9999 <= watermark 9999: late,
+    dropped (a join has no late output). [10 s, 20 s) fires in the batch without data."""
+    main, _ = Scenario(spark, tmp_path, "join_edges").run(
+        JOIN_EDGES,
+        lambda s: s.source("left").join(s.source("right")).where("k").equal_to("k")
+        .window(TUMBLING_10S).apply(pairs, output_type="l long, r long"),
+        parallelism)
+    assert non_empty(main) == expect({
+        3: [(1, 10), (1, 20), (2, 10), (2, 20), (5, 10), (5, 20)],
+        4: [(3, 30)],
+    })
+
+
+# --------------------------------------------- window join: allowed lateness re-emits pairs
+JOIN_LATENESS: Files = {
+    "left": [[ev("a", 1, 1000)], [ev("a", 2, 12000)], [ev("a", 3, 2000)], [ev("a", 4, 13000)],
+             [ev("a", 5, 30000)], [ev("a", 6, 5000)]],
+    "right": [[ev("a", 10, 3000)], [ev("a", 20, 12000)], [ev("a", 21, 13000)],
+              [ev("a", 30, 4000)], [ev("a", 40, 30000)], [ev("a", 50, 30001)]],
+}
+JOIN_LATENESS_EXPECTED = expect({
+    # watermark 11999 fires [0, 10 s); a@2000 (left) is within the lateness (cleanup 14999):
+    # the window fires again with both left elements
+    2: [(1, 10), (1, 10), (3, 10)],
+    # right a@4000, watermark still 11999: fires again, every pair of the window
+    3: [(1, 10), (1, 30), (3, 10), (3, 30)],
+    # watermark 29999: [10 s, 20 s); left a@5000 is past the cleanup time 14999: dropped
+    5: [(2, 20), (2, 21), (4, 20), (4, 21)],
+})
+
+
+def _join_with_lateness(s: Scenario) -> Any:
+    return (s.source("left").join(s.source("right")).where("k").equal_to("k")
+            .window(TUMBLING_10S).allowed_lateness(Time.seconds(5))
+            .apply(pairs, output_type="l long, r long"))
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_join_late_elements_within_the_lateness_re_emit_every_pair_of_the_window(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    main, _ = Scenario(spark, tmp_path, "join_lateness").run(
+        JOIN_LATENESS, _join_with_lateness, parallelism)
+    assert non_empty(main) == JOIN_LATENESS_EXPECTED
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_join_with_lateness_restarted_after_the_late_refiring_equals_the_whole_run(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    main, _ = Scenario(spark, tmp_path, "join_lateness_restart").run(
+        JOIN_LATENESS, _join_with_lateness, parallelism, restart_after=4)
+    assert in_order(main) == list(JOIN_LATENESS_EXPECTED.values())
+
+
+# ------------------------------------------- interval join: the cleanup timer's exact edge
+class Values(ProcessJoinFunction):
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Any:
+        yield (left.v, right.v, ctx.get_timestamp())
+
+
+INTERVAL_EDGE: Files = {
+    "left": [[ev("a", 1, 5000)], [ev("a", 2, 8000)], [ev("a", 3, 9000)]],
+    "right": [[ev("a", 10, 4500)], [ev("a", 11, 6001)], [ev("a", 20, 6000), ev("a", 21, 5999)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_interval_join_misses_a_pair_whose_element_arrives_at_the_cleanup_watermark(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """between(-1 s, +1 s). Batch 0: right a@4500 joins left a@5000 (timestamp 5000). Batch 1
+    (watermark 4499): right a@6001 is 1001 ms after a@5000: no pair. Batch 2: watermark
+    min(7999, 6000) = 6000 fires the left cleanup timer 5000 + 1000 first, so right a@6000
+    (not late: 6000 < 6000 is false) finds a@5000 gone, as in Flink's IntervalJoinOperator
+    (timers before elements); right a@5999 is late (5999 < 6000)."""
+    main, sides = Scenario(spark, tmp_path, "interval_edge").run(
+        INTERVAL_EDGE,
+        lambda s: s.source("left").key_by("k").interval_join(s.source("right").key_by("k"))
+        .between(Time.milliseconds(-1000), Time.milliseconds(1000))
+        .side_output_right_late_data(RIGHT_LATE)
+        .process(Values(), output_type="l long, r long, ts long"),
+        parallelism, sides=(RIGHT_LATE,))
+    assert non_empty(main) == expect({0: [(1, 10, 5000)]})
+    assert non_empty(sides["right_late"]) == expect({2: [("a", 21, 5999)]})
+
+
+# ------------------------------------- a window after a window: a late re-firing upstream
+CASCADE: Files = {"in": [
+    [ev("a", 1, 1000), ev("b", 2, 2000)],
+    [ev("a", 3, 5000)],
+    [ev("a", 4, 3000)],      # watermark 4999: within the upstream lateness, re-fires
+    [ev("a", 5, 10000)],
+    [ev("a", 7, 4000), ev("a", 8, 20000)],  # watermark 9999: too late upstream
+]}
+CASCADE_EXPECTED = expect({
+    # downstream [0, 10 s) for a holds both upstream firings of [0, 5 s) (1, then 1 + 4) and
+    # [5 s, 10 s)'s 3: Flink adds a re-firing to what the downstream window holds
+    4: [("a", 9, 1000), ("b", 2, 2000)],
+    5: [("a", 5, 10000)],
+})
+
+
+def _cascade(s: Scenario) -> Any:
+    sums = (s.source("in").key_by("k").window(TUMBLING_5S).allowed_lateness(Time.seconds(5))
+            .side_output_late_data(LATE).sum("v"))
+    return sums.key_by("k").window(TUMBLING_10S).sum("v")
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_after_window_counts_an_upstream_late_refiring_in_the_open_downstream_window(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    main, sides = Scenario(spark, tmp_path, "cascade").run(
+        CASCADE, _cascade, parallelism, sides=(LATE,))
+    assert non_empty(main) == CASCADE_EXPECTED
+    assert non_empty(sides["late"]) == expect({4: [("a", 7, 4000)]})
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_after_window_restarted_after_the_refiring_equals_the_whole_run(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    main, sides = Scenario(spark, tmp_path, "cascade_restart").run(
+        CASCADE, _cascade, parallelism, sides=(LATE,), restart_after=3)
+    assert in_order(main) == list(CASCADE_EXPECTED.values())
+    assert in_order(sides["late"]) == [Counter([("a", 7, 4000)])]
+
+
+# --------------------------------------------- union: an empty file holds the watermark
+UNION_EMPTY: Files = {
+    "a": [[ev("a", 1, 1000)], [ev("a", 2, 20000)], [ev("a", 3, 21000)]],
+    "b": [[ev("b", 10, 2000)], [], [ev("b", 20, 9000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_union_does_not_fire_while_one_input_reads_an_empty_file(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Union watermarks per batch: MIN, 999, 1999 (b read nothing in batch 1), 8999 (the
+    batch without data): [0, 5 s) fires only then; a far ahead at 20999 fires nothing
+    else."""
+    main, _ = Scenario(spark, tmp_path, "union_empty").run(
+        UNION_EMPTY,
+        lambda s: s.source("a").union(s.source("b")).key_by("k").window(TUMBLING_5S).sum("v"),
+        parallelism)
+    assert non_empty(main) == expect({3: [("a", 1, 1000), ("b", 10, 2000)]})
+
+
+# ------------------------------- union: one millisecond of allowed lateness at the edge
+UNION_LATENESS_1MS: Files = {
+    "a": [[ev("a", 1, 1000)], [ev("a", 2, 5000)], [ev("a", 3, 4999), ev("a", 4, 4000)],
+          [ev("a", 5, 5002)], [ev("a", 6, 4999)]],
+    "b": [[ev("b", 1, 2000)], [ev("b", 2, 5000)], [ev("b", 3, 4999)], [ev("b", 5, 5002)], []],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_union_window_with_one_ms_lateness_refires_at_the_watermark_and_drops_after_it(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """allowedLateness(1 ms): [0, 5 s) fires at watermark 4999 (batch 2) and is cleaned at
+    5000. In batch 2 a@4999, a@4000, b@4999 are within the lateness (4999 + 1 > 4999): each
+    fires the window again at once. In batch 4 (watermark 5001) a@4999 is late."""
+    main, sides = Scenario(spark, tmp_path, "union_1ms").run(
+        UNION_LATENESS_1MS,
+        lambda s: s.source("a").union(s.source("b")).key_by("k").window(TUMBLING_5S)
+        .allowed_lateness(Time.milliseconds(1)).side_output_late_data(LATE).sum("v"),
+        parallelism, sides=(LATE,))
+    assert non_empty(main) == expect({
+        2: [("a", 1, 1000), ("b", 1, 2000), ("a", 4, 1000), ("a", 8, 1000), ("b", 4, 2000)],
+    })
+    assert non_empty(sides["late"]) == expect({4: [("a", 6, 4999)]})
+
+
+# -------------------- coGroup of int keys, inputs with very different out-of-orderness
+class Counts(CoGroupFunction):
+    def co_group(self, first: Any, second: Any) -> Any:
+        key = (first or second)[0].k
+        yield (key, len(first), len(second), sum(r.v for r in first) + sum(r.v for r in second))
+
+
+COGROUP_DELAYS: Files = {
+    "slow": [[ev(1, 1, 1000)], [ev(1, 2, 11000)], [ev(1, 3, 16000)]],   # bound 5 s
+    "fast": [[ev(1, 10, 2000)], [ev(1, 20, 30000)], [ev(2, 30, 9000)]],  # bound 0
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_co_group_waits_for_the_slower_watermark_and_emits_one_sided_keys(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Watermarks: slow -4001, 5999, 10999; fast 1999, 29999, 29999. The coGroup's is the
+    minimum: 5999 in batch 2, so key 2's element at 9000 (fast is at 29999) is on time;
+    [0, 10 s) fires in the batch without data (10999), with key 2 from one side only."""
+    main, _ = Scenario(spark, tmp_path, "cogroup_delays", INT_SCHEMA).run(
+        COGROUP_DELAYS,
+        lambda s: s.source("slow", 5000).co_group(s.source("fast")).where("k").equal_to("k")
+        .window(TUMBLING_10S)
+        .apply(Counts(), output_type="k long, n1 int, n2 int, total long"),
+        parallelism)
+    assert non_empty(main) == expect({3: [(1, 1, 1, 11), (2, 0, 1, 30)]})
+
+
+# ---------------------------------------------------------------- null keys are refused
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_a_null_join_key_fails_the_query_naming_flinks_message(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Flink: KeyGroupRangeAssignment.assignToKeyGroup checks ``key != null`` ("Assigned key
+    must not be null!"); a null key never silently vanishes."""
+    files: Files = {"left": [[ev("a", 1, 1000), ev(None, 2, 1500)]],
+                    "right": [[ev("a", 10, 2000)]]}
+    with pytest.raises(Exception, match="Assigned key must not be null"):
+        Scenario(spark, tmp_path, "null_key").run(
+            files,
+            lambda s: s.source("left").join(s.source("right")).where("k").equal_to("k")
+            .window(TUMBLING_10S).apply(pairs, output_type="l long, r long"),
+            parallelism)
