@@ -31,10 +31,13 @@ import pytest
 from spark_scenarios import write_batches
 
 from flinkwin import (
+    AggregateFunction,
     CoGroupFunction,
     Duration,
+    EventTimeSessionWindows,
     OutputTag,
     ProcessJoinFunction,
+    ProcessWindowFunction,
     Time,
     TumblingEventTimeWindows,
     WatermarkStrategy,
@@ -358,3 +361,170 @@ def test_a_null_join_key_fails_the_query_naming_flinks_message(
             lambda s: s.source("left").join(s.source("right")).where("k").equal_to("k")
             .window(TUMBLING_10S).apply(pairs, output_type="l long, r long"),
             parallelism)
+
+
+# ------------- a window after a window keyed otherwise: the downstream key group is new
+class SumCount(AggregateFunction):
+    def create_accumulator(self) -> Any:
+        return (0, 0)
+
+    def add(self, value: Any, accumulator: Any) -> Any:
+        return (accumulator[0] + value.v, accumulator[1] + 1)
+
+    def get_result(self, accumulator: Any) -> Any:
+        return accumulator
+
+
+class WithStart(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        total, n = next(iter(elements))
+        yield (context.window().start, total, n)
+
+
+def _everything(row: Any) -> str:
+    return "all"
+
+
+CASCADE_EDGE: Files = {"in": [
+    [ev("a", 1, 1000), ev("b", 2, 2000)],
+    [ev("a", 3, 6000)],
+    [ev("a", 5, 4000), ev("c", 4, 12000)],
+]}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_after_window_of_the_same_size_fires_in_the_batch_of_the_upstream_firing(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Per-key sums per 5 s (2 s lateness) feed one 5 s aggregate keyed by a function.
+    Batch 2, watermark 5999: the upstream fires [0, 5 s) (timestamp 4999), its results reach
+    the downstream window before the watermark does (the downstream key group sees them for
+    the first time), which then fires [0, 5 s) in the same batch. a@4000 re-fires the
+    upstream (cleanup 6999 > 5999): its new sum (timestamp 4999) is late downstream (cleanup
+    4999 <= 5999) and goes to the downstream late output. The batch without data (11999)
+    fires [5 s, 10 s) through both windows."""
+    def build(s: Scenario) -> Any:
+        sums = (s.source("in").key_by("k").window(TUMBLING_5S)
+                .allowed_lateness(Time.seconds(2)).sum("v"))
+        return (sums.key_by(_everything).window(TUMBLING_5S).side_output_late_data(LATE)
+                .aggregate(SumCount(), WithStart(), output_type="start long, total long, n long"))
+
+    main, sides = Scenario(spark, tmp_path, "cascade_edge").run(
+        CASCADE_EDGE, build, parallelism, sides=(LATE,))
+    assert non_empty(main) == expect({2: [(0, 3, 2)], 3: [(5000, 3, 1)]})
+    assert non_empty(sides["late"]) == expect({2: [("a", 6, 1000)]})
+
+
+# ------------------------- an interval join's pair at the watermark, late in a window after
+class Pair(ProcessJoinFunction):
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Any:
+        yield (left.k, left.v, right.v)
+
+
+class PairsOfWindow(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        yield (context.window().start, ",".join(sorted(f"{e.l}:{e.r}" for e in elements)))
+
+
+INTERVAL_THEN_WINDOW: Files = {
+    "left": [[ev("a", 1, 1000)], [ev("a", 2, 10000)], [ev("a", 3, 9999)], [ev("a", 4, 30000)]],
+    "right": [[ev("a", 10, 1500)], [ev("a", 20, 10000)], [ev("a", 30, 9999), ev("a", 31, 9998)],
+              [ev("a", 40, 30000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_an_interval_join_pair_stamped_at_the_watermark_is_late_in_the_window_after_it(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """between(-1 s, +1 s), then 10 s windows of the pairs. Batch 2 (watermark 9999): [0,
+    10 s) fires with 1:10; then left a@9999 and right a@9999 are on time for the join (not
+    < 9999): pairs 3:20 (10000), 2:30 (10000) and 3:30 stamped max(9999, 9999) = 9999, which
+    the window receives after the watermark 9999: late there (cleanup 9999 <= 9999). Right
+    a@9998 is late for the join. The batch without data (29999) fires [10 s, 20 s)."""
+    def build(s: Scenario) -> Any:
+        pairs_ = (s.source("left").key_by("k").interval_join(s.source("right").key_by("k"))
+                  .between(Time.milliseconds(-1000), Time.milliseconds(1000))
+                  .side_output_right_late_data(RIGHT_LATE)
+                  .process(Pair(), output_type="k string, l long, r long"))
+        return (pairs_.key_by("k").window(TUMBLING_10S).side_output_late_data(LATE)
+                .process(PairsOfWindow(), output_type="start long, pairs string"))
+
+    main, sides = Scenario(spark, tmp_path, "interval_window").run(
+        INTERVAL_THEN_WINDOW, build, parallelism, sides=(LATE, RIGHT_LATE))
+    assert non_empty(main) == expect({2: [(0, "1:10")], 4: [(10000, "2:20,2:30,3:20")]})
+    assert non_empty(sides["late"]) == expect({2: [("a", 3, 30)]})
+    assert non_empty(sides["right_late"]) == expect({2: [("a", 31, 9998)]})
+
+
+# ------------------------------------- coGroup over session windows merged across inputs
+SESSIONS: Files = {
+    "left": [[ev("a", 1, 1000)], [ev("a", 2, 7000)], [ev("a", 9, 20000), ev("a", 5, 500)]],
+    "right": [[ev("a", 10, 3000)], [ev("a", 20, 5999)], [ev("a", 30, 20000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_co_group_session_windows_merge_across_both_inputs_and_take_an_element_of_the_merge(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Gap 3 s. [1000, 4000) and [3000, 6000) merge; right a@5999 bridges them with left
+    a@7000's [7000, 10 s): one session [1000, 10 s). In batch 2 (watermark 5998) left a@500
+    extends it to [500, 10 s), whose maxTimestamp 9999 is not late (WindowOperator checks
+    the merged window). It fires in the batch without data (19999) with 3 left, 2 right."""
+    main, _ = Scenario(spark, tmp_path, "sessions").run(
+        SESSIONS,
+        lambda s: s.source("left").co_group(s.source("right")).where("k").equal_to("k")
+        .window(EventTimeSessionWindows.with_gap(Time.seconds(3)))
+        .apply(Counts(), output_type="k string, n1 int, n2 int, total long"),
+        parallelism)
+    assert non_empty(main) == expect({3: [("a", 3, 2, 38)]})
+
+
+# ---------------------------------- a source without data yet has no watermark: it holds
+LATE_STARTER: Files = {
+    "a": [[ev("a", 1, 1000)], [ev("a", 2, 9000)], [ev("a", 3, 20000)], [ev("a", 4, 21000)]],
+    "b": [[], [], [ev("b", 1, 2000)], [ev("b", 2, 7000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_union_waits_for_an_input_that_has_delivered_nothing_yet(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """b reads empty files first: it has no watermark (Long.MIN_VALUE in the valve), so the
+    union stays at MIN while a reaches 19999; b@2000 in batch 2 is on time. Watermarks:
+    MIN, MIN, MIN, 1999, then 6999 (batch without data): [0, 5 s) fires with both."""
+    main, _ = Scenario(spark, tmp_path, "late_starter").run(
+        LATE_STARTER,
+        lambda s: s.source("a").union(s.source("b")).key_by("k").window(TUMBLING_5S).sum("v"),
+        parallelism)
+    assert non_empty(main) == expect({4: [("a", 1, 1000), ("b", 1, 2000)]})
+
+
+# ------------------- interval join with negative, exclusive bounds over a restart
+NEGATIVE_BOUNDS: Files = {
+    "left": [[ev("a", 1, 3000)], [ev("a", 2, 5000)], [ev("a", 3, 6400)], [ev("a", 4, 9000)]],
+    "right": [[ev("a", 10, 1000), ev("a", 11, 1001)], [ev("a", 20, 4500)], [ev("a", 30, 4000)],
+              [ev("a", 40, 9000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_interval_join_with_negative_exclusive_lower_bound_restarted_keeps_its_buffers(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """between(-2 s, -0.5 s).lower_bound_exclusive(): right in (l - 2000, l - 500]. a@1000 is
+    2000 before a@3000: excluded; a@1001 pairs. The query stops after two files; the
+    restarted one pairs left a@6400 with right a@4500 from the state (cleanup at 4500 + 1999
+    is not due at watermark 4499) and sends right a@4000 (< 4499) to the late output."""
+    main, sides = Scenario(spark, tmp_path, "negative_bounds").run(
+        NEGATIVE_BOUNDS,
+        lambda s: s.source("left").key_by("k").interval_join(s.source("right").key_by("k"))
+        .between(Time.milliseconds(-2000), Time.milliseconds(-500)).lower_bound_exclusive()
+        .side_output_right_late_data(RIGHT_LATE)
+        .process(Values(), output_type="l long, r long, ts long"),
+        parallelism, sides=(RIGHT_LATE,), restart_after=2)
+    assert in_order(main) == [Counter([(1, 11, 3000)]), Counter([(2, 20, 5000)]),
+                              Counter([(3, 20, 6400)])]
+    assert in_order(sides["right_late"]) == [Counter([("a", 30, 4000)])]
