@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,10 @@ from flinkwin import (
     OutputTag,
     ProcessJoinFunction,
     ProcessWindowFunction,
+    SlidingEventTimeWindows,
     Time,
     TumblingEventTimeWindows,
+    Types,
     WatermarkStrategy,
 )
 from flinkwin.datastream import DataStream
@@ -70,11 +73,11 @@ class Scenario:
     def __init__(self, spark: Any, root: Path, name: str, schema: str = SCHEMA) -> None:
         self.spark, self.root, self.name, self.schema = spark, root, name, schema
 
-    def source(self, name: str, delay_ms: int = 0) -> DataStream:
+    def source(self, name: str, delay_ms: int = 0, ts: str = "ts") -> DataStream:
         df = (self.spark.readStream.schema(self.schema).option("maxFilesPerTrigger", 1)
               .json(str(self.root / name)))
         strategy = WatermarkStrategy.for_bounded_out_of_orderness(
-            Duration.of_millis(delay_ms)).with_timestamp_assigner("ts")
+            Duration.of_millis(delay_ms)).with_timestamp_assigner(ts)
         return DataStream(df).assign_timestamps_and_watermarks(strategy)
 
     def run(self, files: Files, build: Callable[[Scenario], Any], parallelism: int,
@@ -528,3 +531,101 @@ def test_interval_join_with_negative_exclusive_lower_bound_restarted_keeps_its_b
     assert in_order(main) == [Counter([(1, 11, 3000)]), Counter([(2, 20, 5000)]),
                               Counter([(3, 20, 6400)])]
     assert in_order(sides["right_late"]) == [Counter([("a", 30, 4000)])]
+
+
+# ------------------------- a window after a window: sliding downstream, negative start
+CASCADE_SLIDING: Files = {"in": [
+    [ev("a", 1, 1000), ev("b", 2, 3000)], [ev("a", 3, 6000)], [ev("b", 4, 11000)],
+    [ev("a", 9, 30000)],
+]}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_after_window_into_sliding_windows_fires_each_as_the_watermark_passes_it(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """5 s sums per key feed 10 s windows sliding by 5 s keyed by a function. Each upstream
+    result (timestamp end - 1) is in two downstream windows; the one ending with it fires in
+    the same batch: watermark 5999 fires [-5 s, 5 s), 10999 fires [0, 10 s), 29999 fires
+    [5 s, 15 s) and [10 s, 20 s)."""
+    def build(s: Scenario) -> Any:
+        sums = s.source("in").key_by("k").window(TUMBLING_5S).sum("v")
+        return (sums.key_by(_everything)
+                .window(SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5)))
+                .aggregate(SumCount(), WithStart(), output_type="start long, total long, n long"))
+
+    main, _ = Scenario(spark, tmp_path, "cascade_sliding").run(
+        CASCADE_SLIDING, build, parallelism)
+    assert non_empty(main) == expect({
+        2: [(-5000, 3, 2)], 3: [(0, 6, 3)], 4: [(5000, 7, 2), (10000, 4, 1)]})
+
+
+# --------------------- microsecond TIMESTAMPs at the window's edge: floored to milliseconds
+def at(seconds: float) -> str:
+    return (datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=seconds)).isoformat()
+
+
+def utc(seconds: float) -> datetime:
+    """As Spark's collect() gives a TIMESTAMP: naive, in the session's zone (UTC here)."""
+    return datetime(1970, 1, 1) + timedelta(seconds=seconds)
+
+
+def tev(k: str, v: int, seconds: float) -> dict[str, Any]:
+    return {"k": k, "v": v, "t": at(seconds)}
+
+
+MICROS: Files = {
+    "a": [[tev("a", 1, 1)], [tev("a", 2, 4.999999)], [tev("a", 3, 5.000999)],
+          [tev("a", 4, 4.9995), tev("a", 5, 20)]],
+    "b": [[tev("b", 1, 2)], [tev("b", 2, 5)], [tev("b", 3, 5.0009)], [tev("b", 4, 20)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_union_of_microsecond_timestamps_floors_them_at_the_window_edge(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """a at 4.999999 s is 4999 ms: the union's watermark in batch 2 is min(4998, 4999) and
+    [0, 5 s) waits; it fires at 4999 (batch 3), where a at 4.9995 s (4999 ms) is late and
+    reaches the late output with its microseconds. The batch without data fires [5 s, 10 s)."""
+    main, sides = Scenario(spark, tmp_path, "micros", "k string, v long, t timestamp").run(
+        MICROS,
+        lambda s: s.source("a", ts="t").union(s.source("b", ts="t")).key_by("k")
+        .window(TUMBLING_5S).side_output_late_data(LATE).sum("v"),
+        parallelism, sides=(LATE,))
+    assert non_empty(main) == expect({
+        3: [("a", 3, utc(1)), ("b", 1, utc(2))],
+        4: [("a", 3, utc(5.000999)), ("b", 5, utc(5))],
+    })
+    assert non_empty(sides["late"]) == expect({3: [("a", 4, utc(4.9995))]})
+
+
+# ------------------- a new key's first element, late, through the sources' step (p = 2)
+def _k(row: Any) -> str:
+    return row.k
+
+
+NEW_KEY_LATE: Files = {"in": [
+    [ev("a", 1, 1000)], [ev("a", 2, 12000)], [ev("c", 3, 2000), ev("d", 4, 11000)],
+    [ev("e", 5, 30000)],
+]}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_a_new_keys_first_element_is_judged_at_the_current_watermark(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Windows keyed by a function (distributed: through the sources' step). c and d are
+    new in batch 2 (watermark 11999): c@2000 is late for [0, 5 s) although its key never
+    had state; d@11000 is on time. The downstream 5 s aggregate keyed by a function fires
+    [0, 5 s) in batch 2 and [10 s, 15 s) in the batch without data (29999)."""
+    def build(s: Scenario) -> Any:
+        sums = (s.source("in").key_by(_k, key_type=Types.STRING()).window(TUMBLING_5S)
+                .side_output_late_data(LATE).sum("v"))
+        return (sums.key_by(_everything).window(TUMBLING_5S)
+                .aggregate(SumCount(), WithStart(), output_type="start long, total long, n long"))
+
+    main, sides = Scenario(spark, tmp_path, "new_key_late").run(
+        NEW_KEY_LATE, build, parallelism, sides=(LATE,))
+    assert non_empty(main) == expect({2: [(0, 1, 1)], 4: [(10000, 6, 2)]})
+    assert non_empty(sides["late"]) == expect({2: [("c", 3, 2000)]})
