@@ -34,6 +34,7 @@ from spark_scenarios import write_batches
 from flinkwin import (
     AggregateFunction,
     CoGroupFunction,
+    CountTrigger,
     Duration,
     EventTimeSessionWindows,
     OutputTag,
@@ -629,3 +630,56 @@ def test_a_new_keys_first_element_is_judged_at_the_current_watermark(
         NEW_KEY_LATE, build, parallelism, sides=(LATE,))
     assert non_empty(main) == expect({2: [(0, 1, 1)], 4: [(10000, 6, 2)]})
     assert non_empty(sides["late"]) == expect({2: [("c", 3, 2000)]})
+
+
+# ------------------------ a join's late re-firings all reach the window after the join
+def _sum_of_pair(a: Any, b: Any) -> tuple[str, int]:
+    return (a.k, a.v + b.v)
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_after_a_join_receives_every_late_refiring_of_the_join(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """The join of JOIN_LATENESS (pairs summed), then one 20 s window: the join emits
+    3 + 4 pairs for [0, 10 s) (two late re-firings, stamped 9999) and 4 for [10 s, 20 s)
+    (19999), all before the watermark 29999 reaches the window, which then holds 11 pairs."""
+    def build(s: Scenario) -> Any:
+        joined = (s.source("left").join(s.source("right")).where("k").equal_to("k")
+                  .window(TUMBLING_10S).allowed_lateness(Time.seconds(5))
+                  .apply(_sum_of_pair, output_type="k string, v long"))
+        return (joined.key_by(_everything).window(TumblingEventTimeWindows.of(Time.seconds(20)))
+                .aggregate(SumCount(), WithStart(), output_type="start long, total long, n long"))
+
+    main, _ = Scenario(spark, tmp_path, "join_then_window").run(
+        JOIN_LATENESS, build, parallelism)
+    assert non_empty(main) == expect({5: [(0, 217, 11)]})
+
+
+# ---------------------------------------------- a join under a count trigger
+COUNTED: Files = {
+    "left": [[ev("a", 1, 1000)], [ev("a", 2, 3000)], [], [], [ev("a", 3, 6000)],
+             [ev("a", 4, 20000)], [ev("a", 5, 7000)]],
+    "right": [[ev("a", 10, 2000)], [], [ev("a", 20, 4000)], [ev("a", 30, 5000)], [],
+              [ev("a", 40, 20000)], []],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_join_with_a_count_trigger_fires_on_every_third_element_of_either_input(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """JoinedStreams.WithWindow.trigger(CountTrigger.of(3)): the join's window counts the
+    union of both inputs' elements; it fires (without purging) at the 3rd and 6th. The
+    watermark 19999 (batch 6) only cleans the window up (CountTrigger.onEventTime is
+    CONTINUE), so nothing more is emitted and a@7000 is late."""
+    main, _ = Scenario(spark, tmp_path, "count_trigger").run(
+        COUNTED,
+        lambda s: s.source("left").join(s.source("right")).where("k").equal_to("k")
+        .window(TUMBLING_10S).trigger(CountTrigger.of(3))
+        .apply(pairs, output_type="l long, r long"),
+        parallelism)
+    assert non_empty(main) == expect({
+        1: [(1, 10), (2, 10)],
+        4: [(l_, r) for l_ in (1, 2, 3) for r in (10, 20, 30)],
+    })
