@@ -37,6 +37,7 @@ from flinkwin import (
     CountTrigger,
     Duration,
     EventTimeSessionWindows,
+    KeyedProcessFunction,
     OutputTag,
     ProcessJoinFunction,
     ProcessWindowFunction,
@@ -714,3 +715,61 @@ def test_window_join_with_a_count_trigger_fires_on_every_third_element_of_either
         1: [(1, 10), (2, 10)],
         4: [(l_, r) for l_ in (1, 2, 3) for r in (10, 20, 30)],
     })
+
+
+# ------------------ downstream allowed lateness: an upstream re-firing re-fires downstream
+CASCADE_BOTH_LATE: Files = {"in": [
+    [ev("a", 1, 1000), ev("b", 2, 2000)], [ev("a", 3, 6000)], [ev("a", 4, 3000)],
+    [ev("a", 5, 12000)], [ev("a", 6, 2500)],
+]}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_after_window_both_with_lateness_refire_downstream_with_every_element(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """5 s windows with 5 s lateness at both levels. Batch 2 (watermark 5999): the
+    downstream fires [0, 5 s) with a=1, b=2; a@3000 re-fires the upstream (a=5, stamped
+    4999), on time downstream (cleanup 9999): the downstream window fires again with all
+    three results (1 + 2 + 5). Batch 4 (11999): [5 s, 10 s); a@2500 is too late upstream."""
+    def build(s: Scenario) -> Any:
+        sums = (s.source("in").key_by("k").window(TUMBLING_5S)
+                .allowed_lateness(Time.seconds(5)).sum("v"))
+        return (sums.key_by(_everything).window(TUMBLING_5S).allowed_lateness(Time.seconds(5))
+                .aggregate(SumCount(), WithStart(), output_type="start long, total long, n long"))
+
+    main, _ = Scenario(spark, tmp_path, "cascade_both_late").run(
+        CASCADE_BOTH_LATE, build, parallelism)
+    assert non_empty(main) == expect({2: [(0, 3, 2), (0, 8, 3)], 4: [(5000, 3, 1)]})
+
+
+# -------------- a timer registered behind the watermark waits for the next increase
+class TimerAtOwnTimestamp(KeyedProcessFunction):
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        ctx.timer_service().register_event_time_timer(ctx.timestamp())
+        return []
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        yield (ctx.get_current_key(), timestamp, ctx.timer_service().current_watermark())
+
+
+BEHIND: Files = {
+    "a": [[ev("a", 1, 1000)], [ev("a", 2, 3000)], [ev("a", 3, 5000)], []],
+    "b": [[ev("b", 1, 500)], [ev("b", 2, 400)], [], [ev("b", 3, 2000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_a_timer_behind_the_union_watermark_fires_at_its_next_increase(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """A KeyedProcessFunction on the union registers a timer at each element's timestamp.
+    b holds the union at 499 for batches 1 to 3 (a runs ahead): b@400's timer (behind the
+    watermark) fires at no repeated 499, only when the watermark increases to 1999 (the
+    batch without data), with b@500's and a@1000's, seeing that watermark."""
+    main, _ = Scenario(spark, tmp_path, "behind").run(
+        BEHIND,
+        lambda s: s.source("a").union(s.source("b")).key_by("k")
+        .process(TimerAtOwnTimestamp(), output_type="k string, t long, wm long"),
+        parallelism)
+    assert non_empty(main) == expect({4: [("b", 400, 1999), ("b", 500, 1999), ("a", 1000, 1999)]})
