@@ -773,3 +773,38 @@ def test_a_timer_behind_the_union_watermark_fires_at_its_next_increase(
         .process(TimerAtOwnTimestamp(), output_type="k string, t long, wm long"),
         parallelism)
     assert non_empty(main) == expect({4: [("b", 400, 1999), ("b", 500, 1999), ("a", 1000, 1999)]})
+
+
+# ------------------------------------------------------------- more restarts mid-scenario
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_join_restarted_before_its_firing_fires_once_with_every_pair(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """JOIN_EDGES stopped after three files: the first run's batch without data (watermark
+    9999) fires [0, 10 s); the second run drops a@9999 as late and fires [10 s, 20 s)."""
+    main, _ = Scenario(spark, tmp_path, "join_edges_restart").run(
+        JOIN_EDGES,
+        lambda s: s.source("left").join(s.source("right")).where("k").equal_to("k")
+        .window(TUMBLING_10S).apply(pairs, output_type="l long, r long"),
+        parallelism, restart_after=3)
+    assert in_order(main) == [
+        Counter([(1, 10), (1, 20), (2, 10), (2, 20), (5, 10), (5, 20)]), Counter([(3, 30)])]
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_window_after_window_restarted_before_the_downstream_key_group_exists(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """CASCADE_EDGE stopped after its first file: the downstream key group first receives
+    the upstream's firing (watermark 5999) in the second run, and still takes it before
+    that watermark, fires [0, 5 s) once, and sends the late re-firing to the late output."""
+    def build(s: Scenario) -> Any:
+        sums = (s.source("in").key_by("k").window(TUMBLING_5S)
+                .allowed_lateness(Time.seconds(2)).sum("v"))
+        return (sums.key_by(_everything).window(TUMBLING_5S).side_output_late_data(LATE)
+                .aggregate(SumCount(), WithStart(), output_type="start long, total long, n long"))
+
+    main, sides = Scenario(spark, tmp_path, "cascade_edge_restart").run(
+        CASCADE_EDGE, build, parallelism, sides=(LATE,), restart_after=1)
+    assert in_order(main) == [Counter([(0, 3, 2)]), Counter([(5000, 3, 1)])]
+    assert in_order(sides["late"]) == [Counter([("a", 6, 1000)])]
