@@ -410,6 +410,9 @@ class SumCount(AggregateFunction):
     def get_result(self, accumulator: Any) -> Any:
         return accumulator
 
+    def merge(self, acc_a: Any, acc_b: Any) -> Any:
+        return (acc_a[0] + acc_b[0], acc_a[1] + acc_b[1])
+
 
 class WithStart(ProcessWindowFunction):
     def process(self, key: Any, context: Any, elements: Any) -> Any:
@@ -808,3 +811,32 @@ def test_window_after_window_restarted_before_the_downstream_key_group_exists(
         CASCADE_EDGE, build, parallelism, sides=(LATE,), restart_after=1)
     assert in_order(main) == [Counter([(0, 3, 2)]), Counter([(5000, 3, 1)])]
     assert in_order(sides["late"]) == [Counter([("a", 6, 1000)])]
+
+
+# ------------------- sessions with lateness: a late element bridges a fired session
+SESSIONS_LATE: Files = {
+    "a": [[ev("a", 1, 1000)], [ev("a", 2, 20000)], [ev("a", 3, 6000)], [],
+          [ev("a", 4, 60000)]],
+    "b": [[ev("a", 10, 2000)], [ev("b", 1, 20000)], [], [ev("a", 20, 4000)],
+          [ev("b", 2, 60000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_union_session_window_with_lateness_merges_a_late_element_and_fires_again(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Gap 3 s, lateness 30 s. Watermark 19999 (batch 2) fires a's [1000, 5000); a@6000
+    starts [6000, 9000), fired at once (behind the watermark, within the lateness); in batch
+    3 a@4000 bridges both into [1000, 9000), which fires at once with all four elements.
+    Batch 5 (59999) fires the sessions at 20 s."""
+    main, _ = Scenario(spark, tmp_path, "sessions_late").run(
+        SESSIONS_LATE,
+        lambda s: s.source("a").union(s.source("b")).key_by("k")
+        .window(EventTimeSessionWindows.with_gap(Time.seconds(3)))
+        .allowed_lateness(Time.seconds(30))
+        .aggregate(SumCount(), WithStart(), output_type="start long, total long, n long"),
+        parallelism)
+    assert non_empty(main) == expect({
+        2: [(1000, 11, 2), (6000, 3, 1)], 3: [(1000, 34, 4)], 5: [(20000, 2, 1), (20000, 1, 1)],
+    })
