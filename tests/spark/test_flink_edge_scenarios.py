@@ -884,3 +884,28 @@ def test_a_window_on_one_source_fires_in_the_next_batch_with_rows(
         lambda s: s.source("a").key_by("k").window(TUMBLING_5S).sum("v").union(s.source("b")),
         parallelism, plans=[1])
     assert non_empty(main) == expect({0: [("b", 10, 500)], 2: [("a", 1, 1000)]})
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "same cause: after its last rows the union follows a alone (b idle), but the stage is "
+    "called only for rows or when Spark's global watermark, which knows nothing of "
+    "idleness and stays at b's 499, moves"))
+@pytest.mark.parametrize("parallelism", [1])  # with_idleness: one task
+def test_a_union_with_an_idle_input_fires_on_the_active_inputs_last_watermark(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """b with_idleness(1 ms) is idle from batch 1; the union then follows a, whose watermark
+    is 19999 after batch 1: Flink fires [0, 5 s) for a@1000 and b@500 (batch 2 in the
+    model: two empty files)."""
+    def build(s: Scenario) -> Any:
+        df = (s.spark.readStream.schema(s.schema).option("maxFilesPerTrigger", 1)
+              .json(str(s.root / "b")))
+        idle = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)) \
+            .with_timestamp_assigner("ts").with_idleness(Duration.of_millis(1))
+        b = DataStream(df).assign_timestamps_and_watermarks(idle)
+        return s.source("a").union(b).key_by("k").window(TUMBLING_5S).sum("v")
+
+    main, _ = Scenario(spark, tmp_path, "idle_last").run(
+        {"a": OWN_CLOCK["a"], "b": [[ev("b", 10, 500)], [], []]}, build, parallelism,
+        plans=[1])
+    assert non_empty(main) == expect({2: [("a", 1, 1000), ("b", 10, 500)]})
