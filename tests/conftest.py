@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from jvm_options import set_for_tests
+from jvm_options import set_short_lived
 
-set_for_tests()
+set_short_lived()

@@ -10,6 +10,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from jvm_options import long_lived
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -66,7 +67,9 @@ def _begin() -> Future[Any]:
     os.environ["PYTHONPATH"] = here if not path else os.pathsep.join([here, path])
     # In the calling thread, within a test's output capture (as when the fixture started it):
     # the JVM's own output goes where the tests' does, not to the terminal.
-    SparkContext._ensure_initialized(conf=SparkConf().setAll(list(SETTINGS.items())))
+    # The shared session lives the whole run: the JVM's default compilers (jvm_options.py).
+    with long_lived():
+        SparkContext._ensure_initialized(conf=SparkConf().setAll(list(SETTINGS.items())))
     return ThreadPoolExecutor(1, thread_name_prefix="spark-start").submit(_create_session)
 
 
