@@ -5,7 +5,8 @@
 * every source gets its event time (its own ``WatermarkStrategy``: timestamp column or
   assigner, bounds, Spark's ``withWatermark`` on a stream), its columns renamed
   ``_fw_i<i>_<j>`` and its number in ``_fw_in``; the sources are unioned by name (Spark's
-  global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``);
+  global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``; in one key
+  group with two or more watermarked sources a wake-up clock instead, :func:`_wake_clock`);
 * the rows get their arrival sequence and go to their key group: by the key columns when the
   graph's one keyed operator reads the sources directly (or through unions) with column keys
   of one type (:func:`_partitioning`), else all to ONE key group (operators keyed
