@@ -31,9 +31,8 @@ What happens, exactly:
   decides nothing but for a source whose watermark is the stage's (``stage_watermark``) and
   the end of a bounded input (``MAX_LONG``). A source without watermarks (no
   ``WatermarkStrategy``) stays at ``Long.MIN_VALUE``, as a Flink input that never emits a
-  watermark: every operator reading
-  it, directly or through a union or as one input of two, holds its watermark there until
-  the end of input (``MAX_LONG``).
+  watermark: every operator reading it, directly or through a union or as one input of two,
+  holds its watermark there until the end of input (``MAX_LONG``).
 * **Processing time** is advanced the same way.
 * **Outputs.** The stage's main output is one stream of the graph (``main``); its side outputs
   are side outputs (late data, ``ctx.output``) of any of the graph's operators.
