@@ -961,3 +961,24 @@ def test_a_checkpoint_written_with_per_source_spark_watermarks_goes_on_with_the_
         if run == 0:
             assert non_empty(outputs) == expect({0: [("c", 10, 500)]})  # the window waits
     assert non_empty(outputs) == expect(THREE_OUT)
+
+
+@pytest.mark.parametrize("parallelism", [1])  # a node not reading every source: one task
+def test_the_wake_clock_leaves_a_source_without_watermarks_holding_its_readers_back(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """a and b have watermarks (the stage runs on the wake-up clock); the window reads a and
+    c, which has no WatermarkStrategy and so holds it at Long.MIN_VALUE however far a and b
+    go (Flink's StatusWatermarkValve: an input that never emits a watermark), while b's
+    elements pass at once."""
+    def build(s: Scenario) -> Any:
+        c = DataStream(s.spark.readStream.schema(s.schema).option("maxFilesPerTrigger", 1)
+                       .json(str(s.root / "c")))
+        return (s.source("a").union(c).key_by("k").window(TUMBLING_5S).sum("v")
+                .union(s.source("b")))
+
+    files = {"a": [[ev("a", 1, 1000)], [ev("a", 2, 20000)], []],
+             "b": [[ev("b", 10, 500)], [ev("b", 11, 30000)], []], "c": [[], [], []]}
+    main, _ = Scenario(spark, tmp_path, "wake_no_watermarks").run(
+        files, build, parallelism, plans=[1])
+    assert non_empty(main) == expect({0: [("b", 10, 500)], 1: [("b", 11, 30000)]})
