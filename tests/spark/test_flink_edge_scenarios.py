@@ -982,3 +982,29 @@ def test_the_wake_clock_leaves_a_source_without_watermarks_holding_its_readers_b
     main, _ = Scenario(spark, tmp_path, "wake_no_watermarks").run(
         files, build, parallelism, plans=[1])
     assert non_empty(main) == expect({0: [("b", 10, 500)], 1: [("b", 11, 30000)]})
+
+
+@pytest.mark.parametrize("parallelism", [1])  # a node not reading every source: one task
+def test_the_wake_clock_fires_a_window_on_one_source_before_1970_when_declared(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """The first scenario of this section 10^12 ms before the epoch (1938), the sources
+    declaring times_before_1970: the wake-up clock is the batch timestamp plus the shift,
+    and a's window fires on a's own watermark in batch 2 as after 1970."""
+    base = -1_000_000_000_000
+
+    def declared(s: Scenario, name: str) -> DataStream:
+        df = (s.spark.readStream.schema(s.schema).option("maxFilesPerTrigger", 1)
+              .json(str(s.root / name)))
+        strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_millis(0)).with_timestamp_assigner("ts")
+        return DataStream(df, times_before_1970=True).assign_timestamps_and_watermarks(strategy)
+
+    files = {name: [[{**e, "ts": base + e["ts"]} for e in batch] for batch in batches]
+             for name, batches in OWN_CLOCK.items()}
+    main, _ = Scenario(spark, tmp_path, "own_clock_1938").run(
+        files,
+        lambda s: declared(s, "a").key_by("k").window(TUMBLING_5S).sum("v")
+        .union(declared(s, "b")),
+        parallelism, plans=[1])
+    assert non_empty(main) == expect({0: [("b", 10, base + 500)], 2: [("a", 1, base + 1000)]})
