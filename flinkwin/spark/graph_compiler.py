@@ -402,18 +402,13 @@ def _fused_partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
 
 
 def _wake_clock(sources: Sequence[SourceSpec]) -> bool:
-    """Whether a one-key-group streaming stage over ``sources`` gives Spark a wake-up clock for
-    its watermark: one ``withWatermark`` on the sources' union, on the micro-batch's timestamp
-    (delay 1 ms), instead of one per source on its event time. The stage computes each
-    operator's watermark itself from the sources' timestamps (GraphOperator,
-    ``own_watermarks``); Spark's decides nothing there and only wakes the key group (its
-    timeout is Spark's next increase). Spark's minimum over the sources moves only with the
-    slowest one, so an operator whose own watermark a faster source (or an idle input's
-    peers) advanced would wait for more rows; the wake clock advances after every micro-batch
-    with rows, so Spark then runs one without data and the stage fires what the sources'
-    new watermarks made due, whichever source moved. With fewer than two watermarked sources
-    the minimum is exact already; a source whose watermark IS Spark's (computed upstream,
-    ``stage_watermark``) needs Spark's event-time value."""
+    """Whether a one-key-group streaming stage over ``sources`` puts Spark's watermark on the
+    micro-batch's timestamp (one ``withWatermark`` on their union), not on each source's event
+    time: the stage computes every operator's watermark itself (``own_watermarks``), and this
+    wake-up clock moves after every micro-batch with rows, so Spark then runs one without
+    data that calls the key group, whichever source moved (the sources' minimum moves only
+    with the slowest). Needs two or more watermarked sources (else the minimum is exact) and
+    none whose watermark is Spark's (``stage_watermark``)."""
     own = [s for s in sources if s.delay_ms is not None]
     return len(own) >= 2 and not any(s.stage_watermark for s in sources)
 
