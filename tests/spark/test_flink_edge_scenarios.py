@@ -927,11 +927,14 @@ def test_a_window_on_two_of_three_sources_fires_when_the_slower_of_the_two_advan
     spark: Any, tmp_path: Path, parallelism: int
 ) -> None:
     """The window reads a and b; c stays at 499 (Spark's minimum over the sources) and a is
-    ahead from batch 0 (Spark's maximum stays at a's 29999): b's rows move the window's own
-    watermark after batches 1 and 3, and it fires in batch 2 and in batch 4, a batch without
-    data that Spark runs after batch 3 for the stage's wake-up clock."""
-    main, _ = Scenario(spark, tmp_path, "three").run(THREE, _three, parallelism, plans=[1])
-    assert non_empty(main) == expect(THREE_OUT)
+    ahead from batch 0 (Spark's maximum over them would stay at a's 29999 after batch 1): b's
+    rows move the window's own watermark after batches 1 and 3, and it fires in batch 2 (empty
+    files) and in batch 4, a batch without data that Spark runs after batch 3 for the stage's
+    wake-up clock. Neither Spark's minimum nor its maximum would call the stage in batch 2."""
+    files = {**THREE, "c": [[ev("c", 10, 500)], [], [], []]}
+    main, _ = Scenario(spark, tmp_path, "three").run(files, _three, parallelism, plans=[1])
+    assert non_empty(main) == expect({
+        0: [("c", 10, 500)], 2: [("a", 1, 1000), ("b", 2, 2000)], 4: [("b", 4, 20000)]})
 
 
 def test_a_checkpoint_written_with_per_source_spark_watermarks_goes_on_with_the_wake_clock(
