@@ -111,13 +111,25 @@ def _with_watermark(
     if shift:
         shifted = shifted + F.lit(shift * per_ms)
     micros = shifted * F.lit(1000 // per_ms)
-    delay = watermark_delay_ms(out_of_orderness_ms)
-    staged = staged.withColumn(_WM, F.timestamp_micros(micros)).withWatermark(
-        _WM, f"{delay} milliseconds"
-    )
+    staged = staged.withColumn(_WM, F.timestamp_micros(micros))
+    return _watermark_on_helper(staged, watermark_delay_ms(out_of_orderness_ms))
+
+
+def _with_wake_clock(staged: DataFrame, shift: int) -> DataFrame:
+    """``staged`` with Spark's watermark on the micro-batch's timestamp plus ``shift`` (delay
+    1 ms), as a wake-up clock: it advances after every micro-batch with rows (see
+    :func:`flinkwin.spark.graph_compiler._wake_clock`)."""
+    micros = F.unix_micros(F.current_timestamp()) + F.lit(shift * 1000)
+    return _watermark_on_helper(staged.withColumn(_WM, F.timestamp_micros(micros)), 1)
+
+
+def _watermark_on_helper(staged: DataFrame, delay_ms: int) -> DataFrame:
+    """``staged`` with Spark's watermark on its helper column with delay ``delay_ms``, and the
+    column then nulled, keeping its watermark metadata (see the module docstring)."""
+    staged = staged.withWatermark(_WM, f"{delay_ms} milliseconds")
     # Spark's watermark mark on the column (EventTimeWatermark.delayKey), written out rather
     # than read back from the schema: a Spark Connect schema does not carry it
-    metadata = {"spark.watermarkDelayMs": delay}
+    metadata = {"spark.watermarkDelayMs": delay_ms}
     nulls = staged.withColumn(_WM, F.lit(None).cast(TimestampType()))
     return nulls.withMetadata(_WM, metadata)
 

@@ -5,7 +5,8 @@
 * every source gets its event time (its own ``WatermarkStrategy``: timestamp column or
   assigner, bounds, Spark's ``withWatermark`` on a stream), its columns renamed
   ``_fw_i<i>_<j>`` and its number in ``_fw_in``; the sources are unioned by name (Spark's
-  global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``);
+  global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``; in one key
+  group with two or more watermarked sources a wake-up clock instead, :func:`_wake_clock`);
 * the rows get their arrival sequence and go to their key group: by the key columns when the
   graph's one keyed operator reads the sources directly (or through unions) with column keys
   of one type (:func:`_partitioning`), else all to ONE key group (operators keyed
@@ -48,7 +49,7 @@ from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .carried_time import watermark_mark
 from .compiler import _TIMEOUTS
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
-from .event_time import _WM, _event_time, _in_event_time_range, _with_watermark
+from .event_time import _WM, _event_time, _in_event_time_range, _with_wake_clock, _with_watermark
 from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
 from .graph_chained import ChainedGraph, chain_reason
 from .graph_chained_nodes import chained_stream
@@ -116,21 +117,25 @@ def compile_graph(
     before_1970 = streaming and True in declared
     arrival = mode is RuntimeExecutionMode.STREAMING
 
-    def prepare(partition: dict[int, list[str]] | None, key_groups: int, heartbeats: bool
+    def prepare(partition: dict[int, list[str]] | None, key_groups: int, heartbeats: bool,
+                wake_clock: bool = False
                 ) -> tuple[DataFrame, list[SourceSpec], bool, StructType, Any]:
         """The stage's input rows (module docstring), the sources, whether any is watermarked,
-        the input schema and its null masks."""
+        the input schema and its null masks. ``wake_clock``: Spark's watermark is a wake-up
+        clock on the sources' union (:func:`_wake_clock`), else each source's own."""
         frames, sources, watermarked = [], [], False
         for i, stream in enumerate(plan.sources):
             keys = None if partition is None else partition[i]
             staged, source, has_wm = _source_frame(
-                i, stream, tz, streaming, keys, key_groups, before_1970
+                i, stream, tz, streaming, keys, key_groups, before_1970, wake_clock
             )
             frames.append(staged)
             sources.append(source)
             watermarked |= has_wm
         staged = functools.reduce(
             lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+        if wake_clock:
+            staged = _with_wake_clock(staged, watermark_shift(before_1970))
         if arrival:
             staged = with_arrival_sequence(staged)
         if heartbeats:
@@ -226,6 +231,7 @@ def compile_graph(
         default_parallelism if parallelism is None else parallelism,
     )
     distributed = reason is None
+    summary_watermark = None
     if distributed:
         key_groups = plan.sources[0]._key_groups
         chained = ChainedGraph(
@@ -240,6 +246,14 @@ def compile_graph(
             staged = staged.drop(KEY_GROUP_COLUMN)
         combined = chained_stream(chained, staged.drop(_WM), fused is not None)
     elif streaming:
+        if partition is None and _wake_clock(sources):
+            staged = prepare(None, 1, False, wake_clock=True)[0]
+            staged = nulls_to_wire(staged, masks, input_schema)
+            summary_watermark = (
+                "each operator's own, from the sources it reads; Spark's is a wake-up clock "
+                "(the last micro-batch with rows' timestamp - 1 ms, see "
+                "docs/spark-semantics.md, \"When the stage runs\")"
+            )
         combined = staged.groupBy(KEY_GROUP_COLUMN).applyInPandasWithState(
             stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
         )
@@ -263,6 +277,8 @@ def compile_graph(
         "mode": mode.name,
         "distributed": f"no: {reason}",
     }
+    if summary_watermark is not None:
+        summary["watermark"] = summary_watermark
     described = describe_parallelism(parallelism, default_parallelism, key_groups)
     if described is not None and (key_groups > 1 or parallelism is not None):
         summary["parallelism"] = described  # a one-task graph's says why in "distributed"
@@ -385,6 +401,18 @@ def _fused_partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
     return reached
 
 
+def _wake_clock(sources: Sequence[SourceSpec]) -> bool:
+    """Whether a one-key-group streaming stage over ``sources`` puts Spark's watermark on the
+    micro-batch's timestamp (one ``withWatermark`` on their union), not on each source's event
+    time: the stage computes every operator's watermark itself (``own_watermarks``), and this
+    wake-up clock moves after every micro-batch with rows, so Spark then runs one without
+    data that calls the key group, whichever source moved (the sources' minimum moves only
+    with the slowest). Needs two or more watermarked sources (else the minimum is exact) and
+    none whose watermark is Spark's (``stage_watermark``)."""
+    own = [s for s in sources if s.delay_ms is not None]
+    return len(own) >= 2 and not any(s.stage_watermark for s in sources)
+
+
 def _key_group(columns: list[str], key_groups: int, names: list[str]) -> Any:
     """The key group label of a source row keyed by ``columns``; a null key fails, as in
     Flink ("Assigned key must not be null!")."""
@@ -395,11 +423,12 @@ def _key_group(columns: list[str], key_groups: int, names: list[str]) -> Any:
 
 def _source_frame(
     index: int, stream: Any, tz: str, streaming: bool, keys: list[str] | None,
-    key_groups: int, before_1970: bool,
+    key_groups: int, before_1970: bool, wake_clock: bool = False,
 ) -> tuple[DataFrame, SourceSpec, bool]:
     """Source ``index`` as the graph stage reads it: columns renamed ``_fw_i<index>_<j>``, its
     number, its event time in ms (``MIN_LONG``: none) with its own watermark on a stream
-    (shifted when the graph declares ``times_before_1970``, see flinkwin.spark.watermarks)."""
+    (shifted when the graph declares ``times_before_1970``, see flinkwin.spark.watermarks).
+    ``wake_clock``: no watermark of its own in Spark (:func:`_wake_clock`)."""
     df = stream._elements_df()
     schema = stream._public_df().schema
     type_info = stream.get_type()
@@ -433,6 +462,8 @@ def _source_frame(
         elif streaming and strategy.watermarked_upstream:
             staged = watermark_mark(staged, strategy)
             has_wm = True
+        elif streaming and wake_clock:
+            has_wm = True  # the stage computes it (GraphOperator); Spark's is the wake clock
         elif streaming:
             staged = _with_watermark(
                 staged, event_time, strategy.out_of_orderness_ms, watermark_shift(before_1970)
@@ -454,7 +485,7 @@ def _source_frame(
         F.lit(key_group_labels(1)[0]) if keys is None else _key_group(keys, key_groups, names)
     )
     extra = [F.col(EVENT_COLUMN), label.alias(KEY_GROUP_COLUMN)] + (
-        [F.col(_WM)] if has_wm else []
+        [F.col(_WM)] if has_wm and not wake_clock else []
     )
     staged = staged.select(*keep, *extra, F.lit(index).cast("int").alias(SOURCE_COLUMN))
     pickled = is_pickled(schema) or is_pickled_type(type_info)

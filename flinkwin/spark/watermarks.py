@@ -16,6 +16,9 @@ Spark's watermark starts at 0, never decreases and cannot go below 0, while Flin
   window or join, an event-time timer at or before the epoch (pending or registered), user
   code reading the watermark (:mod:`flinkwin.operator.watermark_guard`). Once Spark's
   watermark is past the epoch everything is exact, elements before 1970 included (late).
+  A graph stage in one key group with two or more watermarked sources is the exception:
+  its operators' watermarks are its own and Spark's is a wake-up clock, the micro-batch's
+  timestamp (plus ``S``; :func:`flinkwin.spark.graph_compiler._wake_clock`).
 * **Before 1970 (``S`` = :data:`WATERMARK_SHIFT_MS`), declared with
   ``DataStream(df, times_before_1970=True)``.** Every watermark a window needs is above
   Spark's 0, negative or not: any positive value ``w`` is Flink's ``w - S`` and 0 is "none

@@ -843,17 +843,14 @@ def test_union_session_window_with_lateness_merges_a_late_element_and_fires_agai
 
 
 # ------------- an operator reading one source, when the stage's global watermark stays
+# (a one-task stage's Spark watermark is a wake-up clock, docs/spark-semantics.md, "When the
+# stage runs": Spark runs a batch without data after every batch with rows)
 OWN_CLOCK: Files = {
     "a": [[ev("a", 1, 1000)], [ev("a", 2, 20000)], []],
     "b": [[ev("b", 10, 500)], [], []],
 }
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a graph stage's key group is called only for rows or when Spark's global watermark (the "
-    "minimum over the sources, held by b at 499) passes its timeout; a's own watermark moved "
-    "to 19999, but a batch of empty files does not call the stage, and Spark runs no batch "
-    "without data: a's window stays open until a row arrives (next run)"))
 @pytest.mark.parametrize("parallelism", [1])  # a node not reading every source: one task
 def test_a_window_on_one_source_fires_on_its_own_watermark_when_the_others_stay(
     spark: Any, tmp_path: Path, parallelism: int
@@ -862,9 +859,9 @@ def test_a_window_on_one_source_fires_on_its_own_watermark_when_the_others_stay(
     reaches 19999 after batch 1, and Flink fires a's window [0, 5 s) then, whatever b does
     (WindowOperator reads a alone: its input's watermark is a's); b's 499 only holds the
     operators reading b. In flinkwin's model that firing belongs to batch 2 (two empty
-    files), where the stage is not called, and Spark runs no batch without data after it
-    (MicroBatchExecution runs one only when a stateful operator's shouldRunAnotherBatch
-    sees the global watermark move)."""
+    files): Spark's minimum over the sources stays at b's 499, but the stage's wake-up clock
+    moved after batch 1's rows, so Spark calls the key group in batch 2 and a's window
+    advances to a's own watermark there."""
     main, _ = Scenario(spark, tmp_path, "own_clock").run(
         OWN_CLOCK,
         lambda s: s.source("a").key_by("k").window(TUMBLING_5S).sum("v").union(s.source("b")),
@@ -886,17 +883,14 @@ def test_a_window_on_one_source_fires_in_the_next_batch_with_rows(
     assert non_empty(main) == expect({0: [("b", 10, 500)], 2: [("a", 1, 1000)]})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "same cause: after its last rows the union follows a alone (b idle), but the stage is "
-    "called only for rows or when Spark's global watermark, which knows nothing of "
-    "idleness and stays at b's 499, moves"))
 @pytest.mark.parametrize("parallelism", [1])  # with_idleness: one task
 def test_a_union_with_an_idle_input_fires_on_the_active_inputs_last_watermark(
     spark: Any, tmp_path: Path, parallelism: int
 ) -> None:
     """b with_idleness(1 ms) is idle from batch 1; the union then follows a, whose watermark
     is 19999 after batch 1: Flink fires [0, 5 s) for a@1000 and b@500 (batch 2 in the
-    model: two empty files)."""
+    model: two empty files; Spark's minimum, which knows nothing of idleness, stays at b's
+    499, the wake-up clock calls the stage)."""
     def build(s: Scenario) -> Any:
         df = (s.spark.readStream.schema(s.schema).option("maxFilesPerTrigger", 1)
               .json(str(s.root / "b")))
@@ -909,3 +903,111 @@ def test_a_union_with_an_idle_input_fires_on_the_active_inputs_last_watermark(
         {"a": OWN_CLOCK["a"], "b": [[ev("b", 10, 500)], [], []]}, build, parallelism,
         plans=[1])
     assert non_empty(main) == expect({2: [("a", 1, 1000), ("b", 10, 500)]})
+
+
+# ---- three sources: two advance, one stays; a checkpoint of per-source watermarks goes on
+THREE: Files = {
+    "a": [[ev("a", 1, 1000), ev("a", 3, 30000)], [], [], []],
+    "b": [[ev("b", 2, 2000)], [ev("b", 4, 20000)], [], [ev("b", 5, 40000)]],
+    "c": [[ev("c", 10, 500)], [], [ev("c", 11, 600)], []],
+}
+#: Flink's outputs: c's elements at once; the window over a and b at min(a, b): 1999 in batch
+#: 1, 19999 in batch 2 (fires [0, 5 s) for a and b), 29999 in batch 4 (fires b's [20, 25 s))
+THREE_OUT = {0: [("c", 10, 500)], 2: [("a", 1, 1000), ("b", 2, 2000), ("c", 11, 600)],
+             4: [("b", 4, 20000)]}
+
+
+def _three(s: Scenario) -> Any:
+    return (s.source("a").union(s.source("b")).key_by("k").window(TUMBLING_5S).sum("v")
+            .union(s.source("c")))
+
+
+@pytest.mark.parametrize("parallelism", [1])  # a node not reading every source: one task
+def test_a_window_on_two_of_three_sources_fires_when_the_slower_of_the_two_advances(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """The window reads a and b; c stays at 499 (Spark's minimum over the sources) and a is
+    ahead from batch 0 (Spark's maximum over them would stay at a's 29999 after batch 1): b's
+    rows move the window's own watermark after batches 1 and 3, and it fires in batch 2 (empty
+    files) and in batch 4, a batch without data that Spark runs after batch 3 for the stage's
+    wake-up clock. Neither Spark's minimum nor its maximum would call the stage in batch 2."""
+    files = {**THREE, "c": [[ev("c", 10, 500)], [], [], []]}
+    main, _ = Scenario(spark, tmp_path, "three").run(files, _three, parallelism, plans=[1])
+    assert non_empty(main) == expect({
+        0: [("c", 10, 500)], 2: [("a", 1, 1000), ("b", 2, 2000)], 4: [("b", 4, 20000)]})
+
+
+def test_a_checkpoint_written_with_per_source_spark_watermarks_goes_on_with_the_wake_clock(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files 0-1 run as flinkwin before the wake-up clock ran them (a withWatermark per
+    source: Spark's minimum, 499, stays and the window stays pending after batch 1); the
+    restart under the wake-up clock continues that checkpoint (Spark's offset log keeps one
+    watermark for the query, whatever the number of withWatermark nodes): batch 2's rows
+    call the stage, which fires [0, 5 s), and the batch without data after batch 3 fires
+    b's [20, 25 s), as the uninterrupted run does."""
+    from flinkwin.spark import graph_compiler
+
+    scenario = Scenario(spark, tmp_path, "three_upgrade")
+    outputs: dict[int, Counter[tuple[Any, ...]]] = {}
+    for run, (lo, hi) in enumerate([(0, 2), (2, 4)]):
+        with monkeypatch.context() as patched:
+            if run == 0:
+                patched.setattr(graph_compiler, "_wake_clock", lambda sources: False)
+            for src, batches in THREE.items():
+                write_batches(tmp_path / src, batches[lo:hi], first=lo)
+            sink = MemorySink(f"edge_three_upgrade_{run}")
+            query = _three(scenario).start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                                           trigger={"availableNow": True})
+            query.awaitTermination()
+        outputs.update({b: Counter(tuple(r) for r in rows) for b, rows in sink.batches.items()})
+        if run == 0:
+            assert non_empty(outputs) == expect({0: [("c", 10, 500)]})  # the window waits
+    assert non_empty(outputs) == expect(THREE_OUT)
+
+
+@pytest.mark.parametrize("parallelism", [1])  # a node not reading every source: one task
+def test_the_wake_clock_leaves_a_source_without_watermarks_holding_its_readers_back(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """a and b have watermarks (the stage runs on the wake-up clock); the window reads a and
+    c, which has no WatermarkStrategy and so holds it at Long.MIN_VALUE however far a and b
+    go (Flink's StatusWatermarkValve: an input that never emits a watermark), while b's
+    elements pass at once."""
+    def build(s: Scenario) -> Any:
+        c = DataStream(s.spark.readStream.schema(s.schema).option("maxFilesPerTrigger", 1)
+                       .json(str(s.root / "c")))
+        return (s.source("a").union(c).key_by("k").window(TUMBLING_5S).sum("v")
+                .union(s.source("b")))
+
+    files = {"a": [[ev("a", 1, 1000)], [ev("a", 2, 20000)], []],
+             "b": [[ev("b", 10, 500)], [ev("b", 11, 30000)], []], "c": [[], [], []]}
+    main, _ = Scenario(spark, tmp_path, "wake_no_watermarks").run(
+        files, build, parallelism, plans=[1])
+    assert non_empty(main) == expect({0: [("b", 10, 500)], 1: [("b", 11, 30000)]})
+
+
+@pytest.mark.parametrize("parallelism", [1])  # a node not reading every source: one task
+def test_the_wake_clock_fires_a_window_on_one_source_before_1970_when_declared(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """The first scenario of this section 10^12 ms before the epoch (1938), the sources
+    declaring times_before_1970: the wake-up clock is the batch timestamp plus the shift,
+    and a's window fires on a's own watermark in batch 2 as after 1970."""
+    base = -1_000_000_000_000
+
+    def declared(s: Scenario, name: str) -> DataStream:
+        df = (s.spark.readStream.schema(s.schema).option("maxFilesPerTrigger", 1)
+              .json(str(s.root / name)))
+        strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+            Duration.of_millis(0)).with_timestamp_assigner("ts")
+        return DataStream(df, times_before_1970=True).assign_timestamps_and_watermarks(strategy)
+
+    files = {name: [[{**e, "ts": base + e["ts"]} for e in batch] for batch in batches]
+             for name, batches in OWN_CLOCK.items()}
+    main, _ = Scenario(spark, tmp_path, "own_clock_1938").run(
+        files,
+        lambda s: declared(s, "a").key_by("k").window(TUMBLING_5S).sum("v")
+        .union(declared(s, "b")),
+        parallelism, plans=[1])
+    assert non_empty(main) == expect({0: [("b", 10, base + 500)], 2: [("a", 1, base + 1000)]})
