@@ -34,6 +34,7 @@ from flinkwin import (
     ValueStateDescriptor,
     WindowFunction,
 )
+from flinkwin.errors import NullKeyError
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.element_rows import op_records
 from flinkwin.operator.frames import read_frame
@@ -316,3 +317,27 @@ def test_each_window_gets_the_key_of_its_elements(shape: str) -> None:
     for (key, _start, first), _ in got:
         assert key == state.op.key_of(first) and type(key) is type(state.op.key_of(first))
     assert repr(got) == repr(expected)
+
+
+@pytest.mark.parametrize("fields", [["k"], ["k", "g"]])
+def test_a_null_key_fails_the_firing_as_the_operator_fails_the_element(fields: list[str]) -> None:
+    """A null key value in the key columns: the columnar path (which reads keys from the key
+    columns) fails with the operator's null-key error when the window fires."""
+    frame = pd.DataFrame({"k": ["a", None, "b"], "g": [1.0, 2.0, float("nan")],
+                          "v": np.arange(3, dtype=np.int64)})
+    ts = np.array([1, 2, 3], dtype=np.int64)
+
+    def factory() -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)),
+                              FirstOfWindow(), key_selector=fields)
+
+    reference = factory()
+    records = op_records(reference, frame)
+    reference.process_element(records[0], 1)
+    with pytest.raises(NullKeyError) as expected:
+        reference.process_element(records[1], 2)
+    state = ColumnarLists(factory(), factory)
+    state.process_batch(frame, ts)
+    with pytest.raises(NullKeyError) as got:
+        state.advance_watermark(100)
+    assert str(got.value) == str(expected.value)

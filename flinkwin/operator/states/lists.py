@@ -46,7 +46,9 @@ from flinkwin.functions.base import (
     ProcessWindowFunction,
 )
 from flinkwin.functions.internal import LIST
+from flinkwin.keys import flink_key
 from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
+from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import from_arrow, read_frame, write_frame
 from flinkwin.operator.snapshots import formats
 from flinkwin.operator.states.columnar import window_timers
@@ -91,15 +93,27 @@ def supports(op: WindowOperator) -> bool:
     )
 
 
-def _window_keys(heads: pd.DataFrame, columns: list[str], op: WindowOperator) -> list[Any]:
-    """The keys (``op.key_of``) of the elements of ``heads``' rows, built from the key
-    columns alone where the key is a selection of fields."""
+def _window_keys(
+    rows: pd.DataFrame, heads: np.ndarray, positions: list[int], op: WindowOperator
+) -> list[Any]:
+    """The keys (``op.key_of``) of the elements at the rows ``heads`` of ``rows`` (their
+    columns at ``positions``): from the key columns' values where the key is a selection of
+    columns without a declared key type and no key value is null (what ``op.key_of`` returns
+    for such elements), else through the elements (a null key fails naming its element)."""
     selector = op.key_selector
     if selector is None:
         return [None] * len(heads)
-    if not (op.pickled_elements or op.atomic_elements):
-        columns = cast(FieldKeySelector, selector).fields
-    return [op.key_of(head) for head in _elements(heads[columns], op)]
+    fields = cast(FieldKeySelector, selector).fields
+    converters = op.element_converters or {}
+    if (
+        not (op.pickled_elements or op.atomic_elements) and op.keys_by_value
+        and op.key_type is None and not any(f in converters for f in fields)
+    ):
+        values = [column_values(rows[f], heads) for f in fields]
+        if not any(v is None for column in values for v in column):
+            keys = values[0] if len(fields) == 1 else list(zip(*values))
+            return [flink_key(k) for k in keys]
+    return [op.key_of(head) for head in _elements(rows.iloc[heads, positions], op)]
 
 
 class ColumnarLists:
@@ -216,10 +230,9 @@ class ColumnarLists:
         member = member[np.argsort(row_rank[member], kind="stable")]
         bounds = np.concatenate(([0], np.cumsum(np.bincount(row_rank[member]))))
         positions = [i for i, c in enumerate(rows.columns) if c not in _LIST_COLUMNS]
-        columns = [rows.columns[i] for i in positions]
         source = _Records(rows.iloc[member, positions], self.op)  # one take
         firsts = first[firing]
-        keys = _window_keys(rows.iloc[firsts, positions], columns, op)
+        keys = _window_keys(rows, firsts, positions, op)
         starts = rows[_START].to_numpy()[firsts].tolist()
         ends = rows[_END].to_numpy()[firsts].tolist()
         make = TimeWindow.of
