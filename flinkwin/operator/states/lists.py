@@ -31,6 +31,7 @@ or global, through its context or runtime context) or defines ``clear`` is not r
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -235,13 +236,11 @@ class ColumnarLists:
         keys = _window_keys(rows, firsts, positions, op)
         starts = rows[_START].to_numpy()[firsts].tolist()
         ends = rows[_END].to_numpy()[firsts].tolist()
-        make = TimeWindow.of
         bounds_list = bounds.tolist()
-        for i, key in enumerate(keys):
-            window = make(starts[i], ends[i])
-            op.fire_elements(
-                key, window, WindowElements(source, bounds_list[i], bounds_list[i + 1])
-            )
+        op.fire_windows(
+            keys, list(map(TimeWindow.of, starts, ends)),
+            map(WindowElements, repeat(source), bounds_list[:-1], bounds_list[1:]),
+        )
 
     def next_event_time_timer(self) -> int | None:
         rows = self.rows
