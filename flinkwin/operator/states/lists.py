@@ -215,8 +215,13 @@ class ColumnarLists:
             self._fire(seq, first, due[np.lexsort((seq[due], max_ts[due]))])
         gone = self._cleanup(max_ts) <= watermark
         if gone.any():
-            keep = ~np.isin(rows[_SEQ].to_numpy(), seq[gone])
-            self.rows = rows[keep].reset_index(drop=True) if keep.any() else None
+            keep = ~gone[np.searchsorted(seq, rows[_SEQ].to_numpy())]
+            if not keep.any():
+                self.rows = None
+                return
+            kept = self.rows = rows[keep].reset_index(drop=True)
+            # the windows left, and their first rows' new positions
+            self._panes_of = (kept, seq[~gone], (np.cumsum(keep) - 1)[first[~gone]])
 
     def _fire(self, seq: np.ndarray, first: np.ndarray, firing: np.ndarray) -> None:
         """Run the window function over each firing window (``firing``: indexes into ``seq``,
@@ -311,8 +316,20 @@ class ColumnarLists:
         new = frame.iloc[elem].reset_index(drop=True)
         new[_START] = starts
         new[_END] = ends
-        new[_SEQ] = self._numbers(new)
-        self.rows = new if self.rows is None else pd.concat([self.rows, new], ignore_index=True)
+        held = self.next_seq
+        numbers = new[_SEQ] = self._numbers(new)
+        if self.rows is None:
+            self.rows = new
+            return
+        seq, first = self._panes()
+        # the windows first numbered here follow the held ones, each first met in ``new``
+        fresh = np.flatnonzero(numbers >= held)
+        added, at = np.unique(numbers[fresh], return_index=True)
+        offset = len(self.rows)
+        rows = self.rows = pd.concat([self.rows, new], ignore_index=True)
+        self._panes_of = (
+            rows, np.concatenate([seq, added]), np.concatenate([first, fresh[at] + offset])
+        )
 
     def _numbers(self, new: pd.DataFrame) -> np.ndarray:
         """Each new row's window registration number: the held window's, else the next free
@@ -323,9 +340,9 @@ class ColumnarLists:
         if self.rows is not None and len(self.rows):
             seq, first = self._panes()
             held = len(seq)
-            heads = self.rows.iloc[first]
+            rows = self.rows
             columns = [
-                np.concatenate([heads[c].to_numpy(), col]) for c, col in zip(fields, columns)
+                np.concatenate([rows[c].to_numpy()[first], col]) for c, col in zip(fields, columns)
             ]
         codes = _codes(columns)[held:]  # held windows are codes 0 .. held - 1, by registration
         out = np.empty(len(new), dtype=np.int64)
