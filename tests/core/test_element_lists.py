@@ -143,6 +143,11 @@ def test_columnar_lists_match_the_window_operator(
             assert state is not None
         assert state.next_event_time_timer() == reference.next_event_time_timer()
         assert state.num_late_records_dropped == reference.num_late_records_dropped
+        if isinstance(state, ColumnarLists) and state.rows is not None:
+            # the windows kept across appends and cleanups are those of the rows held
+            seq, first = np.unique(state.rows["_fw_seq"].to_numpy(), return_index=True)
+            kept = state._panes()
+            assert kept[0].tolist() == seq.tolist() and kept[1].tolist() == first.tolist()
     if isinstance(state, ColumnarLists):
         state = state.to_operator()
     assert state.window_contents == reference.window_contents
