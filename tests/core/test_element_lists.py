@@ -346,3 +346,26 @@ def test_a_null_key_fails_the_firing_as_the_operator_fails_the_element(fields: l
     with pytest.raises(NullKeyError) as got:
         state.advance_watermark(100)
     assert str(got.value) == str(expected.value)
+
+
+def test_elements_read_from_held_rows_equal_those_of_the_taken_rows() -> None:
+    """The firing windows' elements are read from the held rows' columns at their positions:
+    values and types as the taken rows give them, for every column kind."""
+    frame = pd.DataFrame({
+        "k": ["a", None, "b", "c"],
+        "i": np.array([1, -2, 3, 2**62], dtype=np.int64),
+        "n": pd.array([1, None, 3, 4], dtype="Int64"),
+        "f": [0.5, float("nan"), -0.0, None],
+        "b": [True, False, True, False],
+        "t": pd.to_datetime([1, 2, 3, 4], unit="ms", utc=True),
+        "naive": pd.to_datetime([1, 2, 3, 4], unit="us"),
+        "d": pd.to_timedelta([1, 2, 3, 4], unit="ms"),
+        "_fw_seq": np.arange(4, dtype=np.int64),
+    })
+    op = make_operator(TumblingEventTimeWindows.of(Time.milliseconds(10)), "process", 0, False)
+    rows = np.array([3, 0, 2], dtype=np.int64)
+    columns = [c for c in frame.columns if c != "_fw_seq"]
+    read = op_records(op, frame, rows, columns)
+    taken = op_records(op, frame.iloc[rows, : len(columns)])
+    assert repr(read) == repr(taken)
+    assert [[type(v) for v in r] for r in read] == [[type(v) for v in r] for r in taken]

@@ -236,7 +236,8 @@ class ColumnarLists:
         member = member[np.argsort(row_rank[member], kind="stable")]
         bounds = np.concatenate(([0], np.cumsum(np.bincount(row_rank[member]))))
         positions = [i for i, c in enumerate(rows.columns) if c not in _LIST_COLUMNS]
-        source = _Records(rows.iloc[member, positions], self.op)  # one take
+        # built on first access, straight from the held rows' columns
+        source = _Records(rows, self.op, member, [rows.columns[i] for i in positions])
         firsts = first[firing]
         keys = _window_keys(rows, firsts, positions, op)
         starts = rows[_START].to_numpy()[firsts].tolist()
