@@ -38,7 +38,7 @@ from flinkwin.errors import NullKeyError
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.element_rows import op_records
 from flinkwin.operator.frames import read_frame
-from flinkwin.operator.states.lists import ColumnarLists, supports
+from flinkwin.operator.states.lists import ColumnarLists, _positions, supports
 from flinkwin.operator.states.window_elements import WindowElements
 
 LATE = OutputTag("late")
@@ -369,3 +369,14 @@ def test_elements_read_from_held_rows_equal_those_of_the_taken_rows() -> None:
     taken = op_records(op, frame.iloc[rows, : len(columns)])
     assert repr(read) == repr(taken)
     assert [[type(v) for v in r] for r in read] == [[type(v) for v in r] for r in taken]
+
+
+@given(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=30, unique=True),
+       st.lists(st.integers(0, 10**6), max_size=60))
+def test_row_window_positions_are_the_binary_searchs(values: list[int], picks: list[int]) -> None:
+    """Each held row's window index (a table over the numbers' range, or binary search when
+    the range is wide) is what ``np.searchsorted`` gives."""
+    seq = np.array(sorted(values), dtype=np.int64)
+    numbers = seq[np.array(picks, dtype=np.int64) % len(seq)] if picks else seq[:0]
+    got = _positions(seq, numbers)
+    assert got.tolist() == np.searchsorted(seq, numbers).tolist()

@@ -117,6 +117,18 @@ def _window_keys(
     return [op.key_of(head) for head in _elements(rows.iloc[heads, positions], op)]
 
 
+def _positions(seq: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """The index into ``seq`` (sorted, distinct) of each of ``numbers`` (each one of ``seq``'s
+    values): through a table over ``seq``'s range when that range is not much larger than
+    ``numbers`` (one gather), else by binary search."""
+    low, high = int(seq[0]), int(seq[-1])
+    if high - low > 4 * len(numbers) + 1024:
+        return np.searchsorted(seq, numbers)
+    table = np.empty(high - low + 1, dtype=np.intp)
+    table[seq - low] = np.arange(len(seq))
+    return table[numbers - low]
+
+
 class ColumnarLists:
     """The element lists of one key group for a configuration :func:`supports` accepts."""
 
@@ -211,11 +223,14 @@ class ColumnarLists:
         ends = rows[_END].to_numpy()[first]
         max_ts = ends - 1
         due = np.flatnonzero((max_ts > previous) & (max_ts <= watermark))
-        if len(due):
-            self._fire(seq, first, due[np.lexsort((seq[due], max_ts[due]))])
         gone = self._cleanup(max_ts) <= watermark
+        if not len(due) and not gone.any():
+            return
+        window_of = _positions(seq, rows[_SEQ].to_numpy())  # each row's window's index
+        if len(due):
+            self._fire(seq, first, due[np.lexsort((seq[due], max_ts[due]))], window_of)
         if gone.any():
-            keep = ~gone[np.searchsorted(seq, rows[_SEQ].to_numpy())]
+            keep = ~gone[window_of]
             if not keep.any():
                 self.rows = None
                 return
@@ -223,15 +238,17 @@ class ColumnarLists:
             # the windows left, and their first rows' new positions
             self._panes_of = (kept, seq[~gone], (np.cumsum(keep) - 1)[first[~gone]])
 
-    def _fire(self, seq: np.ndarray, first: np.ndarray, firing: np.ndarray) -> None:
+    def _fire(
+        self, seq: np.ndarray, first: np.ndarray, firing: np.ndarray, window_of: np.ndarray
+    ) -> None:
         """Run the window function over each firing window (``firing``: indexes into ``seq``,
-        in timer order)."""
+        in timer order; ``window_of``: each row's window's index into ``seq``)."""
         op = self.op
         rows = self.rows
         assert rows is not None
         rank = np.full(len(seq), -1, dtype=np.int64)
         rank[firing] = np.arange(len(firing), dtype=np.int64)
-        row_rank = rank[np.searchsorted(seq, rows[_SEQ].to_numpy())]
+        row_rank = rank[window_of]
         member = np.flatnonzero(row_rank >= 0)
         member = member[np.argsort(row_rank[member], kind="stable")]
         bounds = np.concatenate(([0], np.cumsum(np.bincount(row_rank[member]))))
