@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import operator
 import pickle
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
@@ -65,23 +65,24 @@ def _datetimes(array: Any) -> list[Any]:
 def _records(
     frame: pd.DataFrame, tuple_elements: bool = False, pickled: bool = False,
     atomic: bool = False, converters: Mapping[str, Callable[[Any], Any]] | None = None,
-    rows: np.ndarray | None = None,
+    rows: np.ndarray | None = None, columns: Sequence[str] | None = None,
 ) -> list[Any]:
     """The frame's rows (with ``rows``, those at these positions, in this order) as elements
-    (tuples for a ``Types.TUPLE`` stream, else Rows); with
+    (tuples for a ``Types.TUPLE`` stream, else Rows) of the frame's ``columns`` (default:
+    all); with
     ``pickled``, the frame's one column holds pickled values (a stream without a declared
     type) and the elements are those values; with ``atomic``, the frame's one column holds
     the values of an atomic type (``Types.STRING()``, ``Types.MAP(...)``...) and the elements
     are those values.
     ``converters`` shape the values of nested columns (see ``flinkwin.spark.nested``)."""
-    if pickled:
-        pickles = column_values(frame.iloc[:, 0], rows)
-        return [None if v is None else pickle.loads(v) for v in pickles]
-    if atomic:
-        return _shaped(column_values(frame.iloc[:, 0], rows), frame.columns[0], converters)
-    columns = tuple(frame.columns)
-    klass = element_class(columns, tuple_elements)
-    data = [_shaped(column_values(frame[c], rows), c, converters) for c in columns]
+    names = tuple(frame.columns if columns is None else columns)
+    if pickled or atomic:  # one column
+        values = column_values(frame.iloc[:, 0] if columns is None else frame[names[0]], rows)
+        if pickled:
+            return [None if v is None else pickle.loads(v) for v in values]
+        return _shaped(values, names[0], converters)
+    klass = element_class(names, tuple_elements)
+    data = [_shaped(column_values(frame[c], rows), c, converters) for c in names]
     count = len(frame) if rows is None else len(rows)
     return list(map(tuple.__new__, repeat(klass, count), zip(*data)))
 
@@ -94,11 +95,12 @@ def _shaped(
 
 
 def op_records(
-    op: WindowOperator, frame: pd.DataFrame, rows: np.ndarray | None = None
+    op: WindowOperator, frame: pd.DataFrame, rows: np.ndarray | None = None,
+    columns: Sequence[str] | None = None,
 ) -> list[Any]:
-    """The elements of ``frame`` (with ``rows``, those at these positions) in ``op``'s stream
-    shape."""
+    """The elements of ``frame`` (with ``rows``, those at these positions; with ``columns``,
+    of these columns) in ``op``'s stream shape."""
     return _records(
         frame, op.tuple_elements, op.pickled_elements, op.atomic_elements, op.element_converters,
-        rows,
+        rows, columns,
     )

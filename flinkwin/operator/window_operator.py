@@ -665,9 +665,43 @@ class WindowOperator(UserFunctionLifecycle):
         except Exception as exc:
             raise user_function_error(exc, key, window) from exc
 
-    def fire_elements(self, key: Any, window: Any, elements: Sequence[Any]) -> None:
-        """FIRE a window of list state whose elements are ``elements`` (handed to the window
-        function as they are): what a timer's FIRE does with the window's contents."""
+    def fire_windows(
+        self, keys: Sequence[Any], windows: Sequence[Any], elements: Iterable[Sequence[Any]]
+    ) -> None:
+        """FIRE, in turn, windows of list state: ``keys[i]``'s window ``windows[i]`` with
+        ``elements``' i-th (handed to the window function as it is), as a timer's FIRE does
+        with each window's contents; one loop, the function's kind looked up once."""
+        spec = self.spec
+        fn = spec.window_fn
+        if fn is None or spec.window_kind != "process":
+            for key, window, values in zip(keys, windows, elements):
+                self._fire_one(key, window, values)
+            return
+        where = f"{type(fn).__name__}.process"
+        output = self._output
+        key = window = None
+        try:
+            for key, window, values in zip(keys, windows, elements):
+                self.current_key = key
+                self.num_windows_fired += 1
+                timestamp = window.max_timestamp()
+                result = fn.process(user_key(key), ProcessContext(self, key, window), values)
+                firing = self.current_firing if self.tag_firings else None
+                for out in iterate_outputs(result, where):
+                    if type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag):
+                        self.emit_side(out[0], out[1], timestamp)
+                    elif firing is not None:
+                        output.append((Fired(out, firing), timestamp))
+                    else:
+                        output.append((out, timestamp))
+        except LongOverflowError as exc:
+            raise located(exc, key, window) from None
+        except OPERATOR_ERRORS:
+            raise
+        except Exception as exc:
+            raise user_function_error(exc, key, window) from exc
+
+    def _fire_one(self, key: Any, window: Any, elements: Sequence[Any]) -> None:
         self.current_key = key
         self.num_windows_fired += 1
         try:

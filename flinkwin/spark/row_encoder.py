@@ -166,11 +166,15 @@ class RowEncoder:
     # --------------------------------------------------------------- arrays
     def arrays(self, values: Sequence[Any]) -> list[pa.Array]:
         """One Arrow array per schema field for ``values`` (one output row each)."""
-        if self._single_scalar and (
-            self._whole or all(type(v) in _PLAIN_SCALARS for v in values)
-        ):  # each value is its row's one field (what to_row does, without a call per value)
+        types = set(map(type, values))
+        if self._single_scalar and (self._whole or types <= _PLAIN_SCALARS):
+            # each value is its row's one field (what to_row does, without a call per value)
             return [self._array(0, list(values), [(v,) for v in values])]
-        rows = [self.to_row(v) for v in values]
+        rows: list[tuple[Any, ...]]
+        if types == {tuple} and not self._whole and set(map(len, values)) == {len(self.names)}:
+            rows = list(values)  # plain tuples of the schema's width: to_row's tuple(value)
+        else:
+            rows = [self.to_row(v) for v in values]
         columns: list[Sequence[Any]] = (
             list(zip(*rows)) if rows else [() for _ in self.names]
         )
@@ -238,6 +242,8 @@ class RowEncoder:
         return pa.array(column, type=arrow_type, from_pandas=False)
 
     def _check_integral(self, column: Sequence[Any]) -> None:
+        if not any(issubclass(t, float) for t in set(map(type, column))):
+            return
         for v in column:
             if isinstance(v, float) and not v.is_integer():
                 raise ValueError(

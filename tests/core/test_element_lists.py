@@ -34,10 +34,11 @@ from flinkwin import (
     ValueStateDescriptor,
     WindowFunction,
 )
+from flinkwin.errors import NullKeyError
 from flinkwin.operator import WindowOperator
 from flinkwin.operator.element_rows import op_records
 from flinkwin.operator.frames import read_frame
-from flinkwin.operator.states.lists import ColumnarLists, supports
+from flinkwin.operator.states.lists import ColumnarLists, _positions, supports
 from flinkwin.operator.states.window_elements import WindowElements
 
 LATE = OutputTag("late")
@@ -142,6 +143,11 @@ def test_columnar_lists_match_the_window_operator(
             assert state is not None
         assert state.next_event_time_timer() == reference.next_event_time_timer()
         assert state.num_late_records_dropped == reference.num_late_records_dropped
+        if isinstance(state, ColumnarLists) and state.rows is not None:
+            # the windows kept across appends and cleanups are those of the rows held
+            seq, first = np.unique(state.rows["_fw_seq"].to_numpy(), return_index=True)
+            kept = state._panes()
+            assert kept[0].tolist() == seq.tolist() and kept[1].tolist() == first.tolist()
     if isinstance(state, ColumnarLists):
         state = state.to_operator()
     assert state.window_contents == reference.window_contents
@@ -316,3 +322,61 @@ def test_each_window_gets_the_key_of_its_elements(shape: str) -> None:
     for (key, _start, first), _ in got:
         assert key == state.op.key_of(first) and type(key) is type(state.op.key_of(first))
     assert repr(got) == repr(expected)
+
+
+@pytest.mark.parametrize("fields", [["k"], ["k", "g"]])
+def test_a_null_key_fails_the_firing_as_the_operator_fails_the_element(fields: list[str]) -> None:
+    """A null key value in the key columns: the columnar path (which reads keys from the key
+    columns) fails with the operator's null-key error when the window fires."""
+    frame = pd.DataFrame({"k": ["a", None, "b"], "g": [1.0, 2.0, float("nan")],
+                          "v": np.arange(3, dtype=np.int64)})
+    ts = np.array([1, 2, 3], dtype=np.int64)
+
+    def factory() -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)),
+                              FirstOfWindow(), key_selector=fields)
+
+    reference = factory()
+    records = op_records(reference, frame)
+    reference.process_element(records[0], 1)
+    with pytest.raises(NullKeyError) as expected:
+        reference.process_element(records[1], 2)
+    state = ColumnarLists(factory(), factory)
+    state.process_batch(frame, ts)
+    with pytest.raises(NullKeyError) as got:
+        state.advance_watermark(100)
+    assert str(got.value) == str(expected.value)
+
+
+def test_elements_read_from_held_rows_equal_those_of_the_taken_rows() -> None:
+    """The firing windows' elements are read from the held rows' columns at their positions:
+    values and types as the taken rows give them, for every column kind."""
+    frame = pd.DataFrame({
+        "k": ["a", None, "b", "c"],
+        "i": np.array([1, -2, 3, 2**62], dtype=np.int64),
+        "n": pd.array([1, None, 3, 4], dtype="Int64"),
+        "f": [0.5, float("nan"), -0.0, None],
+        "b": [True, False, True, False],
+        "t": pd.to_datetime([1, 2, 3, 4], unit="ms", utc=True),
+        "naive": pd.to_datetime([1, 2, 3, 4], unit="us"),
+        "d": pd.to_timedelta([1, 2, 3, 4], unit="ms"),
+        "_fw_seq": np.arange(4, dtype=np.int64),
+    })
+    op = make_operator(TumblingEventTimeWindows.of(Time.milliseconds(10)), "process", 0, False)
+    rows = np.array([3, 0, 2], dtype=np.int64)
+    columns = [c for c in frame.columns if c != "_fw_seq"]
+    read = op_records(op, frame, rows, columns)
+    taken = op_records(op, frame.iloc[rows, : len(columns)])
+    assert repr(read) == repr(taken)
+    assert [[type(v) for v in r] for r in read] == [[type(v) for v in r] for r in taken]
+
+
+@given(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=30, unique=True),
+       st.lists(st.integers(0, 10**6), max_size=60))
+def test_row_window_positions_are_the_binary_searchs(values: list[int], picks: list[int]) -> None:
+    """Each held row's window index (a table over the numbers' range, or binary search when
+    the range is wide) is what ``np.searchsorted`` gives."""
+    seq = np.array(sorted(values), dtype=np.int64)
+    numbers = seq[np.array(picks, dtype=np.int64) % len(seq)] if picks else seq[:0]
+    got = _positions(seq, numbers)
+    assert got.tolist() == np.searchsorted(seq, numbers).tolist()

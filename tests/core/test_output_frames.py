@@ -5,7 +5,9 @@ from their Arrow values and null masks (the other columns take Arrow's own conve
 
 from __future__ import annotations
 
+import collections
 import datetime
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,7 +16,12 @@ import pyarrow as pa
 import pytest
 
 from flinkwin.operator.frames import drain_frames, drain_frames_timed
-from flinkwin.spark.row_encoder import _arrow_to_pandas, arrow_to_pandas
+from flinkwin.spark.row_encoder import (
+    RowEncoder,
+    SchemaMismatchError,
+    _arrow_to_pandas,
+    arrow_to_pandas,
+)
 
 UTC = datetime.timezone.utc
 BIG = 2**63 - 1
@@ -138,3 +145,50 @@ def test_arrow_to_pandas_keeps_each_timestamp_unit_as_arrows_conversion(
     if zone is None:
         stamps = [s and s.replace(tzinfo=None) for s in stamps]
     _assert_same(pa.table({"t": pa.array(stamps, pa.timestamp(unit, tz=zone))}))
+
+
+def _encoder(fields: str) -> RowEncoder:
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    types = {"string": StringType(), "long": LongType()}
+    schema = StructType([
+        StructField(name, types[kind]) for name, kind in (f.split() for f in fields.split(", "))
+    ])
+    return RowEncoder(schema, "UTC", "output")
+
+
+def test_plain_tuple_outputs_encode_as_each_value_does_alone() -> None:
+    """A batch of plain tuples of the schema's width is taken as its rows (what ``to_row``
+    makes of each); a batch mixing tuples with other values, and tuple subclasses, go value by
+    value: the arrays are equal either way."""
+    encoder = _encoder("user string, amount long, n long")
+    Named = collections.namedtuple("Named", ["user", "amount", "n"])
+    batches = [
+        [("a", 1, 2), ("b", None, 3)],
+        [("a", 1, 2), Named("b", 5, 6), {"user": "c", "amount": 7, "n": 8}],
+        [Named("b", 5, 6)],
+    ]
+    for values in batches:
+        one_by_one = [encoder.arrays([v]) for v in values]
+        together = encoder.arrays(values)
+        for i, array in enumerate(together):
+            assert array.to_pylist() == [a[i].to_pylist()[0] for a in one_by_one]
+
+
+@pytest.mark.parametrize("values", [[("a", 1)], [("a", 1, 2), ("b", 1, 2, 3)]])
+def test_a_tuple_of_another_width_fails_naming_it(values: list[Any]) -> None:
+    with pytest.raises(SchemaMismatchError, match=r"has 3 field\(s\) but the output"):
+        _encoder("user string, amount long, n long").arrays(values)
+
+
+@pytest.mark.parametrize("bad", [1.5, float("nan"), np.float64(2.5)])
+def test_a_fractional_float_in_an_integer_field_fails(bad: Any) -> None:
+    """Integer fields refuse floats with a fractional part and NaN (numpy's floats too),
+    whether the outputs are scalars or tuples; whole floats are taken."""
+    for encoder, values in (
+        (_encoder("amount long"), [1, 2, bad]),
+        (_encoder("user string, amount long"), [("a", 1), ("b", bad)]),
+    ):
+        with pytest.raises(SchemaMismatchError, match="truncated|NaN is not an integer"):
+            encoder.arrays(values)
+    assert _encoder("amount long").arrays([1, 2.0])[0].to_pylist() == [1, 2]

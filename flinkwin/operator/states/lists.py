@@ -31,6 +31,7 @@ or global, through its context or runtime context) or defines ``clear`` is not r
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -46,7 +47,9 @@ from flinkwin.functions.base import (
     ProcessWindowFunction,
 )
 from flinkwin.functions.internal import LIST
+from flinkwin.keys import flink_key
 from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
+from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import from_arrow, read_frame, write_frame
 from flinkwin.operator.snapshots import formats
 from flinkwin.operator.states.columnar import window_timers
@@ -91,15 +94,39 @@ def supports(op: WindowOperator) -> bool:
     )
 
 
-def _window_keys(heads: pd.DataFrame, columns: list[str], op: WindowOperator) -> list[Any]:
-    """The keys (``op.key_of``) of the elements of ``heads``' rows, built from the key
-    columns alone where the key is a selection of fields."""
+def _window_keys(
+    rows: pd.DataFrame, heads: np.ndarray, positions: list[int], op: WindowOperator
+) -> list[Any]:
+    """The keys (``op.key_of``) of the elements at the rows ``heads`` of ``rows`` (their
+    columns at ``positions``): from the key columns' values where the key is a selection of
+    columns without a declared key type and no key value is null (what ``op.key_of`` returns
+    for such elements), else through the elements (a null key fails naming its element)."""
     selector = op.key_selector
     if selector is None:
         return [None] * len(heads)
-    if not (op.pickled_elements or op.atomic_elements):
-        columns = cast(FieldKeySelector, selector).fields
-    return [op.key_of(head) for head in _elements(heads[columns], op)]
+    fields = cast(FieldKeySelector, selector).fields
+    converters = op.element_converters or {}
+    if (
+        not (op.pickled_elements or op.atomic_elements) and op.keys_by_value
+        and op.key_type is None and not any(f in converters for f in fields)
+    ):
+        values = [column_values(rows[f], heads) for f in fields]
+        if not any(v is None for column in values for v in column):
+            keys = values[0] if len(fields) == 1 else list(zip(*values))
+            return [flink_key(k) for k in keys]
+    return [op.key_of(head) for head in _elements(rows.iloc[heads, positions], op)]
+
+
+def _positions(seq: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """The index into ``seq`` (sorted, distinct) of each of ``numbers`` (each one of ``seq``'s
+    values): through a table over ``seq``'s range when that range is not much larger than
+    ``numbers`` (one gather), else by binary search."""
+    low, high = int(seq[0]), int(seq[-1])
+    if high - low > 4 * len(numbers) + 1024:
+        return np.searchsorted(seq, numbers)
+    table = np.empty(high - low + 1, dtype=np.intp)
+    table[seq - low] = np.arange(len(seq))
+    return table[numbers - low]
 
 
 class ColumnarLists:
@@ -196,39 +223,47 @@ class ColumnarLists:
         ends = rows[_END].to_numpy()[first]
         max_ts = ends - 1
         due = np.flatnonzero((max_ts > previous) & (max_ts <= watermark))
-        if len(due):
-            self._fire(seq, first, due[np.lexsort((seq[due], max_ts[due]))])
         gone = self._cleanup(max_ts) <= watermark
+        if not len(due) and not gone.any():
+            return
+        window_of = _positions(seq, rows[_SEQ].to_numpy())  # each row's window's index
+        if len(due):
+            self._fire(seq, first, due[np.lexsort((seq[due], max_ts[due]))], window_of)
         if gone.any():
-            keep = ~np.isin(rows[_SEQ].to_numpy(), seq[gone])
-            self.rows = rows[keep].reset_index(drop=True) if keep.any() else None
+            keep = ~gone[window_of]
+            if not keep.any():
+                self.rows = None
+                return
+            kept = self.rows = rows[keep].reset_index(drop=True)
+            # the windows left, and their first rows' new positions
+            self._panes_of = (kept, seq[~gone], (np.cumsum(keep) - 1)[first[~gone]])
 
-    def _fire(self, seq: np.ndarray, first: np.ndarray, firing: np.ndarray) -> None:
+    def _fire(
+        self, seq: np.ndarray, first: np.ndarray, firing: np.ndarray, window_of: np.ndarray
+    ) -> None:
         """Run the window function over each firing window (``firing``: indexes into ``seq``,
-        in timer order)."""
+        in timer order; ``window_of``: each row's window's index into ``seq``)."""
         op = self.op
         rows = self.rows
         assert rows is not None
         rank = np.full(len(seq), -1, dtype=np.int64)
         rank[firing] = np.arange(len(firing), dtype=np.int64)
-        row_rank = rank[np.searchsorted(seq, rows[_SEQ].to_numpy())]
+        row_rank = rank[window_of]
         member = np.flatnonzero(row_rank >= 0)
         member = member[np.argsort(row_rank[member], kind="stable")]
         bounds = np.concatenate(([0], np.cumsum(np.bincount(row_rank[member]))))
         positions = [i for i, c in enumerate(rows.columns) if c not in _LIST_COLUMNS]
-        columns = [rows.columns[i] for i in positions]
-        source = _Records(rows.iloc[member, positions], self.op)  # one take
+        # built on first access, straight from the held rows' columns
+        source = _Records(rows, self.op, member, [rows.columns[i] for i in positions])
         firsts = first[firing]
-        keys = _window_keys(rows.iloc[firsts, positions], columns, op)
+        keys = _window_keys(rows, firsts, positions, op)
         starts = rows[_START].to_numpy()[firsts].tolist()
         ends = rows[_END].to_numpy()[firsts].tolist()
-        make = TimeWindow.of
         bounds_list = bounds.tolist()
-        for i, key in enumerate(keys):
-            window = make(starts[i], ends[i])
-            op.fire_elements(
-                key, window, WindowElements(source, bounds_list[i], bounds_list[i + 1])
-            )
+        op.fire_windows(
+            keys, list(map(TimeWindow.of, starts, ends)),
+            map(WindowElements, repeat(source), bounds_list[:-1], bounds_list[1:]),
+        )
 
     def next_event_time_timer(self) -> int | None:
         rows = self.rows
@@ -299,8 +334,20 @@ class ColumnarLists:
         new = frame.iloc[elem].reset_index(drop=True)
         new[_START] = starts
         new[_END] = ends
-        new[_SEQ] = self._numbers(new)
-        self.rows = new if self.rows is None else pd.concat([self.rows, new], ignore_index=True)
+        held = self.next_seq
+        numbers = new[_SEQ] = self._numbers(new)
+        if self.rows is None:
+            self.rows = new
+            return
+        seq, first = self._panes()
+        # the windows first numbered here follow the held ones, each first met in ``new``
+        fresh = np.flatnonzero(numbers >= held)
+        added, at = np.unique(numbers[fresh], return_index=True)
+        offset = len(self.rows)
+        rows = self.rows = pd.concat([self.rows, new], ignore_index=True)
+        self._panes_of = (
+            rows, np.concatenate([seq, added]), np.concatenate([first, fresh[at] + offset])
+        )
 
     def _numbers(self, new: pd.DataFrame) -> np.ndarray:
         """Each new row's window registration number: the held window's, else the next free
@@ -311,9 +358,9 @@ class ColumnarLists:
         if self.rows is not None and len(self.rows):
             seq, first = self._panes()
             held = len(seq)
-            heads = self.rows.iloc[first]
+            rows = self.rows
             columns = [
-                np.concatenate([heads[c].to_numpy(), col]) for c, col in zip(fields, columns)
+                np.concatenate([rows[c].to_numpy()[first], col]) for c, col in zip(fields, columns)
             ]
         codes = _codes(columns)[held:]  # held windows are codes 0 .. held - 1, by registration
         out = np.empty(len(new), dtype=np.int64)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from flinkwin.operator.element_rows import op_records
@@ -24,20 +25,26 @@ def _elements(frame: pd.DataFrame, op: WindowOperator) -> list[Any]:
 
 
 class _Records:
-    """The elements of a frame's rows, built on first use (one pass for all firing windows)."""
+    """The elements of a frame's rows (with ``rows``, those at these positions; with
+    ``columns``, of these columns), built on first use (one pass for all firing windows)."""
 
-    __slots__ = ("frame", "op", "records")
+    __slots__ = ("frame", "op", "rows", "columns", "records")
 
-    def __init__(self, frame: pd.DataFrame, op: WindowOperator) -> None:
+    def __init__(
+        self, frame: pd.DataFrame, op: WindowOperator, rows: np.ndarray | None = None,
+        columns: Sequence[str] | None = None,
+    ) -> None:
         self.frame: pd.DataFrame | None = frame
         self.op = op
+        self.rows = rows
+        self.columns = columns
         self.records: list[Any] | None = None
 
     def get(self) -> list[Any]:
         if self.records is None:
             assert self.frame is not None
-            self.records = _elements(self.frame, self.op)
-            self.frame = None
+            self.records = op_records(self.op, self.frame, self.rows, self.columns)
+            self.frame = self.rows = None
         return self.records
 
 
