@@ -2,6 +2,23 @@
 
 from __future__ import annotations
 
-from jvm_options import set_short_lived
+import os
+
+import pytest
+from jvm_options import set_short_lived, start_class_archive, use_class_archive
 
 set_short_lived()
+
+_core = os.path.join(os.path.dirname(os.path.abspath(__file__)), "core")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Where tests beyond the core ones are selected (they start Spark JVMs), have the class
+    archive made in the background while the first tests run."""
+    if not session.config.option.collectonly and any(
+            not str(item.fspath).startswith(_core) for item in session.items):
+        start_class_archive()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    use_class_archive()

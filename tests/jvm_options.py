@@ -2,35 +2,65 @@
 drivers, notebook kernels, the Spark Connect server, deployment drivers).
 
 Each lives a minute or two, where the C1 compiler alone and the serial collector cost less CPU
-than the JVM's defaults (C2 compiler threads, G1) on a 2-core machine. Spark's launcher reads
+than the JVM's defaults (C2 compiler threads, G1) on a 2-core machine; once the class archive
+is made (:mod:`class_archive`), they also map Spark's classes from it. Spark's launcher reads
 ``SPARK_SUBMIT_OPTS``; tests/conftest.py sets it for every process the tests start, unless
-the environment sets it already, and the tests' own shared sessions are launched without it
-(:func:`long_lived`): they live the whole run."""
+the environment sets it already, and the tests' own shared sessions are launched without the
+compiler and collector options (:func:`long_lived`): they live the whole run."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+import class_archive
 
 SHORT_LIVED = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 VARIABLE = "SPARK_SUBMIT_OPTS"
+#: the value set here (None: the environment's own, left alone) and the archive's options
+_ours: str | None = None
+_archive = ""
 
 
 def set_short_lived() -> None:
     """Set the options for every process started from now on, unless already set."""
-    os.environ.setdefault(VARIABLE, SHORT_LIVED)
+    global _ours
+    if VARIABLE not in os.environ:
+        os.environ[VARIABLE] = _ours = SHORT_LIVED
+
+
+def start_class_archive() -> None:
+    """Have the class archive made, unless the environment sets the options itself."""
+    if _ours is not None:
+        class_archive.start()
+
+
+def use_class_archive() -> None:
+    """Once the class archive exists, name it in the options set here (cheap until then)."""
+    global _ours, _archive
+    archive: Path | None = class_archive.path()
+    if _archive or _ours is None or archive is None or not archive.exists():
+        return
+    _archive = class_archive.USE.format(archive)
+    if os.environ.get(VARIABLE) == _ours:
+        os.environ[VARIABLE] = _ours = f"{SHORT_LIVED} {_archive}"
 
 
 @contextmanager
 def long_lived() -> Iterator[None]:
-    """Within: a JVM launched here takes the JVM's defaults, not :data:`SHORT_LIVED` (a
-    setting of the environment's own is kept)."""
-    ours = os.environ.get(VARIABLE) == SHORT_LIVED
+    """Within: a JVM launched here takes the JVM's default compilers and collector, not
+    :data:`SHORT_LIVED`, and the class archive if made (a setting of the environment's own is
+    kept)."""
+    ours = _ours is not None and os.environ.get(VARIABLE) == _ours
     if ours:
-        del os.environ[VARIABLE]
+        if _archive:
+            os.environ[VARIABLE] = _archive
+        else:
+            del os.environ[VARIABLE]
     try:
         yield
     finally:
-        if ours:
-            os.environ[VARIABLE] = SHORT_LIVED
+        if ours and _ours is not None:
+            os.environ[VARIABLE] = _ours

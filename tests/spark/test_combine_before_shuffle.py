@@ -20,6 +20,10 @@ from flinkwin.spark import MemorySink
 from flinkwin.spark.combine import CONF
 from flinkwin.watermark import WatermarkStrategy
 
+# long streaming scenarios in the shared session: `make test` runs them in its second process,
+# beside the rest, so that its two processes end together
+pytestmark = pytest.mark.beside
+
 SCHEMA = "user string, amount long, n int, ts long"
 _counter = iter(range(10**6))
 
