@@ -31,7 +31,7 @@ $(DEMO_STAMP): pyproject.toml
 # printed when both are done; any failure (lint included) fails the target.
 BESIDE_LOG := .test-beside.log
 test: $(STAMP)
-	@echo "make test: lint and about 2250 tests in two pytest processes; 16 to 24 minutes on a 2-core machine"
+	@echo "make test: lint and about 2250 tests in two pytest processes; 16 to 35 minutes on a 2-core machine"
 	@command -v java >/dev/null || { echo "Java 17 is required for the Spark tests (apt-get install openjdk-17-jre-headless)"; exit 1; }
 	@{ $(PY) -m ruff check flinkwin tests bench && $(PY) -m mypy flinkwin; lint=$$?; \
 	  $(PY) -m pytest -q -rs -p no:cacheprovider -m "beside and not cluster"; status=$$?; \
