@@ -285,6 +285,8 @@ class GraphResultStream(DataStream):
             )
         stage_parallelism(None, key_groups, parallelism)  # validates
         self._hints["parallelism"] = parallelism
+        # toDF(), a sink and a downstream operator read the stage of this parallelism's plan
+        self._df = stage.main_timed()
         return self
 
     @property
