@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import traceback
-from typing import Any
+from typing import Any, NoReturn
 
 from flinkwin.keys import user_key
+from flinkwin.longs import LongOverflowError, located
 
 
 class IllegalStateError(RuntimeError):
@@ -126,3 +127,19 @@ def user_function_error(exc: BaseException, key: Any, window: Any) -> UserFuncti
         user_key(key),
         window,
     )
+
+
+def raise_failure(exc: Exception, key: Any, window: Any) -> NoReturn:
+    """Pass on ``exc``, raised by a call an operator made for ``key`` and ``window`` (None:
+    before a window was known): a long overflow naming them, one of flinkwin's own errors as
+    it is, anything else as :func:`user_function_error`. The operators' one way to do it, free
+    until a call fails::
+
+        except Exception as exc:
+            raise_failure(exc, key, window)
+    """
+    if isinstance(exc, LongOverflowError):
+        raise located(exc, key, window) from None
+    if isinstance(exc, OPERATOR_ERRORS):
+        raise exc
+    raise user_function_error(exc, key, window) from exc

@@ -131,10 +131,12 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         type_info: TypeInformation | None = None,
         times_before_1970: bool = False,
     ) -> None:
+        declared = key_groups
         if key_groups is None or runtime_mode is None:
             env_mode, env_key_groups = stream_defaults()
             runtime_mode = env_mode if runtime_mode is None else runtime_mode
             if key_groups is None:
+                declared = env_key_groups
                 key_groups = DEFAULT_KEY_GROUPS if env_key_groups is None else env_key_groups
         if not isinstance(df, DataFrame):
             raise TypeError(f"DataStream wraps a pyspark DataFrame, got {type(df).__name__}")
@@ -161,6 +163,10 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         self._df = without_pickled_marks(df)
         self._hints: dict[str, Any] = {}
         self._key_groups = key_groups
+        #: the max parallelism the program declared (``key_groups=``, the environment's
+        #: ``set_max_parallelism``); None: flinkwin's default key groups, which no operator's
+        #: parallelism is checked against (see flinkwin.spark.parallelism.check_max_parallelism)
+        self._max_parallelism: int | None = declared
         self._watermark = watermark_strategy
         self._runtime_mode = runtime_mode
         self._type_info = type_info
@@ -178,6 +184,7 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         settings.update(changes)
         stream = DataStream._own(df, **settings)
         stream._origin = self._origin
+        stream._max_parallelism = self._max_parallelism
         stream._sizing = self._stage_size()
         stream._upstream = self
         return stream

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
@@ -27,7 +28,7 @@ from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.graph import StreamPlan
 from flinkwin.spark.graph_compiler import compile_graph
 from flinkwin.spark.graph_restart import prepare_graph_restart
-from flinkwin.spark.parallelism import stage_parallelism
+from flinkwin.spark.parallelism import check_max_parallelism, stage_parallelism
 from flinkwin.spark.pipeline import CompiledStage, PipelineError
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.sinks import start_query
@@ -66,6 +67,7 @@ class GraphResultStream(DataStream):
             times_before_1970=first._times_before_1970,
         )
         self._df, self._type_info = self._stage([]).main_timed(), type_info
+        self._max_parallelism = first._max_parallelism
         if plan.head[0] == "node":
             self._origin = plan.nodes[plan.head[1]].spec.name
 
@@ -103,6 +105,7 @@ class GraphResultStream(DataStream):
         side = DataStream._own(stage.side(output_tag), type_info,
                                key_groups=self._key_groups, runtime_mode=self._runtime_mode)
         side._origin = f"the side output {output_tag!r}"
+        side._max_parallelism = self._max_parallelism
         self._running()  # a side output is taken to be run
         side._sizing = self._stage_size()
         side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
@@ -115,7 +118,26 @@ class GraphResultStream(DataStream):
                          check=self._check_restart, rocksdb=pipeline.distributed)
 
     def _running(self) -> None:
+        self._check_parallelism()
         self._warn_one_task(self._stage([]))
+
+    def _elements_df(self) -> DataFrame:
+        self._check_parallelism()  # a downstream operator reads them: the graph will run
+        return super()._elements_df()
+
+    def _check_parallelism(self) -> None:
+        """Flink's check at submission (:func:`check_max_parallelism`) of the graph's
+        parallelism (its own, else the environment's when it runs distributed) against the
+        max parallelism declared on this result, else on its first source or the
+        environment, made when the graph runs or feeds another operator."""
+        stage = self._stage([])
+        parallelism = getattr(self, "_parallelism", None)
+        if parallelism is None and stage.pipeline.key_groups > 1:
+            parallelism = self._default_parallelism
+        check_max_parallelism(
+            self._hints.get("name") or str(stage.summary.get("operators", "Graph")),
+            parallelism, self._hints.get("max_parallelism", self._max_parallelism),
+        )
 
     def _warn_one_task(self, stage: CompiledStage) -> None:
         """Warn once when the environment's parallelism > 1 asked for a distributed graph and a
@@ -196,6 +218,7 @@ class GraphResultStream(DataStream):
                 self._stages.clear()
                 stage = self._stage(list(side_outputs))
             self._check_restart(location)
+        self._check_parallelism()
         self._warn_one_task(stage)
         return start_query(
             stage, main, side_outputs, checkpoint_location=checkpoint_location,
@@ -232,6 +255,7 @@ class GraphResultStream(DataStream):
     def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802
         """Spark's ``DataStreamWriter`` interface for this result (see
         :class:`flinkwin.spark.writer.WindowDataStreamWriter`)."""
+        self._running()
         if not self._public_df().isStreaming:
             raise ValueError("'writeStream' can be called only on a streaming input")
         return WindowDataStreamWriter(self)  # type: ignore[arg-type]
@@ -261,6 +285,8 @@ class GraphResultStream(DataStream):
             )
         stage_parallelism(None, key_groups, parallelism)  # validates
         self._hints["parallelism"] = parallelism
+        # toDF(), a sink and a downstream operator read the stage of this parallelism's plan
+        self._df = stage.main_timed()
         return self
 
     @property

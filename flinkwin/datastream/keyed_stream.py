@@ -69,6 +69,10 @@ class KeyedStream(DataStream):
         return self._stream._key_groups
 
     @property
+    def _max_parallelism(self) -> int | None:  # type: ignore[override]
+        return self._stream._max_parallelism
+
+    @property
     def _watermark(self) -> WatermarkStrategy | None:  # type: ignore[override]
         return self._stream._watermark
 

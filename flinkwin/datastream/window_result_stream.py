@@ -10,7 +10,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pyspark.sql import Observation
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
@@ -22,7 +22,11 @@ from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.compiler import compile_pipeline
 from flinkwin.spark.graph import StreamPlan
 from flinkwin.spark.graph_nodes import window_node
-from flinkwin.spark.parallelism import describe_parallelism, stage_parallelism
+from flinkwin.spark.parallelism import (
+    check_max_parallelism,
+    describe_parallelism,
+    stage_parallelism,
+)
 from flinkwin.spark.pipeline import CompiledStage, WindowPipeline, main_schema, null_timestamp_tag
 from flinkwin.spark.runtime import PROCESSING_TIME
 from flinkwin.spark.schema import is_pickled
@@ -53,6 +57,7 @@ class WindowResultStream(DataStream):
             type_info=None if pickled else type_info,
             times_before_1970=pipeline.times_before_1970,
         )
+        self._max_parallelism = pipeline.max_parallelism
         if pickled:
             self._df, self._type_info = self._stage([]).main_timed(), Types.PICKLED_BYTE_ARRAY()
 
@@ -69,6 +74,8 @@ class WindowResultStream(DataStream):
                 watermark_strategy=pipeline.watermark, runtime_mode=pipeline.runtime_mode,
                 times_before_1970=pipeline.times_before_1970,
             )
+            source._max_parallelism = pipeline.max_parallelism
+        self._check_parallelism()
         plan = StreamPlan.of_source(source)
         return plan.with_node(window_node(self._pipeline, plan, self._declared))
 
@@ -104,12 +111,32 @@ class WindowResultStream(DataStream):
             runtime_mode=self._pipeline.runtime_mode,
         )
         side._origin = f"the side output {output_tag!r}"
+        side._max_parallelism = self._max_parallelism
         side._sizing = StageSize(
             self._pipeline.key_groups, self._pipeline.requested_parallelism,
             check=functools.partial(self._check_restart, side_tags=[output_tag]),
         )
         side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
         return side
+
+    def _running(self) -> None:
+        self._check_parallelism()
+
+    def _elements_df(self) -> DataFrame:
+        self._check_parallelism()  # a downstream operator reads them: the stage will run
+        return super()._elements_df()
+
+    def _check_parallelism(self) -> None:
+        """Flink's check at submission (:func:`check_max_parallelism`), made when the stage
+        runs or feeds another operator: the setters may come in any order."""
+        pipeline = self._pipeline
+        name = self._hints.get("name") or (
+            f"Window({pipeline.assigner!r}, {pipeline.effective_trigger!r}, "
+            f"{pipeline.function_name})"
+        )
+        own = pipeline.parallelism
+        check_max_parallelism(name, pipeline.default_parallelism if own is None else own,
+                              pipeline.max_parallelism)
 
     def _stage_size(self) -> StageSize:
         pipeline = self._pipeline
@@ -161,9 +188,10 @@ class WindowResultStream(DataStream):
         ):
             raise ValueError(f"max parallelism must be a positive int, got {max_parallelism!r}")
         hints = self._hints
-        WindowResultStream.__init__(
-            self, dataclasses.replace(self._pipeline, key_groups=max_parallelism), self._type_info
+        pipeline = dataclasses.replace(
+            self._pipeline, key_groups=max_parallelism, max_parallelism=max_parallelism
         )
+        WindowResultStream.__init__(self, pipeline, self._type_info)
         self._hints = {**hints, "max_parallelism": max_parallelism}
         return self
 
@@ -212,6 +240,7 @@ class WindowResultStream(DataStream):
         recorded in it on the first start and checked on every restart: an incompatible change
         raises :class:`flinkwin.spark.restart.IncompatibleRestartError` naming it (see
         ``docs/operations.md``)."""
+        self._running()
         side_outputs = dict(side_outputs or {})
         stage = self._stage(list(side_outputs))
         if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:
@@ -283,6 +312,7 @@ class WindowResultStream(DataStream):
         ``start(path)``, ``toTable(name)``, plus ``sideOutput(tag, sink)``. Runs ONE streaming
         query for the main output and every side output (see
         :class:`flinkwin.spark.writer.WindowDataStreamWriter`)."""
+        self._running()
         if not self._public_df().isStreaming:
             raise ValueError(
                 "'writeStream' can be called only on a streaming input, as for a DataFrame: "

@@ -338,6 +338,7 @@ class WindowedStream:
             output_schema=None if declared is None else parse_schema(declared),
             with_window=bool(with_window),
             key_groups=state.stream._key_groups,
+            max_parallelism=state.stream._max_parallelism,
             key_selector=state.key_selector,
             key_type=state.key_type,
             runtime_mode=state.stream._runtime_mode,

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from flinkwin.errors import OPERATOR_ERRORS, user_function_error
+from flinkwin.errors import raise_failure
 from flinkwin.functions.internal import AGGREGATING, REDUCING
-from flinkwin.longs import LongOverflowError, located
 from flinkwin.operator.vectorized import base_trigger
 from flinkwin.time import MAX_LONG
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger, next_fire_time
@@ -68,7 +67,7 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
                 try:
                     after = next_fire_time(ts, trigger.interval, max_ts, op.overflow)
                 except Exception as exc:  # as the per-timer path reports a trigger's error
-                    raise user_function_error(exc, key, window) from exc
+                    raise_failure(exc, key, window)
                 fire_times[slot] = after
                 timers.register(after, key, window)
                 fire = True
@@ -87,12 +86,8 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
                                 op.emit_window_values(key, window, [result])
                             else:
                                 output.append((result, max_ts))
-                        except LongOverflowError as exc:
-                            raise located(exc, key, window) from None
-                        except OPERATOR_ERRORS:
-                            raise
                         except Exception as exc:
-                            raise user_function_error(exc, key, window) from exc
+                            raise_failure(exc, key, window)
                     else:
                         op._emit_window_contents(key, window, slot, value)
                 if purging:
@@ -110,7 +105,7 @@ def fire_event_timers_in_bulk(op: WindowOperator, watermark: int) -> None:
                     try:
                         op._clear_all_state(key, window, slot, None)
                     except Exception as exc:
-                        raise user_function_error(exc, key, window) from exc
+                        raise_failure(exc, key, window)
 
 
 __all__ = ["can_fire_in_bulk", "fire_event_timers_in_bulk"]

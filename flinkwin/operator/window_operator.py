@@ -23,18 +23,19 @@ state, and its merging-set entry.
 vectorized (see :mod:`flinkwin.operator.vectorized`) with results identical to the per-element
 path.
 
-Why one module of some 750 lines: ``WindowOperator`` is one class, Flink's ``WindowOperator``
-and its subclass ``EvictingWindowOperator`` together; its element path, timers, merging, firing
-and emission all read and write the same keyed state and clocks.
-What stands apart is elsewhere: the contexts (:mod:`~flinkwin.operator.contexts`), firings,
-lifecycle, runtime context, timer queue, the batch path (:mod:`~flinkwin.operator.vectorized`,
-:mod:`~flinkwin.operator.bulk_firing`) and the snapshot (:mod:`flinkwin.operator.snapshots`).
+``WindowOperator`` is one class, Flink's ``WindowOperator`` and its subclass
+``EvictingWindowOperator`` together: this module holds its element path, timers and state;
+its methods for emitting a fired window (:mod:`~flinkwin.operator.window_emission`) and
+merging windows (:mod:`~flinkwin.operator.window_merging`) are defined there. The contexts
+(:mod:`~flinkwin.operator.contexts`), firings, lifecycle, runtime context, timer queue, the batch
+path (:mod:`~flinkwin.operator.vectorized`, :mod:`~flinkwin.operator.bulk_firing`) and the
+snapshot (:mod:`flinkwin.operator.snapshots`) stand apart too.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,21 +47,21 @@ from flinkwin.errors import (
     OPERATOR_ERRORS,
     IllegalStateError,
     UnsupportedOperationError,
+    raise_failure,
     user_function_error,
 )
-from flinkwin.evictors.base import Evictor, TimestampedValue
+from flinkwin.evictors.base import Evictor
 from flinkwin.functions.base import CallableKeySelector, FieldKeySelector, KeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import (
-    AGGREGATING,
     LIST,
     REDUCING,
     WindowFunctionSpec,
-    iterate_outputs,
     resolve_window_function,
 )
-from flinkwin.keys import compares_by_value, user_key
+from flinkwin.keys import compares_by_value
 from flinkwin.longs import WRAP, LongOverflowError, check_policy, located, to_long
+from flinkwin.operator import window_emission, window_merging
 from flinkwin.operator.bulk_firing import can_fire_in_bulk, fire_event_timers_in_bulk
 from flinkwin.operator.contexts import (
     OperatorAssignerContext,
@@ -68,7 +69,7 @@ from flinkwin.operator.contexts import (
     OperatorTriggerContext,
     ProcessContext,
 )
-from flinkwin.operator.firings import Fired, Firing, FiringTracker
+from flinkwin.operator.firings import Firing, FiringTracker
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.merging_window_set import MergingWindowSet
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
@@ -385,12 +386,8 @@ class WindowOperator(UserFunctionLifecycle):
         self.current_key = key
         try:
             windows = self.assigner.assign_windows(record, timestamp, self._assigner_ctx)
-        except LongOverflowError as exc:
-            raise located(exc, key, None) from None
-        except OPERATOR_ERRORS:
-            raise
         except Exception as exc:
-            raise user_function_error(exc, key, None) from exc
+            raise_failure(exc, key, None)
         skipped = True
         if self.is_merging:
             merging = self._merging_window_set(key)
@@ -463,74 +460,6 @@ class WindowOperator(UserFunctionLifecycle):
             acc = contents[slot] if slot in contents else agg.create_accumulator()
             contents[slot] = agg.add(record, acc)
 
-    def _merge_function(self, key: Any) -> Any:
-        def merge(
-            merge_result: Any,
-            merged_windows: list[Any],
-            state_window_result: Any,
-            merged_state_windows: list[Any],
-        ) -> None:
-            if (
-                self.is_event_time
-                and merge_result.max_timestamp() + self.allowed_lateness <= self.current_watermark
-            ):
-                raise UnsupportedOperationError(
-                    "The end timestamp of an event-time window cannot become earlier than the "
-                    f"current watermark by merging. Current watermark: {self.current_watermark} "
-                    f"window: {merge_result}"
-                )
-            if (
-                not self.is_event_time
-                and merge_result.max_timestamp() <= self.current_processing_time
-            ):
-                raise UnsupportedOperationError(
-                    "The end timestamp of a processing-time window cannot become earlier than "
-                    "the current processing time by merging. Current processing time: "
-                    f"{self.current_processing_time} window: {merge_result}"
-                )
-            ctx = self._trigger_ctx
-            ctx.key, ctx.window = key, merge_result
-            ctx.merged_windows = merged_windows
-            try:
-                self.trigger.on_merge(merge_result, ctx)
-                ctx.merged_windows = None
-                for m in merged_windows:
-                    ctx.window = m
-                    self.trigger.clear(m, ctx)
-                    self._delete_cleanup_timer(key, m)
-                if self.firings is not None:
-                    self.firings.merge(key, merge_result, merged_windows, self._clock())
-                self._merge_contents(key, state_window_result, merged_state_windows)
-            except OPERATOR_ERRORS:
-                raise
-            except Exception as exc:
-                raise user_function_error(exc, key, merge_result) from exc
-
-        return merge
-
-    def _merge_contents(self, key: Any, target: Any, sources: list[Any]) -> None:
-        try:
-            self._merge_slots(key, target, sources)
-        except LongOverflowError as exc:
-            raise located(exc, key, target) from None
-
-    def _merge_slots(self, key: Any, target: Any, sources: list[Any]) -> None:
-        contents = self.window_contents
-        tslot = (key, target)
-        for source in sources:
-            sslot = (key, source)
-            if sslot == tslot or sslot not in contents:
-                continue
-            value = contents.pop(sslot)
-            if tslot not in contents:
-                contents[tslot] = value
-            elif self.evictor is not None or self.spec.state_kind == LIST:
-                contents[tslot] = contents[tslot] + value
-            elif self.spec.state_kind == REDUCING:
-                contents[tslot] = self.spec.reduce(contents[tslot], value)
-            else:
-                contents[tslot] = self.spec.agg_fn.merge(contents[tslot], value)
-
     def _on_timer(self, timestamp: int, key: Any, window: Any, *, event_time: bool) -> None:
         self.current_key = key
         try:
@@ -566,12 +495,8 @@ class WindowOperator(UserFunctionLifecycle):
                 self._clear_all_state(key, window, slot, merging)
             if merging is not None:
                 self._persist(key, merging)
-        except LongOverflowError as exc:
-            raise located(exc, key, window) from None
-        except OPERATOR_ERRORS:
-            raise
         except Exception as exc:
-            raise user_function_error(exc, key, window) from exc
+            raise_failure(exc, key, window)
 
     def _clear_all_state(
         self, key: Any, window: Any, slot: tuple[Any, Any], merging: MergingWindowSet | None
@@ -609,164 +534,26 @@ class WindowOperator(UserFunctionLifecycle):
         else:
             self.processing_timers.delete(cleanup, key, window)
 
-    def _merging_window_set(self, key: Any) -> MergingWindowSet:
-        return MergingWindowSet(self.assigner, self.merging_state.get(key, []))
-
-    def _persist(self, key: Any, merging: MergingWindowSet) -> None:
-        merging.persist()
-        if merging.mapping:
-            self.merging_state[key] = merging.state
-        else:
-            self.merging_state.pop(key, None)
-
-    # ---------------------------------------------------------------- emitting
+    # merging windows and emitting a fired window: methods of this class, defined in
+    # flinkwin.operator.window_merging and flinkwin.operator.window_emission
+    _merge_function = window_merging.merge_function
+    _merge_contents = window_merging.merge_contents
+    _merge_slots = window_merging.merge_slots
+    _merging_window_set = window_merging.merging_window_set
+    _persist = window_merging.persist
+    _fire = window_emission.fire
+    _emit_window_contents = window_emission.emit_window_contents
+    fire_windows = window_emission.fire_windows
+    _fire_one = window_emission.fire_one
+    _emit_evicting = window_emission.emit_evicting
+    emit_window_values = window_emission.emit_window_values
+    _emit_outputs = window_emission.emit_outputs
 
     def _clock(self) -> int:
         """The window's clock as a firing or an element sees it (see ``docs/firings.md``)."""
         if self._timer_clock is not None:
             return self._timer_clock
         return self.current_watermark if self.is_event_time else self.current_processing_time
-
-    def _fire(
-        self, key: Any, window: Any, slot: tuple[Any, Any], contents: Any, is_last: bool
-    ) -> None:
-        """FIRE ``window``: its firing recorded (when firing metadata is tracked), then its
-        contents emitted."""
-        if self.firings is None:
-            self._emit_window_contents(key, window, slot, contents)
-            return
-        self.current_firing = self.firings.fire(
-            (key, window), window.max_timestamp(), self._clock(), is_last
-        )
-        try:
-            self._emit_window_contents(key, window, slot, contents)
-        finally:
-            self.current_firing = None
-
-    def _emit_window_contents(
-        self, key: Any, window: Any, slot: tuple[Any, Any], contents: Any
-    ) -> None:
-        try:
-            spec = self.spec
-            self.current_key = key
-            self.num_windows_fired += 1
-            if self.evictor is not None:
-                self._emit_evicting(key, window, slot, contents)
-            elif spec.state_kind == REDUCING:
-                self.emit_window_values(key, window, [contents])
-            elif spec.state_kind == AGGREGATING:
-                self.emit_window_values(key, window, [spec.agg_fn.get_result(contents)])
-            else:
-                self.emit_window_values(key, window, list(contents))
-        except LongOverflowError as exc:
-            raise located(exc, key, window) from None
-        except OPERATOR_ERRORS:
-            raise
-        except Exception as exc:
-            raise user_function_error(exc, key, window) from exc
-
-    def fire_windows(
-        self, keys: Sequence[Any], windows: Sequence[Any], elements: Iterable[Sequence[Any]]
-    ) -> None:
-        """FIRE, in turn, windows of list state: ``keys[i]``'s window ``windows[i]`` with
-        ``elements``' i-th (handed to the window function as it is), as a timer's FIRE does
-        with each window's contents; one loop, the function's kind looked up once."""
-        spec = self.spec
-        fn = spec.window_fn
-        if fn is None or spec.window_kind != "process":
-            for key, window, values in zip(keys, windows, elements):
-                self._fire_one(key, window, values)
-            return
-        where = f"{type(fn).__name__}.process"
-        output = self._output
-        key = window = None
-        try:
-            for key, window, values in zip(keys, windows, elements):
-                self.current_key = key
-                self.num_windows_fired += 1
-                timestamp = window.max_timestamp()
-                result = fn.process(user_key(key), ProcessContext(self, key, window), values)
-                firing = self.current_firing if self.tag_firings else None
-                for out in iterate_outputs(result, where):
-                    if type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag):
-                        self.emit_side(out[0], out[1], timestamp)
-                    elif firing is not None:
-                        output.append((Fired(out, firing), timestamp))
-                    else:
-                        output.append((out, timestamp))
-        except LongOverflowError as exc:
-            raise located(exc, key, window) from None
-        except OPERATOR_ERRORS:
-            raise
-        except Exception as exc:
-            raise user_function_error(exc, key, window) from exc
-
-    def _fire_one(self, key: Any, window: Any, elements: Sequence[Any]) -> None:
-        self.current_key = key
-        self.num_windows_fired += 1
-        try:
-            self.emit_window_values(key, window, elements)
-        except LongOverflowError as exc:
-            raise located(exc, key, window) from None
-        except OPERATOR_ERRORS:
-            raise
-        except Exception as exc:
-            raise user_function_error(exc, key, window) from exc
-
-    def _emit_evicting(
-        self, key: Any, window: Any, slot: tuple[Any, Any], contents: list[tuple[Any, int]]
-    ) -> None:
-        assert self.evictor is not None
-        elements = [TimestampedValue(v, ts) for v, ts in contents]
-        self.evictor.evict_before(elements, len(elements), window, self._evictor_ctx)
-        values = [e.value for e in elements]
-        spec = self.spec
-        if spec.reduce_fn is not None:
-            if values:
-                reduced = values[0]
-                for v in values[1:]:
-                    reduced = spec.reduce(reduced, v)
-                values = [reduced]
-        elif spec.agg_fn is not None:
-            acc = spec.agg_fn.create_accumulator()
-            for v in values:
-                acc = spec.agg_fn.add(v, acc)
-            values = [spec.agg_fn.get_result(acc)]
-        self.emit_window_values(key, window, values)
-        self.evictor.evict_after(elements, len(elements), window, self._evictor_ctx)
-        if elements:
-            self.window_contents[slot] = [(e.value, e.timestamp) for e in elements]
-        else:
-            self.window_contents.pop(slot, None)
-
-    def emit_window_values(self, key: Any, window: Any, values: Sequence[Any]) -> None:
-        """Run the full-window function (if any) over ``values`` and emit its outputs with
-        timestamp ``window.max_timestamp()``."""
-        spec = self.spec
-        timestamp = window.max_timestamp()
-        fn = spec.window_fn
-        if fn is None:
-            outputs: Iterable[Any] = values
-        else:
-            kind = spec.window_kind
-            if kind == "process":
-                result = fn.process(user_key(key), ProcessContext(self, key, window), values)
-            elif kind == "process_all":
-                result = fn.process(ProcessContext(self, key, window), values)
-            elif kind == "apply":
-                result = fn.apply(user_key(key), window, values)
-            else:
-                result = fn.apply(window, values)
-            method = "process" if kind in ("process", "process_all") else "apply"
-            outputs = iterate_outputs(result, f"{type(fn).__name__}.{method}")
-        firing = self.current_firing if self.tag_firings else None
-        for out in outputs:
-            if type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag):
-                self.emit_side(out[0], out[1], timestamp)
-            elif firing is not None:
-                self._output.append((Fired(out, firing), timestamp))
-            else:
-                self._output.append((out, timestamp))
 
     # --------------------------------------------------------------- snapshots
 

@@ -9,10 +9,11 @@
   group with two or more watermarked sources a wake-up clock instead, :func:`_wake_clock`);
 * the rows get their arrival sequence and go to their key group: by the key columns when the
   graph's one keyed operator reads the sources directly (or through unions) with column keys
-  of one type (:func:`_partitioning`), else all to ONE key group (operators keyed
-  differently share no partitioning Spark could use; see ``docs/architecture.md``, "Stream
-  graphs"); a :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key
-  group and micro-batch. A graph that :func:`~flinkwin.spark.graph_chained.chain_reason`
+  of one type (:mod:`~flinkwin.spark.graph_partitioning`), else all to ONE key group
+  (operators keyed differently share no partitioning Spark could use; see
+  ``docs/architecture.md``, "Stream graphs"); a
+  :class:`~flinkwin.operator.graph.GraphOperator` runs the whole graph per key group and
+  micro-batch. A graph that :func:`~flinkwin.spark.graph_chained.chain_reason`
   allows runs **distributed** instead (:mod:`flinkwin.spark.graph_chained`: every keyed
   operator in its own key groups, a shuffle before each, in the same query). With one key
   group the stage sees every row, so each operator gets the watermark of the sources it
@@ -54,6 +55,7 @@ from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
 from .graph_chained import ChainedGraph, chain_reason
 from .graph_chained_nodes import chained_stream
 from .graph_nodes import ProcessBuilder
+from .graph_partitioning import fused_partitioning, partitioning
 from .graph_restart import graph_fingerprint
 from .inputs import EventTime
 from .key_groups import failing_on_null, key_group_labels, label_of
@@ -106,7 +108,7 @@ def compile_graph(
         raise PipelineError("a graph cannot mix streaming and static DataFrames")
     mode = effective_mode(runtime_mode, streaming)
     tz = session.conf.get("spark.sql.session.timeZone") or "UTC"
-    partition = _partitioning(plan)
+    partition = partitioning(plan)
     key_groups = plan.sources[0]._key_groups if partition is not None else 1
     declared = {s._times_before_1970 for s in plan.sources}
     if streaming and len(declared) > 1:
@@ -116,42 +118,9 @@ def compile_graph(
         )
     before_1970 = streaming and True in declared
     arrival = mode is RuntimeExecutionMode.STREAMING
-
-    def prepare(partition: dict[int, list[str]] | None, key_groups: int, heartbeats: bool,
-                wake_clock: bool = False
-                ) -> tuple[DataFrame, list[SourceSpec], bool, StructType, Any]:
-        """The stage's input rows (module docstring), the sources, whether any is watermarked,
-        the input schema and its null masks. ``wake_clock``: Spark's watermark is a wake-up
-        clock on the sources' union (:func:`_wake_clock`), else each source's own."""
-        frames, sources, watermarked = [], [], False
-        for i, stream in enumerate(plan.sources):
-            keys = None if partition is None else partition[i]
-            staged, source, has_wm = _source_frame(
-                i, stream, tz, streaming, keys, key_groups, before_1970, wake_clock
-            )
-            frames.append(staged)
-            sources.append(source)
-            watermarked |= has_wm
-        staged = functools.reduce(
-            lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
-        if wake_clock:
-            staged = _with_wake_clock(staged, watermark_shift(before_1970))
-        if arrival:
-            staged = with_arrival_sequence(staged)
-        if heartbeats:
-            staged = with_heartbeats(staged, key_groups)
-        hidden = {KEY_GROUP_COLUMN, ARRIVAL_COLUMN, _WM, EVENT_COLUMN}
-        input_schema = StructType([f for f in staged.schema.fields if f.name not in hidden])
-        for f in input_schema.fields:
-            if on_wire(f.dataType):
-                staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
-        masks = null_plan(input_schema)
-        return staged, sources, watermarked, input_schema, masks
-
-    heartbeats = streaming and key_groups > 1
-    staged, sources, watermarked, input_schema, masks = prepare(
-        partition, key_groups, heartbeats)
-    staged = nulls_to_wire(staged, masks, input_schema)
+    described_sources = [_source_spec(i, s, streaming) for i, s in enumerate(plan.sources)]
+    sources = [source for source, _ in described_sources]
+    watermarked = any(has_wm for _, has_wm in described_sources)
 
     main_type = plan.head_type
     casts: dict[str, Any] = {}
@@ -191,6 +160,25 @@ def compile_graph(
             "the graph's operators work on event time: call assignTimestampsAndWatermarks(...) "
             "on its sources"
         )
+    reason = "the graph's one keyed operator reads the sources: key groups by its key" if (
+        partition is not None
+    ) else one_task or chain_reason(
+        graph, [n.timers for n in plan.nodes], streaming, arrival, domain,
+        default_parallelism if parallelism is None else parallelism,
+    )
+    distributed = reason is None
+    # the plan is decided: the sources' rows are built once, as it reads them
+    heartbeats = streaming and key_groups > 1
+    fused = fused_partitioning(plan) if distributed else None
+    wake_clock = streaming and not distributed and partition is None and _wake_clock(sources)
+    if fused is None:
+        staged, input_schema, masks = _stage_input(
+            plan, tz, streaming, partition, key_groups, heartbeats, before_1970, arrival,
+            wake_clock)
+    else:  # the first keyed node's key groups by its key columns
+        staged, input_schema, masks = _stage_input(
+            plan, tz, streaming, fused, plan.sources[0]._key_groups, False, before_1970,
+            arrival, False)
     names = " -> ".join(n.spec.name for n in plan.nodes) or "union"
     runtime = KeyGroupRuntime(
         operator=GraphSpec(graph, key_groups, f"Graph({names})", overflow_policy(session),
@@ -224,13 +212,6 @@ def compile_graph(
         ),
     )
     runtime.operator.build()  # fail at build time on an invalid configuration
-    reason = "the graph's one keyed operator reads the sources: key groups by its key" if (
-        partition is not None
-    ) else one_task or chain_reason(
-        graph, [n.timers for n in plan.nodes], streaming, arrival, domain,
-        default_parallelism if parallelism is None else parallelism,
-    )
-    distributed = reason is None
     summary_watermark = None
     if distributed:
         key_groups = plan.sources[0]._key_groups
@@ -238,17 +219,11 @@ def compile_graph(
             graph, key_groups, runtime, runtime.operator.state_pickler,
             watermark_shift(before_1970), runtime.stage_fingerprint,
         )
-        fused = _fused_partitioning(plan)
-        if fused is not None:  # the first keyed node's key groups by its key columns
-            staged = prepare(fused, key_groups, False)[0]
-            staged = nulls_to_wire(staged, masks, input_schema)
-        else:
+        if fused is None:
             staged = staged.drop(KEY_GROUP_COLUMN)
         combined = chained_stream(chained, staged.drop(_WM), fused is not None)
     elif streaming:
-        if partition is None and _wake_clock(sources):
-            staged = prepare(None, 1, False, wake_clock=True)[0]
-            staged = nulls_to_wire(staged, masks, input_schema)
+        if wake_clock:
             summary_watermark = (
                 "each operator's own, from the sources it reads; Spark's is a wake-up clock "
                 "(the last micro-batch with rows' timestamp - 1 ms, see "
@@ -311,96 +286,6 @@ def _wiring(inputs: tuple[tuple[StreamRef, int], ...]) -> list[Any]:
     return [([getattr(part, "tag_id", part) for part in ref], index) for ref, index in inputs]
 
 
-def _partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
-    """Per source, the key columns that place its rows in key groups, when the graph allows
-    more than one: ONE keyed operator, reading the sources directly or through unions, keyed
-    by columns of the same types on every source (and by the same columns on a source it
-    reads twice), with only stateless steps after it. None: one key group."""
-    from flinkwin.operator.graph import OPERATOR, UNION
-
-    if any(getattr(s._watermark, "idle_timeout_ms", None) is not None for s in plan.sources):
-        return None  # idle inputs are told apart by seeing every row (one key group)
-    operators = [j for j, n in enumerate(plan.nodes) if n.spec.kind == OPERATOR]
-    if len(operators) != 1 or not plan.nodes[operators[0]].keys:
-        return None
-    j = operators[0]
-    keys = plan.nodes[j].keys
-    reached: dict[int, list[str]] = {}
-    before = set()
-
-    def walk(ref: Any, index: int) -> bool:
-        if ref[0] == "source":
-            key = keys[index]
-            columns = [key] if isinstance(key, str) else key
-            if not isinstance(columns, (list, tuple)) or not all(
-                isinstance(c, str) for c in columns
-            ):
-                return False
-            previous = reached.setdefault(int(ref[1]), list(columns))
-            return previous == list(columns)
-        node = plan.nodes[ref[1]]
-        if ref[0] != "node" or node.spec.kind != UNION:
-            return False
-        before.add(int(ref[1]))
-        return all(walk(r, index) for r, _ in node.spec.inputs)
-
-    if not all(walk(ref, index) for ref, index in plan.nodes[j].spec.inputs):
-        return None
-    if len(reached) != len(plan.sources) or any(
-        k not in before and k < j for k in range(len(plan.nodes))
-    ):
-        return None
-    types = None
-    for i, columns in reached.items():
-        schema = plan.sources[i]._public_df().schema
-        if any(c not in schema.fieldNames() for c in columns):
-            return None
-        mine = [schema[c].dataType.simpleString() for c in columns]
-        if types is not None and mine != types:
-            return None
-        types = mine
-    return reached
-
-
-def _fused_partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
-    """Per source, the key columns of the graph's first keyed operator, when it alone reads
-    every source, directly, keyed by columns of the same types on each (a source read twice:
-    by the same columns), and no source is an output: that operator then takes the rows in
-    its own key groups without a sources' step (flinkwin.spark.graph_chained). Else None."""
-    operators = [j for j, n in enumerate(plan.nodes) if n.spec.kind == OPERATOR]
-    if not operators or not plan.nodes[operators[0]].keys:
-        return None
-    j = operators[0]
-    node = plan.nodes[j]
-    for k, other in enumerate(plan.nodes):
-        if k != j and any(ref[0] == "source" for ref, _ in other.spec.inputs):
-            return None
-    if plan.head[0] == "source":
-        return None
-    reached: dict[int, list[str]] = {}
-    for ref, index in node.spec.inputs:
-        key = node.keys[index] if index < len(node.keys) else None
-        columns = [key] if isinstance(key, str) else key
-        if ref[0] != "source" or not isinstance(columns, (list, tuple)) or not all(
-            isinstance(c, str) for c in columns
-        ):
-            return None
-        if reached.setdefault(int(ref[1]), list(columns)) != list(columns):
-            return None
-    if len(reached) != len(plan.sources):
-        return None
-    types = None
-    for i, columns in reached.items():
-        schema = plan.sources[i]._public_df().schema
-        if any(c not in schema.fieldNames() for c in columns):
-            return None
-        mine = [schema[c].dataType.simpleString() for c in columns]
-        if types is not None and mine != types:
-            return None
-        types = mine
-    return reached
-
-
 def _wake_clock(sources: Sequence[SourceSpec]) -> bool:
     """Whether a one-key-group streaming stage over ``sources`` puts Spark's watermark on the
     micro-batch's timestamp (one ``withWatermark`` on their union), not on each source's event
@@ -421,10 +306,38 @@ def _key_group(columns: list[str], key_groups: int, names: list[str]) -> Any:
     )
 
 
+def _stage_input(
+    plan: StreamPlan, tz: str, streaming: bool, partition: dict[int, list[str]] | None,
+    key_groups: int, heartbeats: bool, before_1970: bool, arrival: bool, wake_clock: bool,
+) -> tuple[DataFrame, StructType, Any]:
+    """The stage's input rows (module docstring), their schema without the hidden columns and
+    its null masks. ``wake_clock``: Spark's watermark is a wake-up clock on the sources' union
+    (:func:`_wake_clock`), else each source's own."""
+    frames = [
+        _source_frame(i, stream, tz, streaming, None if partition is None else partition[i],
+                      key_groups, before_1970, wake_clock)
+        for i, stream in enumerate(plan.sources)
+    ]
+    staged = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+    if wake_clock:
+        staged = _with_wake_clock(staged, watermark_shift(before_1970))
+    if arrival:
+        staged = with_arrival_sequence(staged)
+    if heartbeats:
+        staged = with_heartbeats(staged, key_groups)
+    hidden = {KEY_GROUP_COLUMN, ARRIVAL_COLUMN, _WM, EVENT_COLUMN}
+    input_schema = StructType([f for f in staged.schema.fields if f.name not in hidden])
+    for f in input_schema.fields:
+        if on_wire(f.dataType):
+            staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
+    masks = null_plan(input_schema)
+    return nulls_to_wire(staged, masks, input_schema), input_schema, masks
+
+
 def _source_frame(
     index: int, stream: Any, tz: str, streaming: bool, keys: list[str] | None,
-    key_groups: int, before_1970: bool, wake_clock: bool = False,
-) -> tuple[DataFrame, SourceSpec, bool]:
+    key_groups: int, before_1970: bool, wake_clock: bool,
+) -> DataFrame:
     """Source ``index`` as the graph stage reads it: columns renamed ``_fw_i<index>_<j>``, its
     number, its event time in ms (``MIN_LONG``: none) with its own watermark on a stream
     (shifted when the graph declares ``times_before_1970``, see flinkwin.spark.watermarks).
@@ -487,7 +400,18 @@ def _source_frame(
     extra = [F.col(EVENT_COLUMN), label.alias(KEY_GROUP_COLUMN)] + (
         [F.col(_WM)] if has_wm and not wake_clock else []
     )
-    staged = staged.select(*keep, *extra, F.lit(index).cast("int").alias(SOURCE_COLUMN))
+    return staged.select(*keep, *extra, F.lit(index).cast("int").alias(SOURCE_COLUMN))
+
+
+def _source_spec(index: int, stream: Any, streaming: bool) -> tuple[SourceSpec, bool]:
+    """How the graph operator reads source ``index`` (:func:`_source_frame`'s columns), and
+    whether it is watermarked on a stream."""
+    schema = stream._public_df().schema
+    type_info = stream.get_type()
+    strategy = stream._watermark
+    carried = strategy is None and RECORD_TIMESTAMP_COLUMN in stream._elements_df().columns
+    names = schema.fieldNames()
+    columns = [f"_fw_i{index}_{j}" for j in range(len(names))]
     pickled = is_pickled(schema) or is_pickled_type(type_info)
     # a source whose watermark Spark computes before a filter/map, or whose timestamps an
     # earlier stage gave: the stage's watermark (the rows seen here are not all the rows the
@@ -508,7 +432,7 @@ def _source_frame(
         idle_timeout_ms=None if delay is None else strategy.idle_timeout_ms,
         stage_watermark=upstream,
     )
-    return staged, source, has_wm
+    return source, streaming and emits
 
 
 __all__ = ["EVENT_COLUMN", "SOURCE_COLUMN", "compile_graph"]

@@ -64,6 +64,21 @@ def requested_parallelism(own: int | None, default: int | None, key_groups: int)
     return None if default is None else min(default, key_groups)
 
 
+def check_max_parallelism(operator: str, parallelism: int | None,
+                          max_parallelism: int | None) -> None:
+    """Refuse, as Flink does when the job is submitted, an operator whose ``parallelism`` is
+    higher than its declared ``max_parallelism`` (Flink's ExecutionJobVertex: a task beyond
+    the key groups would hold none). None for either: nothing to check (flinkwin's default
+    key groups are not a declared max parallelism: a parallelism above them is honoured)."""
+    if parallelism is None or max_parallelism is None or parallelism <= max_parallelism:
+        return
+    raise ValueError(
+        f"Vertex {operator}'s parallelism ({parallelism}) is higher than the max parallelism "
+        f"({max_parallelism}). Please lower the parallelism or increase the max parallelism "
+        "(set_parallelism / set_max_parallelism on the result, or on the environment)."
+    )
+
+
 def describe_parallelism(own: int | None, default: int | None, key_groups: int) -> str | None:
     """``explain()``'s line for the parallelism asked for (None: none, flinkwin chooses)."""
     if own is not None:

@@ -91,6 +91,8 @@ class WindowPipeline:
     with_window: bool
     key_groups: int
     key_selector: Any = None
+    #: the max parallelism the program declared (None: the key groups are flinkwin's default)
+    max_parallelism: int | None = None
     key_type: Any = None
     runtime_mode: RuntimeExecutionMode = RuntimeExecutionMode.STREAMING
     #: the input stream's PyFlink type information (``Types.TUPLE``: elements are tuples)

@@ -11,7 +11,11 @@ from flinkwin.datastream.stream_execution_environment import (
     StreamExecutionEnvironment,
     default_parallelism,
 )
-from flinkwin.spark.parallelism import describe_parallelism, requested_parallelism
+from flinkwin.spark.parallelism import (
+    check_max_parallelism,
+    describe_parallelism,
+    requested_parallelism,
+)
 
 
 def test_no_environment_or_no_set_parallelism_leaves_the_choice_to_flinkwin(
@@ -68,3 +72,18 @@ def test_explain_names_where_the_parallelism_comes_from() -> None:
         "16 (the environment's 32, capped by the 16 key groups: set_max_parallelism raises "
         "them)")
     assert describe_parallelism(None, None, 16) is None
+
+
+def test_max_parallelism_defaulting() -> None:
+    """Flink's ExecutionJobVertexTest#testMaxParallelismDefaulting, the part flinkwin has: a
+    parallelism higher than a declared max parallelism is refused with Flink's message naming
+    the operator, both numbers and the fix; an equal or lower one, or an undeclared max
+    parallelism (flinkwin's default key groups), passes."""
+    with pytest.raises(ValueError, match=(
+        r"^Vertex testVertex's parallelism \(172\) is higher than the max parallelism \(4\)\. "
+        r"Please lower the parallelism or increase the max parallelism")):
+        check_max_parallelism("testVertex", 172, 4)
+    check_max_parallelism("testVertex", 4, 1 << 15)  # configured trumps the default
+    check_max_parallelism("testVertex", 4, 4)
+    check_max_parallelism("testVertex", 172, None)  # not declared: flinkwin's key groups
+    check_max_parallelism("testVertex", None, 4)  # no parallelism asked for

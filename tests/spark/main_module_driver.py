@@ -195,7 +195,6 @@ def main() -> None:
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.flinkwin.state.secret", "a test key of the main-module driver")
         .config("spark.flinkwin.subtask.closeAfterIdleSeconds", args.idle_close)
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")

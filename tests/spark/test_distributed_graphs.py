@@ -269,6 +269,9 @@ def test_hot_items_distributed_through_to_df_write_stream(
              .option("checkpointLocation", str(tmp_path / "ck"))
              .trigger(availableNow=True).start())
     query.awaitTermination()
+    # the distributed plan, not the one-task plan compiled before set_parallelism(2)
+    assert [op["operatorName"] for op in query.lastProgress["stateOperators"]] == [
+        "transformWithStateInPandasExec"] * 2
     assert spark.conf.get(PROVIDER_CONF, None) in (None, "")
     # one run without the restart: the same outputs (the restart changes nothing in Flink)
     assert Counter(seen) == EXPECTED

@@ -11,6 +11,7 @@ import pytest
 from spark_scenarios import run_stream, watermark, write_batches
 
 from flinkwin import Time, TumblingEventTimeWindows
+from flinkwin.datastream import DataStream
 from flinkwin.spark.parallelism import SHUFFLE_PARTITIONS, stage_parallelism
 
 BATCHES = [[{"user": "a", "ts": 1_000, "n": 1}, {"user": "b", "ts": 2_000, "n": 2}],
@@ -120,3 +121,40 @@ def test_on_spark_connect_the_stage_is_sized_without_the_cores() -> None:
     assert stage_parallelism(ConnectSession(spark_sql_shuffle_partitions="auto"), 16) == 16
     assert stage_parallelism(ConnectSession(spark_default_parallelism="8"), 16) == 8
     assert stage_parallelism(ConnectSession(), 16, requested=3) == 3
+
+
+def test_a_parallelism_above_a_declared_max_parallelism_is_refused_when_the_stage_runs(
+    spark: Any, fresh_env: Any,
+) -> None:
+    """Flink refuses the job at submission ("Vertex ...'s parallelism (8) is higher than the
+    max parallelism (4). Please lower the parallelism or increase the max parallelism."), the
+    setters being free in any order before; flinkwin refuses it when the stage runs or feeds
+    another operator. flinkwin's default key groups are not a declared max parallelism."""
+    df = spark.createDataFrame([("a", 1_000, 1), ("b", 2_000, 2)], "user string, ts long, n long")
+
+    def counts(stream: Any) -> Any:
+        return (stream.assign_timestamps_and_watermarks(watermark(0)).key_by("user")
+                .window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("n"))
+
+    def total(result: Any) -> list[tuple[str, int]]:
+        return sorted((r["user"], r["n"]) for r in result.toDF().collect())
+
+    assert total(counts(DataStream(df)).set_parallelism(32)) == [("a", 1), ("b", 2)]
+    result = counts(DataStream(df)).set_parallelism(8).set_max_parallelism(4)
+    refused = r"'s parallelism \(8\) is higher than the max parallelism \(4\)\. Please lower"
+    with pytest.raises(ValueError, match=r"^Vertex Window\(TumblingEventTimeWindows\(10000\), "
+                       r"EventTimeTrigger\(\), sum\('n'\)\)" + refused):
+        result.toDF()
+    with pytest.raises(ValueError, match=refused):
+        result.map(lambda row: row)
+    assert total(result.set_max_parallelism(8)) == [("a", 1), ("b", 2)]
+
+    fresh_env.set_max_parallelism(4)  # declared for the streams built from now on
+    named = counts(DataStream(df)).name("counts").set_parallelism(8)
+    with pytest.raises(ValueError, match=r"^Vertex counts" + refused):
+        named.print()
+    assert total(named.set_max_parallelism(16)) == [("a", 1), ("b", 2)]
+    graph = counts(DataStream(df).union(DataStream(df))).set_parallelism(8)
+    with pytest.raises(ValueError, match=refused):
+        graph.toDF()
+    assert total(graph.set_max_parallelism(8)) == [("a", 2), ("b", 4)]
