@@ -103,6 +103,7 @@ _SPARK_API = {
     "DeltaUpsertSink": "flinkwin.sinks",
     "IncompatibleRestartError": "flinkwin.spark.restart",
     "OneTaskGraphWarning": "flinkwin.datastream.graph_stream",
+    "RestartedWatermarksWarning": "flinkwin.datastream.graph_stream",
     "UnsizedStageWarning": "flinkwin.spark.sizing",
 }
 
@@ -128,6 +129,7 @@ __all__ = [
     "IncompatibleRestartError",
     "KeyedStream",
     "OneTaskGraphWarning",
+    "RestartedWatermarksWarning",
     "UnsizedStageWarning",
     "WatermarkStrategy",
     "WindowResultStream",

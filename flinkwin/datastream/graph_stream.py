@@ -44,6 +44,15 @@ class OneTaskGraphWarning(UserWarning):
     ``warnings.filterwarnings("error", category=flinkwin.OneTaskGraphWarning)``."""
 
 
+class RestartedWatermarksWarning(UserWarning):
+    """A graph of several sources running in several key groups restarts from a checkpoint:
+    Spark restores only its query's one watermark, not each source's greatest event time, so
+    until every source passes the restored watermark its operators' watermark lags behind
+    Flink's and an element Flink finds late may be taken as on time (a known difference,
+    docs/spark-semantics.md). Importable as ``flinkwin.RestartedWatermarksWarning``; make it
+    an error with ``warnings.filterwarnings("error", category=...)``."""
+
+
 class GraphResultStream(DataStream):
     """The head of a stream graph as a stream (see module docstring)."""
 
@@ -247,9 +256,25 @@ class GraphResultStream(DataStream):
         if location is not None:
             stage = self._stage([])
             pipeline: Any = stage.pipeline
-            prepare_graph_restart(CheckpointStore(stage.combined.sparkSession, location),
-                                  self._plan_value, pipeline.key_groups, pipeline.fingerprint,
-                                  pipeline.stage_kind)
+            store = CheckpointStore(stage.combined.sparkSession, location)
+            prepare_graph_restart(store, self._plan_value, pipeline.key_groups,
+                                  pipeline.fingerprint, pipeline.stage_kind)
+            sources = len(self._plan_value.sources)
+            if sources > 1 and pipeline.key_groups > 1 and store.spark_listing("offsets"):
+                warnings.warn(
+                    f"flinkwin: this stream graph ({stage.summary.get('operators')}) of "
+                    f"{sources} sources runs in {pipeline.key_groups} key groups on Spark's "
+                    "watermark, and restarts from the checkpoint at "
+                    f"{location}: Spark restores its one watermark, not each source's "
+                    "greatest event time, so until every source passes it the operators' "
+                    "watermark lags behind Flink's and an element Flink finds late may be "
+                    "taken as on time (a known difference: docs/spark-semantics.md, \"What "
+                    "is not like Flink\"). The one-task plan keeps each source's clock in "
+                    "its state: key the graph's operators by a function and leave its "
+                    "parallelism at 1 for exact results across restarts",
+                    RestartedWatermarksWarning,
+                    stacklevel=_caller_outside_flinkwin(),
+                )
 
     @property
     def writeStream(self) -> WindowDataStreamWriter:  # noqa: N802
@@ -312,4 +337,4 @@ def _caller_outside_flinkwin() -> int:
     return level
 
 
-__all__ = ["GraphResultStream", "OneTaskGraphWarning"]
+__all__ = ["GraphResultStream", "OneTaskGraphWarning", "RestartedWatermarksWarning"]
