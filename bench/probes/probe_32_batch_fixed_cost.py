@@ -68,6 +68,12 @@ def jvm_threads() -> dict[str, float]:
     return out
 
 
+def compilations(spark: SparkSession) -> int:
+    """How many classes Spark's code generator has compiled so far (cache misses)."""
+    return int(spark._jvm.org.apache.spark.metrics.source.CodegenMetrics
+               .METRIC_COMPILATION_TIME().getCount())
+
+
 def rest(url: str, path: str):
     with urllib.request.urlopen(url + "/api/v1" + path, timeout=30) as r:
         return json.load(r)
@@ -110,6 +116,7 @@ def main() -> None:
         if b == warm:
             cpu0, t0, th0 = tree_cpu(), time.perf_counter(), jvm_threads()
             self0 = sum(psutil.Process().cpu_times()[:2])
+            compiled0 = compilations(spark)
         with open(os.path.join(src, f"f{b:04d}.json"), "w") as f:
             for i in range(a.rows):
                 f.write(f'{{"user": "u{i % 5}", "ts": {b * 4000 + i * 100}, "v": {i}}}\n')
@@ -141,6 +148,7 @@ def main() -> None:
         "nodata_trigger": med(empty, "triggerExecution"),
         "nodata_addBatch": med(empty, "addBatch"),
         "cpu_per_file_ms": {k: round(1000 * (cpu1[k] - cpu0[k]) / files) for k in cpu1},
+        "codegen_compilations_per_file": round((compilations(spark) - compiled0) / files, 2),
         "load": os.getloadavg()[0],
     }
     print(json.dumps(result))

@@ -135,9 +135,10 @@ class StopListener:
         implements = ["org.apache.spark.sql.streaming.PythonStreamingQueryListener"]
 
 
-def _add_listener(streams: Any, listener: StopListener) -> None:
+def _add_listener(streams: Any, listener: StopListener) -> Any:
     """Register ``listener`` with the session's ``StreamingQueryManager`` as PySpark's
-    ``streams.addListener`` does, minus PySpark's conversion of every event."""
+    ``streams.addListener`` does, minus PySpark's conversion of every event; returns the JVM's
+    listener (for ``streams._jsqm.removeListener``)."""
     from pyspark import SparkContext
     from pyspark.java_gateway import ensure_callback_server_started
 
@@ -145,7 +146,9 @@ def _add_listener(streams: Any, listener: StopListener) -> None:
     assert gateway is not None and SparkContext._jvm is not None
     ensure_callback_server_started(gateway)
     wrapper = SparkContext._jvm.org.apache.spark.sql.streaming.PythonStreamingQueryListenerWrapper
-    streams._jsqm.addListener(wrapper(listener))
+    jlistener = wrapper(listener)
+    streams._jsqm.addListener(jlistener)
+    return jlistener
 
 
 def _signal(sc: Any, run: str) -> None:
