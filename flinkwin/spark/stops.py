@@ -81,45 +81,74 @@ def signal_executors(sc: Any, run: str) -> None:
 def watch_stops(session: Any) -> None:
     """Add the stop listener to ``session`` (once; nothing on a Spark Connect session)."""
     try:
-        from pyspark.sql.streaming import StreamingQueryListener
-
         sc = session.sparkContext
         streams = session.streams
     except Exception:  # noqa: BLE001 (Spark Connect: no SparkContext here)
         return
-    local = str(sc.master).startswith("local")  # the workers share the driver's host
-
-    class StopListener(StreamingQueryListener):
-        #: runs whose progress showed a flinkwin stage (those worth a job on the executors)
-        flinkwin_runs: set[str] = set()
-
-        def onQueryStarted(self, event: Any) -> None:  # noqa: N802 (Spark's names)
-            pass
-
-        def onQueryProgress(self, event: Any) -> None:  # noqa: N802
-            if not local:
-                progress = event.progress
-                if any(name.startswith("flinkwin") for name in progress.observedMetrics):
-                    self.flinkwin_runs.add(str(progress.runId))
-
-        def onQueryIdle(self, event: Any) -> None:  # noqa: N802
-            pass
-
-        def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
-            run = str(event.runId)
-            with contextlib.suppress(OSError, ValueError):  # else the idle timeout closes
-                write_marker(run)
-            if run in self.flinkwin_runs:  # not on the listener's thread: it delivers
-                self.flinkwin_runs.discard(run)  # every query's events
-                threading.Thread(target=_signal, args=(sc, run), daemon=True,
-                                 name="flinkwin-stops").start()
-
     with _lock:
         if id(session) in _watched:
             return
-        listener = StopListener()
-        streams.addListener(listener)
+        listener = StopListener(sc, local=str(sc.master).startswith("local"))
+        _add_listener(streams, listener)
         _watched[id(session)] = (session, listener)
+
+
+class StopListener:
+    """The stop listener, called by Spark's JVM with the events as JVM objects (through py4j),
+    of which it reads only what it needs: PySpark's own ``StreamingQueryListener`` converts
+    each progress event whole first, about a hundred py4j calls per micro-batch of every
+    query of the session (``docs/benchmarks.md``, fixed cost round 4)."""
+
+    def __init__(self, sc: Any, local: bool) -> None:
+        self.sc = sc
+        #: the workers share the driver's host: the marker there reaches them all
+        self.local = local
+        #: runs whose progress showed a flinkwin stage (those worth a job on the executors)
+        self.flinkwin_runs: set[str] = set()
+
+    def onQueryStarted(self, event: Any) -> None:  # noqa: N802 (Spark's names)
+        pass
+
+    def onQueryProgress(self, event: Any) -> None:  # noqa: N802
+        if self.local:
+            return
+        progress = event.progress()
+        run = str(progress.runId().toString())
+        if run not in self.flinkwin_runs and any(
+            str(name).startswith("flinkwin") for name in progress.observedMetrics().keySet()
+        ):
+            self.flinkwin_runs.add(run)
+
+    def onQueryIdle(self, event: Any) -> None:  # noqa: N802
+        pass
+
+    def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
+        run = str(event.runId().toString())
+        with contextlib.suppress(OSError, ValueError):  # else the idle timeout closes
+            write_marker(run)
+        if run in self.flinkwin_runs:  # not on the listener's thread: it delivers
+            self.flinkwin_runs.discard(run)  # every query's events
+            threading.Thread(target=_signal, args=(self.sc, run), daemon=True,
+                             name="flinkwin-stops").start()
+
+    class Java:
+        implements = ["org.apache.spark.sql.streaming.PythonStreamingQueryListener"]
+
+
+def _add_listener(streams: Any, listener: StopListener) -> Any:
+    """Register ``listener`` with the session's ``StreamingQueryManager`` as PySpark's
+    ``streams.addListener`` does, minus PySpark's conversion of every event; returns the JVM's
+    listener (for ``streams._jsqm.removeListener``)."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import ensure_callback_server_started
+
+    gateway = SparkContext._gateway
+    assert gateway is not None and SparkContext._jvm is not None
+    ensure_callback_server_started(gateway)
+    wrapper = SparkContext._jvm.org.apache.spark.sql.streaming.PythonStreamingQueryListenerWrapper
+    jlistener = wrapper(listener)
+    streams._jsqm.addListener(jlistener)
+    return jlistener
 
 
 def _signal(sc: Any, run: str) -> None:
@@ -127,4 +156,4 @@ def _signal(sc: Any, run: str) -> None:
         signal_executors(sc, run)
 
 
-__all__ = ["MARKER_TTL_S", "signal_executors", "watch_stops", "write_marker"]
+__all__ = ["MARKER_TTL_S", "StopListener", "signal_executors", "watch_stops", "write_marker"]

@@ -17,8 +17,9 @@ def _listener(monkeypatch: pytest.MonkeyPatch, master: str) -> tuple[Any, list[s
     signalled: list[str] = []
     session = SimpleNamespace(
         sparkContext=SimpleNamespace(master=master, defaultParallelism=2),
-        streams=SimpleNamespace(addListener=added.append),
+        streams=SimpleNamespace(),
     )
+    monkeypatch.setattr(stops, "_add_listener", lambda streams, listener: added.append(listener))
     monkeypatch.setattr(stops, "_watched", {})
     monkeypatch.setattr(stops, "_signal", lambda sc, run: signalled.append(run))
     monkeypatch.setattr(stops, "write_marker", lambda run: None)
@@ -27,8 +28,20 @@ def _listener(monkeypatch: pytest.MonkeyPatch, master: str) -> tuple[Any, list[s
     return listener, signalled
 
 
+def _java(value: Any) -> Any:
+    """A JVM object as py4j hands it over: its fields are methods."""
+    return lambda: value
+
+
 def _progress(run: str, metrics: dict[str, Any]) -> Any:
-    return SimpleNamespace(progress=SimpleNamespace(runId=run, observedMetrics=metrics))
+    run_id = SimpleNamespace(toString=_java(run))
+    observed = SimpleNamespace(keySet=_java(set(metrics)))
+    return SimpleNamespace(progress=_java(SimpleNamespace(runId=_java(run_id),
+                                                          observedMetrics=_java(observed))))
+
+
+def _terminated(run: str) -> Any:
+    return SimpleNamespace(runId=_java(SimpleNamespace(toString=_java(run))))
 
 
 def test_only_runs_with_a_flinkwin_stage_run_the_executor_job(
@@ -39,7 +52,7 @@ def test_only_runs_with_a_flinkwin_stage_run_the_executor_job(
     listener.onQueryProgress(_progress(ours, {"flinkwin": {}}))
     listener.onQueryProgress(_progress(theirs, {"users_metrics": {}}))
     for run in (ours, theirs):
-        listener.onQueryTerminated(SimpleNamespace(runId=run))
+        listener.onQueryTerminated(_terminated(run))
     for thread in stops.threading.enumerate():
         if thread.name == "flinkwin-stops":
             thread.join(5)
@@ -50,5 +63,5 @@ def test_a_local_master_runs_no_executor_job(monkeypatch: pytest.MonkeyPatch) ->
     listener, signalled = _listener(monkeypatch, "local[2]")
     run = str(uuid.uuid4())
     listener.onQueryProgress(_progress(run, {"flinkwin": {}}))
-    listener.onQueryTerminated(SimpleNamespace(runId=run))
+    listener.onQueryTerminated(_terminated(run))
     assert signalled == []

@@ -28,7 +28,7 @@ from flinkwin import Time, TumblingEventTimeWindows
 from flinkwin.datastream import DataStream
 from flinkwin.functions import KeyedProcessFunction, ProcessAllWindowFunction
 from flinkwin.operator.runtime_context import Subtask, TaskInfo
-from flinkwin.spark import MemorySink
+from flinkwin.spark import MemorySink, stops
 from flinkwin.spark.schema import PICKLED_METADATA, is_pickled
 from flinkwin.spark.stops import signal_executors, write_marker
 from flinkwin.spark.subtasks import SubtaskRegistry, current_run, reused_worker, stop_directory
@@ -349,6 +349,51 @@ def test_the_stop_job_writes_the_marker_where_the_workers_look(spark: Any) -> No
     run = str(uuid.uuid4())
     signal_executors(spark.sparkContext, run)
     assert (Path(stop_directory()) / run).exists()
+
+
+def test_the_stop_listener_reads_spark_events_and_signals_only_runs_with_a_flinkwin_stage(
+    spark: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The listener reads Spark's JVM events itself (not PySpark's converted ones): on a
+    cluster master, the run whose progress carries flinkwin's observed metrics gets the
+    executor job when it stops, another query's run does not."""
+    from pyspark.sql import functions as F
+
+    signalled: list[str] = []
+    monkeypatch.setattr(stops, "_signal", lambda sc, run: signalled.append(run))
+    listener = stops.StopListener(spark.sparkContext, local=False)
+    jlistener = stops._add_listener(spark.streams, listener)
+    queries = []
+    try:
+        for name in ("flinkwin", "users_metrics"):
+            rate = spark.readStream.format("rate").option("rowsPerSecond", 5).load()
+            query = (rate.observe(name, F.count(F.lit(1)).alias("n")).writeStream
+                     .format("noop").trigger(processingTime="0.2 seconds").start())
+            queries.append(query)
+        for query in queries:
+            deadline = time.monotonic() + 60
+            while query.lastProgress is None and time.monotonic() < deadline:
+                time.sleep(0.2)
+        ours, theirs = (str(q.runId) for q in queries)
+        deadline = time.monotonic() + 30
+        while ours not in listener.flinkwin_runs and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert listener.flinkwin_runs == {ours}
+        for query in queries:
+            query.stop()
+        # each run's marker is written by its termination event, before the job is decided
+        markers = [Path(stop_directory()) / run for run in (ours, theirs)]
+        deadline = time.monotonic() + 30
+        while not all(m.exists() for m in markers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert all(m.exists() for m in markers)
+        while not signalled and time.monotonic() < deadline:  # (the job runs on a thread)
+            time.sleep(0.2)
+        assert signalled == [ours]
+    finally:
+        for query in queries:
+            query.stop()
+        spark.streams._jsqm.removeListener(jlistener)
 
 
 class Lifecycle(KeyedProcessFunction):
