@@ -20,7 +20,7 @@ from typing import Any
 
 from batch_files import write_batches as write_batches
 
-from flinkwin import OutputTag
+from flinkwin import AggregateFunction, OutputTag
 from flinkwin.datastream import DataStream
 from flinkwin.datastream.window_result_stream import WindowResultStream
 from flinkwin.spark import MemorySink
@@ -249,3 +249,20 @@ def assert_matches_harness(
             got = run.sides[tag.tag_id][i]
             want = expected.sides[tag.tag_id][i]
             assert canon(got) == canon(want), f"side {tag.tag_id}, batch {i}"
+
+
+class SumCount(AggregateFunction):
+    """``(sum of v, count)`` of a window's elements: the AggregateFunction several scenario
+    modules share."""
+
+    def create_accumulator(self) -> Any:
+        return (0, 0)
+
+    def add(self, value: Any, accumulator: Any) -> Any:
+        return (accumulator[0] + value.v, accumulator[1] + 1)
+
+    def get_result(self, accumulator: Any) -> Any:
+        return accumulator
+
+    def merge(self, acc_a: Any, acc_b: Any) -> Any:
+        return (acc_a[0] + acc_b[0], acc_a[1] + acc_b[1])

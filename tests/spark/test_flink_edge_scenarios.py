@@ -29,10 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_scenarios import write_batches
+from spark_scenarios import SumCount, write_batches
 
 from flinkwin import (
-    AggregateFunction,
     CoGroupFunction,
     CountTrigger,
     Duration,
@@ -400,20 +399,6 @@ def test_a_null_join_key_fails_the_query_naming_flinks_message(
 
 
 # ------------- a window after a window keyed otherwise: the downstream key group is new
-class SumCount(AggregateFunction):
-    def create_accumulator(self) -> Any:
-        return (0, 0)
-
-    def add(self, value: Any, accumulator: Any) -> Any:
-        return (accumulator[0] + value.v, accumulator[1] + 1)
-
-    def get_result(self, accumulator: Any) -> Any:
-        return accumulator
-
-    def merge(self, acc_a: Any, acc_b: Any) -> Any:
-        return (acc_a[0] + acc_b[0], acc_a[1] + acc_b[1])
-
-
 class WithStart(ProcessWindowFunction):
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         total, n = next(iter(elements))

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_scenarios import write_batches
+from spark_scenarios import SumCount, write_batches
 
 from flinkwin import (
     AggregateFunction,
@@ -222,20 +222,6 @@ INTERVAL_EXCLUSIVE = Program(
 
 
 # ------------------------------- (d) union, then a window with lateness and a late output
-class SumCount(AggregateFunction):
-    def create_accumulator(self) -> Any:
-        return (0, 0)
-
-    def add(self, value: Any, accumulator: Any) -> Any:
-        return (accumulator[0] + value.v, accumulator[1] + 1)
-
-    def get_result(self, accumulator: Any) -> Any:
-        return accumulator
-
-    def merge(self, acc_a: Any, acc_b: Any) -> Any:
-        return (acc_a[0] + acc_b[0], acc_a[1] + acc_b[1])
-
-
 class KeyStartSumCount(ProcessWindowFunction):
     def process(self, key: Any, context: Any, elements: Any) -> Any:
         total, n = next(iter(elements))
