@@ -40,6 +40,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from flinkwin.assigners.sliding import SlidingEventTimeWindows, SlidingProcessingTimeWindows
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.internal import resolve_window_function
 from flinkwin.longs import ERROR
@@ -49,6 +50,8 @@ from flinkwin.operator.states import state_kind
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.timestamps import TimestampAssigner
+from flinkwin.triggers.event_time import EventTimeTrigger
+from flinkwin.triggers.processing_time import ProcessingTimeTrigger
 from flinkwin.types import is_pickled_type
 from flinkwin.watermark import NO_WATERMARKS_ON_A_STREAM, WatermarkStrategy
 
@@ -72,7 +75,7 @@ from .nested import element_converters
 from .nulls import plan as null_plan
 from .nulls import to_wire as nulls_to_wire
 from .operator_spec import OperatorSpec
-from .outputs import METRIC_COLUMNS, TAG_COLUMN
+from .outputs import METRIC_COLUMNS, PACKED_SCHEMA, TAG_COLUMN, unpack
 from .pipeline import (
     FIRING_COLUMNS,
     WINDOW_COLUMNS,
@@ -339,13 +342,21 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         ),
     )
     runtime.state_kind = kind
+    runtime.packed_output = streaming and many_results(pipeline)
 
     grouped = staged.groupBy(_KG)
     if streaming:
         watch_stops(df.sparkSession)  # the workers close a query run's functions when it ends
-        combined = grouped.applyInPandasWithState(
-            stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
-        )
+        if runtime.packed_output:
+            combined = grouped.applyInPandasWithState(
+                stream_function(runtime), PACKED_SCHEMA, STATE_SCHEMA, "append",
+                _TIMEOUTS[domain],
+            ).mapInArrow(unpack, output_schema)
+        else:
+            combined = grouped.applyInPandasWithState(
+                stream_function(runtime), output_schema, STATE_SCHEMA, "append",
+                _TIMEOUTS[domain],
+            )
         metrics_name = observed_metrics_name(df)
         combined = combined.observe(metrics_name, *metric_aggregates())
         observation = None
@@ -359,6 +370,12 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         summary["metrics"] = f"query.lastProgress['observedMetrics'][{metrics_name!r}]"
     else:
         summary["metrics"] = "result.metrics(), after an action"
+    if runtime.packed_output:
+        summary["outputs"] = (
+            "packed: a key group's results leave its call as one Arrow stream, unpacked by a "
+            "mapInArrow (a window firing more than once, or sliding windows: about a result "
+            "per element, see docs/architecture.md)"
+        )
     summary["window state"] += STATE_DESCRIPTIONS[runtime.state_kind]
     summary["shuffle"] = (
         f"elements combined per key and window of each input partition ({COMBINE_CONF})"
@@ -374,6 +391,21 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts
     )
 
+
+def many_results(pipeline: WindowPipeline) -> bool:
+    """Whether the stage's rows leave packed (:func:`flinkwin.spark.outputs.unpack`): when a
+    window may fire more than once (a trigger other than the event- and processing-time
+    triggers that fire it at its end: early and repeated firings) or an element belongs to
+    several windows (sliding windows), a stage emits about as many results as it reads
+    elements, and PySpark's per-row cost of a stateful function's output would be paid on
+    every one."""
+    trigger = pipeline.trigger
+    if trigger is not None and not isinstance(trigger, (EventTimeTrigger, ProcessingTimeTrigger)):
+        return True
+    assigner = pipeline.assigner
+    return isinstance(assigner, (SlidingEventTimeWindows, SlidingProcessingTimeWindows)) and (
+        assigner.size > assigner.slide
+    )
 
 def _summary(
     pipeline: WindowPipeline,

@@ -9,7 +9,8 @@ does not emit are discarded and counted), plus one metrics row (tag ``METRICS_TA
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -45,6 +46,44 @@ METRICS = (
 #: the others count what happened in the batch.
 STATE_METRICS = ("keysInState", "windowsInState", "stateBytes")
 METRIC_COLUMNS = tuple(f"_fw_x_{name}" for name in METRICS)
+#: The one column of a packed stage's rows (see :func:`unpack`).
+PACKED_COLUMN = "_fw_packed"
+#: The stateful function's output schema when its rows leave packed.
+PACKED_SCHEMA = f"{PACKED_COLUMN} binary"
+
+
+class Drained(NamedTuple):
+    """A call's outputs taken from its operator (:meth:`StageOutputs.drain`): the leading
+    columns (None: the metrics row alone), the number of rows, the metrics counts."""
+
+    arrays: list[pa.Array] | None
+    rows: int
+    counts: dict[str, int] | None
+
+
+def unpack(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` after a stage whose rows leave packed: each packed row's Arrow IPC
+    stream, as the record batches it holds (already of the stage's output schema).
+
+    Why packed: PySpark's ``applyInPandasWithState`` turns the frames a call returns into
+    Arrow with a fixed cost per row (it pads its state frame with one all-null row per
+    output row and concatenates both through pandas, ~3 µs a row; docs/benchmarks.md), which
+    a stage emitting far more results than it holds keys pays on every result. A packed call
+    returns one row, and this Arrow-only pass hands Spark the record batches unchanged."""
+    import pyarrow as pa
+
+    for batch in batches:
+        for blob in batch.column(0):
+            if blob.is_valid:
+                yield from pa.ipc.open_stream(blob.as_buffer())
+
+
+def _packed(table: pa.Table) -> pd.DataFrame:
+    """``table`` as one row of the packed schema: its Arrow IPC stream."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return pd.DataFrame({PACKED_COLUMN: [sink.getvalue().to_pybytes()]})
 
 
 class StageOutputs:
@@ -60,11 +99,24 @@ class StageOutputs:
         nulls: pd.DataFrame | None = None,
         counts: dict[str, int] | None = None,
     ) -> pd.DataFrame | None:
-        """Main and side outputs as one frame: the tag column, then each output's columns
-        (null outside its own rows; the main output's last column is each result's timestamp,
-        Flink's: its window's ``max_timestamp()``), then, if ``counts`` is given, one metrics
-        row. ``nulls`` (rows without a timestamp) join their side output. Side outputs no
-        output of the stage reads are discarded here (and counted)."""
+        """Main and side outputs as one frame (:meth:`drain`), then, if ``counts`` is given,
+        one metrics row."""
+        drained = self.drain(op, nulls, counts)
+        return None if drained is None else self.emit(drained)
+
+    def drain(
+        self,
+        op: Any,
+        nulls: pd.DataFrame | None = None,
+        counts: dict[str, int] | None = None,
+    ) -> Drained | None:
+        """Take ``op``'s main and side outputs as the stage's leading columns: the tag column,
+        then each output's columns (null outside its own rows; the main output's last column
+        is each result's timestamp, Flink's: its window's ``max_timestamp()``); ``counts``
+        (completed with the late and discarded counts) make a metrics row after them, built
+        by :meth:`emit` (a count may still change until then, as ``stateBytes`` does).
+        ``nulls`` (rows without a timestamp) join their side output. Side outputs no output of
+        the stage reads are discarded here (and counted). None: no row at all."""
         groups: list[tuple[int, list[pa.Array]]] = []
         late_sent = discarded = 0
         if states.frame_outputs(op):
@@ -116,10 +168,10 @@ class StageOutputs:
         if rows == 0:
             return None
         if counts is not None:
-            counts = dict(counts, numLateRecordsToSideOutput=late_sent,
+            counts.update(numLateRecordsToSideOutput=late_sent,
                           numSideOutputRecordsDiscarded=discarded)
             if total == 0:
-                return self.metrics_row(counts)
+                return Drained(None, 1, counts)
         tag = np.repeat(np.arange(len(sizes), dtype=np.int8), sizes)
         if counts is not None:
             tag = np.append(tag, np.int8(METRICS_TAG))
@@ -131,6 +183,20 @@ class StageOutputs:
                 parts = [pa.nulls(before, arr.type), arr, pa.nulls(after, arr.type)]
                 arrays.append(pa.concat_arrays([p for p in parts if len(p)] or [arr]))
             before += count
+        return Drained(arrays, rows, counts)
+
+    def emit(self, drained: Drained, packed: bool = False) -> pd.DataFrame:
+        """The stage's rows of ``drained``: a frame of the stage's output schema, or, when
+        ``packed``, one row holding them as an Arrow IPC stream (:func:`packed_schema`)."""
+        arrays, rows, counts = drained
+        if packed:
+            if arrays is None:
+                assert counts is not None
+                return _packed(self._metrics_table(counts))
+            return _packed(self._table(arrays, rows, counts))
+        if arrays is None:
+            assert counts is not None
+            return self.metrics_row(counts)
         # the metrics columns (the schema's last, null but on the metrics row) as the
         # nullable Int64 arrays Arrow's conversion would give, without Arrow
         absent = np.ones(rows, dtype=bool)
@@ -145,15 +211,46 @@ class StageOutputs:
         table = pa.Table.from_arrays(arrays, names=self._leading_names)
         return arrow_to_pandas(_as_declared(table, self.arrow_schema), metrics)
 
+    def _table(self, arrays: list[pa.Array], rows: int, counts: dict[str, int] | None
+               ) -> pa.Table:
+        """The rows as an Arrow table of the stage's output schema, exactly (field names,
+        types and nullability), as Spark reads it back."""
+        absent = np.ones(rows, dtype=bool)
+        if counts is not None:
+            absent[-1] = False
+        metrics = []
+        for name in METRICS:
+            numbers = np.zeros(rows, dtype=np.int64)
+            if counts is not None:
+                numbers[-1] = counts[name]
+            metrics.append(pa.array(numbers, pa.int64(), mask=absent))
+        schema = self.arrow_schema
+        columns = [
+            column if column.type == field.type else column.cast(field.type)
+            for column, field in zip([*arrays, *metrics], schema)
+        ]
+        return pa.Table.from_arrays(columns, schema=schema)
+
+    def _metrics_table(self, counts: dict[str, int]) -> pa.Table:
+        """The metrics row alone as :meth:`_table` builds rows."""
+        schema = self.arrow_schema
+        leading = [
+            pa.array([METRICS_TAG], pa.int8()) if name == TAG_COLUMN
+            else pa.nulls(1, schema.field(name).type)
+            for name in self._leading_names
+        ]
+        return self._table(leading, 1, counts)
+
     def empty_frame(self) -> pd.DataFrame:
         return arrow_to_pandas(self.arrow_schema.empty_table())
 
-    def metrics_frame(self, keys: int, windows: int, state_bytes: int) -> pd.DataFrame:
+    def metrics_frame(self, keys: int, windows: int, state_bytes: int, packed: bool = False
+                      ) -> pd.DataFrame:
         """The output of a call that changes nothing: the metrics row alone."""
         counts = dict.fromkeys(METRICS, 0)
         counts.update(keysInState=keys, windowsInState=windows, stateBytes=state_bytes,
                       keyGroupCalls=1)
-        return self.metrics_row(counts)
+        return self.emit(Drained(None, 1, counts), packed)
 
     def metrics_row(self, counts: dict[str, int]) -> pd.DataFrame:
         """The metrics row alone (``counts`` per metric), as ``frame`` builds it."""
@@ -243,10 +340,14 @@ def _window_arrays(windows: list[Any]) -> list[pa.Array]:
 
 
 __all__ = [
+    "PACKED_COLUMN",
+    "PACKED_SCHEMA",
+    "Drained",
     "METRICS",
     "METRICS_TAG",
     "METRIC_COLUMNS",
     "STATE_METRICS",
     "TAG_COLUMN",
     "StageOutputs",
+    "unpack",
 ]

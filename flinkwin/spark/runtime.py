@@ -73,7 +73,7 @@ from .inputs import EventTime, StageInputs
 from .key_groups import key_group_labels
 from .nulls import NullMask
 from .operator_spec import OPERATORS, SubtaskFactory
-from .outputs import METRIC_COLUMNS, METRICS, StageOutputs
+from .outputs import StageOutputs
 from .row_encoder import RowEncoder
 from .state_key import snapshot_binding
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS, current_run, reused_worker
@@ -85,7 +85,6 @@ from .watermarks import DECLARATION, flink_watermark
 HEARTBEAT_SEQUENCE = -1
 #: The grouping column holding each key group's label (see :mod:`flinkwin.spark.key_groups`).
 KEY_GROUP_COLUMN = "_fw_kg"
-_STATE_BYTES = METRIC_COLUMNS[METRICS.index("stateBytes")]
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
@@ -141,6 +140,9 @@ class KeyGroupRuntime:
     #: what the key groups' sealed state is bound to besides the checkpoint and the key group
     #: (flinkwin.spark.state_key.stage_fingerprint)
     stage_fingerprint: str = ""
+    #: each call's rows leave as one packed row (flinkwin.spark.outputs.unpack): the stage
+    #: function's output schema is then ``PACKED_SCHEMA``
+    packed_output: bool = False
 
     @functools.cached_property
     def _inputs(self) -> StageInputs:
@@ -237,7 +239,7 @@ class KeyGroupRuntime:
                 assert version is not None  # op came from the state
                 self._set_timeout(op, state, spark_watermark, batch_time)
                 OPERATORS.put(cached, group, version, op, factory.subtask)
-            yield self._outputs.metrics_frame(keys, windows, snapshot_bytes)
+            yield self._outputs.metrics_frame(keys, windows, snapshot_bytes, self.packed_output)
             return
         if op is None:
             op = states.new_state(self.state_kind, factory)
@@ -276,7 +278,7 @@ class KeyGroupRuntime:
             "stateBytes": 0,  # set below, once the state is written
             "keyGroupCalls": 1,
         }
-        out = self._outputs.frame(op, nulls, counts)
+        out = self._outputs.drain(op, nulls, counts)
         # back to the columnar form after a batch handed over to the operator
         op = states.settle(op, self.state_kind, factory, self.input_schema.fieldNames())
 
@@ -291,8 +293,8 @@ class KeyGroupRuntime:
             self._set_timeout(op, state, spark_watermark, batch_time)
             OPERATORS.put(cached, group, version, op, factory.subtask)
         assert out is not None  # the metrics row at least
-        out.iat[len(out) - 1, out.columns.get_loc(_STATE_BYTES)] = snapshot_bytes
-        yield out
+        counts["stateBytes"] = snapshot_bytes
+        yield self._outputs.emit(out, self.packed_output)
 
     @property
     def _pickler(self) -> StatePickler:
