@@ -407,6 +407,7 @@ def many_results(pipeline: WindowPipeline) -> bool:
         assigner.size > assigner.slide
     )
 
+
 def _summary(
     pipeline: WindowPipeline,
     domain: str,
