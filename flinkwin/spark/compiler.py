@@ -40,6 +40,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from flinkwin.assigners.base import WindowAssigner
 from flinkwin.assigners.sliding import SlidingEventTimeWindows, SlidingProcessingTimeWindows
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.internal import resolve_window_function
@@ -50,6 +51,7 @@ from flinkwin.operator.states import state_kind
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.timestamps import TimestampAssigner
+from flinkwin.triggers.base import Trigger
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.triggers.processing_time import ProcessingTimeTrigger
 from flinkwin.types import is_pickled_type
@@ -342,7 +344,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         ),
     )
     runtime.state_kind = kind
-    runtime.packed_output = streaming and many_results(pipeline)
+    runtime.packed_output = streaming and many_results(pipeline.assigner, pipeline.trigger)
 
     grouped = staged.groupBy(_KG)
     if streaming:
@@ -371,11 +373,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     else:
         summary["metrics"] = "result.metrics(), after an action"
     if runtime.packed_output:
-        summary["outputs"] = (
-            "packed: a key group's results leave its call as one Arrow stream, unpacked by a "
-            "mapInArrow (a window firing more than once, or sliding windows: about a result "
-            "per element, see docs/architecture.md)"
-        )
+        summary["outputs"] = PACKED_SUMMARY
     summary["window state"] += STATE_DESCRIPTIONS[runtime.state_kind]
     summary["shuffle"] = (
         f"elements combined per key and window of each input partition ({COMBINE_CONF})"
@@ -392,17 +390,24 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
     )
 
 
-def many_results(pipeline: WindowPipeline) -> bool:
-    """Whether the stage's rows leave packed (:func:`flinkwin.spark.outputs.unpack`): when a
+#: explain()'s line for a stage whose outputs leave packed
+PACKED_SUMMARY = (
+    "packed: a key group's results leave its call as one Arrow stream, unpacked by a "
+    "mapInArrow (a window firing more than once, or sliding windows: about a result per "
+    "element, see docs/architecture.md)"
+)
+
+
+def many_results(assigner: WindowAssigner, trigger: Trigger | None) -> bool:
+    """Whether a stage whose results are a window's (``assigner``, ``trigger``: None is the
+    assigner's default) leaves packed (:func:`flinkwin.spark.outputs.unpack`): when the
     window may fire more than once (a trigger other than the event- and processing-time
     triggers that fire it at its end: early and repeated firings) or an element belongs to
     several windows (sliding windows), a stage emits about as many results as it reads
     elements, and PySpark's per-row cost of a stateful function's output would be paid on
     every one."""
-    trigger = pipeline.trigger
     if trigger is not None and not isinstance(trigger, (EventTimeTrigger, ProcessingTimeTrigger)):
         return True
-    assigner = pipeline.assigner
     return isinstance(assigner, (SlidingEventTimeWindows, SlidingProcessingTimeWindows)) and (
         assigner.size > assigner.slide
     )

@@ -48,13 +48,13 @@ from flinkwin.watermark import NO_WATERMARKS_ON_A_STREAM
 
 from .arrival import ARRIVAL_COLUMN, with_arrival_sequence
 from .carried_time import watermark_mark
-from .compiler import _TIMEOUTS
+from .compiler import _TIMEOUTS, PACKED_SUMMARY, many_results
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .event_time import _WM, _event_time, _in_event_time_range, _with_wake_clock, _with_watermark
 from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
 from .graph_chained import ChainedGraph, chain_reason
 from .graph_chained_nodes import chained_stream
-from .graph_nodes import ProcessBuilder
+from .graph_nodes import ProcessBuilder, WindowNodeBuilder
 from .graph_partitioning import fused_partitioning, partitioning
 from .graph_restart import graph_fingerprint
 from .inputs import EventTime
@@ -63,7 +63,7 @@ from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
 from .nulls import plan as null_plan
 from .nulls import to_wire as nulls_to_wire
-from .outputs import METRIC_COLUMNS, TAG_COLUMN
+from .outputs import METRIC_COLUMNS, PACKED_SCHEMA, TAG_COLUMN, unpack
 from .parallelism import describe_parallelism, requested_parallelism
 from .pipeline import CompiledStage, PipelineError, _nullable, overflow_policy
 from .row_encoder import RowEncoder
@@ -229,9 +229,13 @@ def compile_graph(
                 "(the last micro-batch with rows' timestamp - 1 ms, see "
                 "docs/spark-semantics.md, \"When the stage runs\")"
             )
+        runtime.packed_output = _head_many_results(plan)
         combined = staged.groupBy(KEY_GROUP_COLUMN).applyInPandasWithState(
-            stream_function(runtime), output_schema, STATE_SCHEMA, "append", _TIMEOUTS[domain]
+            stream_function(runtime), PACKED_SCHEMA if runtime.packed_output else output_schema,
+            STATE_SCHEMA, "append", _TIMEOUTS[domain],
         )
+        if runtime.packed_output:
+            combined = combined.mapInArrow(unpack, output_schema)
     else:
         combined = staged.groupBy(KEY_GROUP_COLUMN).applyInPandas(
             static_function(runtime), output_schema
@@ -254,6 +258,8 @@ def compile_graph(
     }
     if summary_watermark is not None:
         summary["watermark"] = summary_watermark
+    if runtime.packed_output:
+        summary["outputs"] = PACKED_SUMMARY
     described = describe_parallelism(parallelism, default_parallelism, key_groups)
     if described is not None and (key_groups > 1 or parallelism is not None):
         summary["parallelism"] = described  # a one-task graph's says why in "distributed"
@@ -277,6 +283,17 @@ def compile_graph(
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts,  # type: ignore[arg-type]
         pickled_fixes=fixes,
+    )
+
+
+def _head_many_results(plan: StreamPlan) -> bool:
+    """Whether the graph's output is a window's that emits about a result per element
+    (:func:`flinkwin.spark.compiler.many_results`): its stage then leaves packed."""
+    if plan.head[0] != "node":
+        return False
+    build = plan.nodes[plan.head[1]].spec.build
+    return isinstance(build, WindowNodeBuilder) and many_results(
+        build.spec.assigner, build.spec.trigger
     )
 
 

@@ -4,7 +4,8 @@ Spark packed (one Arrow IPC stream per key-group call, unpacked by a ``mapInArro
 micro-batch by micro-batch, in the main and the late output, for every column type flinkwin
 carries (exact big longs next to nulls, NaN apart from null and -0.0 from 0.0, nested floats,
 decimals, timestamps with and without time zone, dates, bytes, day-time intervals), through
-``start()`` and through ``toDF().writeStream``."""
+``start()`` and through ``toDF().writeStream``, for a window chain and for a graph whose
+output is such a window."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from spark_scenarios import run_stream, watermark, write_batches
 
 import flinkwin.spark.compiler as compiler
+import flinkwin.spark.graph_compiler as graph_compiler
 from flinkwin import (
     CountTrigger,
     OutputTag,
@@ -85,7 +87,7 @@ def test_packed_results_equal_the_unpacked_stages_batch_by_batch(
 ) -> None:
     write_batches(tmp_path / "in", BATCHES)
     packed = run_stream(spark, tmp_path / "in", tmp_path / "ck1", SCHEMA, build, [LATE])
-    monkeypatch.setattr(compiler, "many_results", lambda pipeline: False)
+    monkeypatch.setattr(compiler, "many_results", lambda *window: False)
     plain = run_stream(spark, tmp_path / "in", tmp_path / "ck2", SCHEMA, build, [LATE])
     assert _canon(packed.main) == _canon(plain.main)
     assert _canon(packed.sides[LATE.tag_id]) == _canon(plain.sides[LATE.tag_id])
@@ -138,3 +140,41 @@ def test_packed_results_through_to_df_write_stream(spark: Any, tmp_path: Path) -
                if "flinkwin" in p["observedMetrics"]]
     assert sum(m["numWindowsFired"] for m in metrics) == 6
     assert sum(m["numRecordsIn"] for m in metrics) == 7
+
+
+#: the columns of the graph test's two sources: nine each (a union of two sources with 16
+#: columns each needs more than 1 GB of driver heap at its first micro-batch, packed or not:
+#: an open bug, see the closing note of 2026-11-29)
+GRAPH_COLUMNS = ["k", "ts", "v", "x", "big", "flag", "dec", "t", "xs"]
+
+
+def _union_sliding(stream: DataStream) -> Any:
+    """A graph: the stream and a copy of it with other values, unioned, then sliding windows
+    over the union (the graph's output)."""
+    typed = _typed(stream.toDF()).select(*GRAPH_COLUMNS)
+    first = DataStream(typed).assignTimestampsAndWatermarks(watermark(0))
+    other = DataStream(typed.withColumn("v", typed["v"] + 100)).assignTimestampsAndWatermarks(
+        watermark(0))
+    return (
+        first.union(other).keyBy("k")
+        .window(SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5)))
+        .sideOutputLateData(LATE).maxBy("v")
+    )
+
+
+def test_a_graph_ending_in_sliding_windows_packs_with_the_same_rows(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_batches(tmp_path / "in", BATCHES)
+    packed = run_stream(spark, tmp_path / "in", tmp_path / "ck1", SCHEMA, _union_sliding,
+                        [LATE])
+    monkeypatch.setattr(graph_compiler, "many_results", lambda *window: False)
+    plain = run_stream(spark, tmp_path / "in", tmp_path / "ck2", SCHEMA, _union_sliding,
+                       [LATE])
+    assert _canon(packed.main) == _canon(plain.main)
+    assert _canon(packed.sides[LATE.tag_id]) == _canon(plain.sides[LATE.tag_id])
+    fired = [(r["k"], r["v"]) for rows in packed.main.values() for r in rows]
+    assert ("a", 105) in fired and ("b", 106) in fired  # the copies' values win the max
+    monkeypatch.undo()
+    stream = DataStream(spark.readStream.schema(SCHEMA).json(str(tmp_path / "in")))
+    assert _union_sliding(stream)._stage([]).summary["outputs"].startswith("packed")
