@@ -74,8 +74,9 @@ def unpack(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
 
     for batch in batches:
         for blob in batch.column(0):
-            if blob.is_valid:
-                yield from pa.ipc.open_stream(blob.as_buffer())
+            if not blob.is_valid:  # never written by a call: fail rather than lose its rows
+                raise RuntimeError("flinkwin: a packed stage row without its Arrow stream")
+            yield from pa.ipc.open_stream(blob.as_buffer())
 
 
 def _packed(table: pa.Table) -> pd.DataFrame:
