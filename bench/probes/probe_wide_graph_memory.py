@@ -1,16 +1,22 @@
-"""Probe (found 2026-11-29, open): the driver heap a union graph needs grows steeply with its
-sources' width. Two watermarked sources of ``3 + --columns`` long columns (the same stream
-twice), unioned, keyed by a column, sliding windows of 10 s every 5 s, ``maxBy``; three
-micro-batches of a few rows through flinkwin's ``start()`` on ``local[2]``.
+"""Probe (2026-11-29): the driver heap a stream graph of wide sources needs while Spark optimizes
+its stage. Watermarked sources of ``3 + --columns`` long columns (the same stream again), keyed
+by a column: ``--shape union`` (two sources, sliding windows of 10 s every 5 s over their union,
+``maxBy``), ``union3`` (three sources), ``join`` (a tumbling window join of two) or ``chain``
+(one window chain, no graph); three micro-batches of a few rows through flinkwin's ``start()``
+on ``local[2]``.
 
-Observed on the 2-core machine (PySpark 4.3.0): 12 columns a source run in the default 1 GB
-driver heap; 16 columns fail at the first micro-batch with ``java.lang.OutOfMemoryError: Java
-heap space`` in 1 GB, and pass in 6 GB (46 s for the whole script). A window chain over one
-source of 16 columns runs in 1 GB. Packed outputs or not makes no difference. Cause not found.
+Found: 12 columns a source ran in the default 1 GB driver heap, 16 failed at the first
+micro-batch with ``java.lang.OutOfMemoryError: Java heap space`` (6 GB passed, in 46 s).
+Cause: Spark's constraint propagation. The key group label's expression names every column (its
+null-key error message shows the row); ``unionByName`` padded the second source after that
+label, so each of its renamed columns doubled the constraints: 2^n for n columns. Fixed by
+giving every source's rows the same column order, the label last
+(``flinkwin.spark.graph_compiler._aligned``). After the fix (2026-11-29) 43 columns a source
+run in each graph shape, and 63 in a chain.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/probes/probe_wide_graph_memory.py --columns 13
-    PYTHONPATH=$PWD .venv/bin/python bench/probes/probe_wide_graph_memory.py --columns 13 \\
-        --driver-memory 6g
+    PYTHONPATH=$PWD .venv/bin/python bench/probes/probe_wide_graph_memory.py --columns 40
+    PYTHONPATH=$PWD .venv/bin/python bench/probes/probe_wide_graph_memory.py --columns 40 \\
+        --shape join
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ sys.path.insert(0, str(REPO / "tests" / "spark"))
 from pyspark.sql import SparkSession  # noqa: E402
 from spark_scenarios import run_stream, watermark, write_batches  # noqa: E402
 
-from flinkwin import SlidingEventTimeWindows, Time  # noqa: E402
+from flinkwin import SlidingEventTimeWindows, Time, TumblingEventTimeWindows  # noqa: E402
 from flinkwin.datastream import DataStream  # noqa: E402
 
 BATCHES = [
@@ -41,6 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--columns", type=int, default=13, help="extra long columns")
     parser.add_argument("--driver-memory", default="1g")
+    parser.add_argument("--shape", choices=["union", "union3", "join", "chain"], default="union")
     args = parser.parse_args()
     spark = (
         SparkSession.builder.master("local[2]")
@@ -54,20 +61,31 @@ def main() -> None:
     def build(stream: DataStream) -> Any:
         df = stream.toDF().selectExpr(
             "k", "ts", "v", *[f"v + {i} AS c{i}" for i in range(args.columns)])
-        first = DataStream(df).assignTimestampsAndWatermarks(watermark(0))
-        second = DataStream(df).assignTimestampsAndWatermarks(watermark(0))
+        first, second, third = (
+            DataStream(df).assignTimestampsAndWatermarks(watermark(0)) for _ in range(3))
+        if args.shape == "join":
+            return (
+                first.join(second).where("k").equal_to("k")
+                .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+                .apply(lambda a, b: (a["k"], a["v"] + b["v"]), output_type="k string, v long")
+            )
+        if args.shape == "chain":  # no graph: a window chain, for comparison
+            return first.keyBy("k").window(
+                SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5))).maxBy("v")
+        union = first.union(second, third) if args.shape == "union3" else first.union(second)
         return (
-            first.union(second).keyBy("k")
+            union.keyBy("k")
             .window(SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5))).maxBy("v")
         )
 
     try:
         run = run_stream(spark, directory / "in", directory / "ck", "k string, ts long, v long",
                          build)
-        print(f"{3 + args.columns} columns a source: ok,",
+        print(f"{args.shape}, {3 + args.columns} columns a source: ok,",
               sum(len(rows) for rows in run.main.values()), "results")
     except Exception as e:  # noqa: BLE001 (the probe reports the failure)
-        print(f"{3 + args.columns} columns a source: FAILED:", str(e).splitlines()[0][:200])
+        print(f"{args.shape}, {3 + args.columns} columns a source: FAILED:",
+              str(e).splitlines()[0][:200])
 
 
 if __name__ == "__main__":
