@@ -214,11 +214,10 @@ class ChainedGraph:
             if (nodes[others] != OUTPUT).any():
                 raise RuntimeError("elements for a graph node reached the outputs' step")
             outs.extend(self.decode(data.take(pa.array(others)).to_pylist()))
-        frame = self.runtime._outputs.frame(_Outputs(outs, self.plan), None,
-                                           {n: int(c) for n, c in zip(METRICS, counts)})
-        assert frame is not None  # the metrics row at least
-        schema = self.runtime._outputs.arrow_schema
-        yield from pa.Table.from_pandas(frame, schema=schema, preserve_index=False).to_batches()
+        drained = self.runtime._outputs.drain(_Outputs(outs, self.plan), None,
+                                              {n: int(c) for n, c in zip(METRICS, counts)})
+        assert drained is not None  # the metrics row at least
+        yield from self.runtime._outputs.table(drained).to_batches()
 
     # ------------------------------------------------------------ key groups
     def step(self, j: int, label: int, subtask: GraphSubtask | None = None) -> ChainStep:

@@ -191,10 +191,7 @@ class StageOutputs:
         ``packed``, one row holding them as an Arrow IPC stream (:func:`packed_schema`)."""
         arrays, rows, counts = drained
         if packed:
-            if arrays is None:
-                assert counts is not None
-                return _packed(self._metrics_table(counts))
-            return _packed(self._table(arrays, rows, counts))
+            return _packed(self.table(drained))
         if arrays is None:
             assert counts is not None
             return self.metrics_row(counts)
@@ -211,6 +208,15 @@ class StageOutputs:
             metrics[column] = pd.arrays.IntegerArray(numbers, absent.copy())
         table = pa.Table.from_arrays(arrays, names=self._leading_names)
         return arrow_to_pandas(_as_declared(table, self.arrow_schema), metrics)
+
+    def table(self, drained: Drained) -> pa.Table:
+        """The stage's rows of ``drained`` as an Arrow table of its output schema (what
+        :meth:`emit` packs), built from the encoders' arrays without pandas."""
+        arrays, rows, counts = drained
+        if arrays is None:
+            assert counts is not None
+            return self._metrics_table(counts)
+        return self._table(arrays, rows, counts)
 
     def _table(self, arrays: list[pa.Array], rows: int, counts: dict[str, int] | None
                ) -> pa.Table:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -275,6 +276,52 @@ def test_hot_items_distributed_through_to_df_write_stream(
     assert spark.conf.get(PROVIDER_CONF, None) in (None, "")
     # one run without the restart: the same outputs (the restart changes nothing in Flink)
     assert Counter(seen) == EXPECTED
+
+
+class Exact(KeyedProcessFunction):
+    """Each count on with values a round trip through floats or pandas would bend: a long past
+    2^53, a null long, NaN, -0.0 and a null double."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        n = value.n
+        for j, x in enumerate([float("nan"), -0.0, None]):
+            yield Row(n=n, j=j, big=2**53 + 2 * n + 1, maybe=None if n % 2 else n, x=x)
+
+
+EXACT_TYPE = Types.ROW_NAMED(
+    ["n", "j", "big", "maybe", "x"],
+    [Types.LONG(), Types.INT(), Types.LONG(), Types.LONG(), Types.DOUBLE()])
+
+
+def test_the_distributed_plans_outputs_keep_values_exact(spark: Any, tmp_path: Path) -> None:
+    write_batches(tmp_path / "in", [rows(f) for f in FILES])
+    df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
+        str(tmp_path / "in"))
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner("ts")
+    counts = (
+        DataStream(df).assign_timestamps_and_watermarks(strategy).key_by("item")
+        .window(SlidingEventTimeWindows.of(Time.seconds(20), Time.seconds(10)))
+        .aggregate(CountAgg(), WithEnd(), output_type="item string, window_end long, n long")
+    )
+    exact = counts.key_by("window_end").process(Exact(), EXACT_TYPE).set_parallelism(2)
+    main = MemorySink("fw_exact_main")
+    query = exact.start(main=main, checkpoint_location=str(tmp_path / "ck"),
+                        trigger={"availableNow": True})
+    query.awaitTermination()
+    assert len(query.lastProgress["stateOperators"]) == 2  # the distributed plan
+    got = main.rows()
+    assert {r["n"] % 2 for r in got} == {0, 1} and len(got) % 3 == 0
+    for r in got:
+        n = r["n"]
+        assert r["big"] == 2**53 + 2 * n + 1
+        assert r["maybe"] == (None if n % 2 else n)
+        if r["j"] == 0:
+            assert math.isnan(r["x"])
+        elif r["j"] == 1:
+            assert r["x"] == 0.0 and math.copysign(1.0, r["x"]) == -1.0
+        else:
+            assert r["x"] is None
 
 
 def test_hot_items_on_static_input_runs_in_one_task_and_refuses_more(spark: Any) -> None:
