@@ -7,12 +7,13 @@ on ``local[2]``.
 
 Found: 12 columns a source ran in the default 1 GB driver heap, 16 failed at the first
 micro-batch with ``java.lang.OutOfMemoryError: Java heap space`` (6 GB passed, in 46 s).
-Cause: Spark's constraint propagation. The key group label's expression names every column (its
-null-key error message shows the row); ``unionByName`` padded the second source after that
-label, so each of its renamed columns doubled the constraints: 2^n for n columns. Fixed by
-giving every source's rows the same column order, the label last
-(``flinkwin.spark.graph_compiler._aligned``). After the fix (2026-11-29) 43 columns a source
-run in each graph shape, and 63 in a chain.
+Cause: Spark's constraint propagation. The key group label's and the event-time range check's
+error messages describe the row, an expression naming every column; each projection renaming
+those columns afterwards (a graph's sources; Spark's relation of each micro-batch) copied its
+constraint once per renamed column: 2^n for n columns. A window chain over a raw JSON source
+of 20 columns failed the same way through ``toDF().writeStream``. Fixed by making the row's
+description nondeterministic (``flinkwin.spark.timestamps.described_row``): 43 columns a
+source then run in each graph shape, and 63 in a chain.
 
     PYTHONPATH=$PWD .venv/bin/python bench/probes/probe_wide_graph_memory.py --columns 40
     PYTHONPATH=$PWD .venv/bin/python bench/probes/probe_wide_graph_memory.py --columns 40 \\

@@ -41,9 +41,17 @@ _PER_MICRO = {"s": 1_000_000, "ms": 1_000, "us": 1}
 
 
 def _datetimes(array: Any) -> list[Any]:
-    """``list(array.to_pydatetime())`` for a pandas datetime array; without nulls, naive or in
-    UTC, the same objects (equal, ``fold`` 0, the array's own ``tzinfo``) are built by numpy
-    (naive) or as the UTC epoch plus numpy-built timedeltas, a C call per value."""
+    """``list(array.to_pydatetime())`` for a pandas datetime array, a null as None (what a
+    ``pyspark.sql.Row`` holds; pandas gives ``NaT``, which ``is None`` takes for a value);
+    naive or in UTC, the same objects (equal, ``fold`` 0, the array's own ``tzinfo``) are
+    built by numpy (naive) or as the UTC epoch plus numpy-built timedeltas, a C call per
+    value."""
+    nulls = np.asarray(array.isna())
+    if nulls.any():
+        values = np.full(len(array), None, dtype=object)
+        kept = np.flatnonzero(~nulls)
+        values[kept] = _datetimes(array.take(kept)) if len(kept) else []
+        return cast(list[Any], values.tolist())
     tz = array.tz
     if tz is None or tz is datetime.timezone.utc:
         ints = array.asi8

@@ -26,7 +26,7 @@ from flinkwin.watermark import WatermarkStrategy
 from .elements import TIMESTAMP_COLUMN
 from .inputs import EventTime
 from .pipeline import PipelineError, WindowPipeline
-from .timestamps import quoted
+from .timestamps import described_row, quoted
 from .watermarks import MAX_EVENT_TIME_MS, WATERMARK_SHIFT_MS, watermark_delay_ms
 
 _TS, _WM = "_fw_ts", "_fw_wm"
@@ -92,10 +92,7 @@ def _in_event_time_range(
             f"{MAX_EVENT_TIME_MS}] ms (about 126,000 years either side of 1970: Spark carries "
             "the watermark as a timestamp), in row "
         ),
-        F.to_json(
-            F.struct(*[quoted(c) for c in pipeline.input_schema.fieldNames()]),
-            {"ignoreNullFields": "false"},
-        ),
+        described_row(pipeline.input_schema.fieldNames()),
     )
     outside = (column < F.lit(low)) | (column > F.lit(high))
     return F.when(outside, F.raise_error(message)).otherwise(column)

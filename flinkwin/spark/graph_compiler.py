@@ -335,7 +335,7 @@ def _stage_input(
                       key_groups, before_1970, wake_clock)
         for i, stream in enumerate(plan.sources)
     ]
-    staged = functools.reduce(lambda a, b: a.unionByName(b), _aligned(frames))
+    staged = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
     if wake_clock:
         staged = _with_wake_clock(staged, watermark_shift(before_1970))
     if arrival:
@@ -349,29 +349,6 @@ def _stage_input(
             staged = staged.withColumn(f.name, to_wire(quoted(f.name), f.dataType))
     masks = null_plan(input_schema)
     return nulls_to_wire(staged, masks, input_schema), input_schema, masks
-
-
-def _aligned(frames: list[DataFrame]) -> list[DataFrame]:
-    """``frames`` with the same columns in the same order (a typed null for another source's
-    column), the key group label last. The order matters to Spark's optimizer: its constraint
-    propagation doubles, for every column a projection renames after the label's expression
-    (whose error message names every column of the row), the constraints naming that column,
-    so a source of n columns padded by ``unionByName`` gives 2^n constraints (out of the
-    default 1 GB driver heap at 16 columns a source)."""
-    fields: dict[str, Any] = {}
-    for frame in frames:
-        for f in frame.schema.fields:
-            if f.name != KEY_GROUP_COLUMN:
-                fields.setdefault(f.name, f.dataType)
-    order = [*fields, KEY_GROUP_COLUMN]
-    return [
-        frame.select(*[
-            quoted(name) if name in frame.columns
-            else F.lit(None).cast(fields[name]).alias(name)
-            for name in order
-        ])
-        for frame in frames
-    ]
 
 
 def _source_frame(

@@ -24,7 +24,7 @@ import numpy as np
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from .timestamps import sql_name
+from .timestamps import described_row, sql_name
 
 #: Labels hash to ``g`` modulo this: 2^6 * 3^2 * 5^2 * 7.
 BALANCING_MODULUS = 100_800
@@ -95,10 +95,9 @@ def failing_on_null(
     ``row`` columns in the message: Flink rejects a null key ("Assigned key must not be
     null!"), Spark would group it."""
     null_key = F.expr(" OR ".join(f"{sql_name(c)} IS NULL" for c in columns))
-    fields = ", ".join(sql_name(c) for c in row)
     message = F.concat(
         F.lit(f"{what} {list(columns)}: null key in row "),
-        F.expr(f"to_json(struct({fields}), map('ignoreNullFields', 'false'))"),
+        described_row(row),
         F.lit(
             "; Flink rejects null keys (Assigned key must not be null!): filter such rows "
             f"out or replace the null (e.g. with coalesce) {advice}"

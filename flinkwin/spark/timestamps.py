@@ -30,7 +30,7 @@ naive value coming back in that zone. flinkwin does not rely on that conversion:
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -118,6 +118,21 @@ def sql_name(name: str) -> str:
     """The top-level column ``name`` as a SQL identifier (dots and backticks taken
     literally)."""
     return "`" + name.replace("`", "``") + "`"
+
+
+def described_row(names: Sequence[str]) -> Column:
+    """The row's top-level columns ``names`` as JSON, then the Spark input partition it came
+    from, for an error message. Nondeterministic on purpose (``spark_partition_id()``): Spark's
+    constraint propagation infers no constraint from an expression holding it. A deterministic
+    expression naming every column, followed in a projection by renames of those columns (as
+    Spark renames a micro-batch's relation, and flinkwin a graph's sources), has its constraint
+    copied once per renamed column: 2^n constraints for n columns, out of the default driver
+    heap at 16 to 20 columns (``bench/probes/probe_wide_graph_memory.py``)."""
+    fields = ", ".join(sql_name(c) for c in names)
+    return F.expr(
+        f"concat(to_json(struct({fields}), map('ignoreNullFields', 'false')), "
+        "' (Spark input partition ', spark_partition_id(), ')')"
+    )
 
 
 def quoted(name: str) -> Column:

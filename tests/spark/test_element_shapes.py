@@ -693,3 +693,29 @@ def test_streaming_outputs_keep_their_shape(spark: Any, tmp_path: Any, capsys: A
         "side> WordCount(word='hello', count=2)", "side> WordCount(word='world', count=1)",
         "world@0",
     ]
+
+
+class SeesTimestamps(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        for e in elements:
+            yield f"{e.ts}:{'None' if e.t is None else e.t.isoformat()}"
+
+
+def test_a_null_timestamp_reaches_functions_as_none_as_in_a_pyspark_row(spark: Any) -> None:
+    """A null in a timestamp column is None in the element (pandas' ``NaT`` is not None), next
+    to time-zone aware values, in a map and in a window's elements."""
+    from flinkwin import TumblingEventTimeWindows
+
+    df = spark.createDataFrame(
+        [("a", 1, datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)),
+         ("a", 2, None), ("a", 3, None)],
+        "k string, ts long, t timestamp",
+    )
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts")
+    stream = DataStream(df).assign_timestamps_and_watermarks(strategy)
+    seen = stream.map(lambda e: f"{e.ts}:{e.t is None}", output_type=Types.STRING())
+    assert seen.execute_and_collect() == ["1:False", "2:True", "3:True"]
+    windowed = stream.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(1))).process(
+        SeesTimestamps(), output_type=Types.STRING())
+    assert windowed.execute_and_collect() == [
+        "1:2024-01-02T03:04:05+00:00", "2:None", "3:None"]
