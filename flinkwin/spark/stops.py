@@ -25,6 +25,7 @@ after the idle timeout. Markers older than an hour are removed when a new one is
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import threading
@@ -89,8 +90,12 @@ def watch_stops(session: Any) -> None:
         if id(session) in _watched:
             return
         listener = StopListener(sc, local=str(sc.master).startswith("local"))
-        _add_listener(streams, listener)
+        jlistener = _add_listener(streams, listener)
         _watched[id(session)] = (session, listener)
+        # a script ending right after its query would otherwise have Spark's listener bus
+        # call the listener after Python's callback server is gone: an ERROR with a stack
+        # trace at every exit (PySpark's own listeners do so)
+        atexit.register(_remove_listener, sc, streams, jlistener)
 
 
 class StopListener:
@@ -149,6 +154,15 @@ def _add_listener(streams: Any, listener: StopListener) -> Any:
     jlistener = wrapper(listener)
     streams._jsqm.addListener(jlistener)
     return jlistener
+
+
+def _remove_listener(sc: Any, streams: Any, jlistener: Any) -> None:
+    """At exit: let Spark's listener bus deliver the events it holds (a query's end) while
+    Python can still answer (at most 2 s), then remove the listener."""
+    with contextlib.suppress(Exception):  # the session or its JVM may be gone already
+        sc._jsc.sc().listenerBus().waitUntilEmpty(2000)
+    with contextlib.suppress(Exception):
+        streams._jsqm.removeListener(jlistener)
 
 
 def _signal(sc: Any, run: str) -> None:

@@ -351,6 +351,48 @@ def test_the_stop_job_writes_the_marker_where_the_workers_look(spark: Any) -> No
     assert (Path(stop_directory()) / run).exists()
 
 
+SCRIPT_ENDING_AFTER_ITS_QUERY = """
+import json, sys
+from pathlib import Path
+from pyspark.sql import SparkSession
+from flinkwin import Duration, Time, TumblingEventTimeWindows, WatermarkStrategy
+from flinkwin.datastream import DataStream
+from flinkwin.spark import MemorySink
+
+work = Path(sys.argv[1])
+(work / "in").mkdir()
+(work / "in" / "a.json").write_text(json.dumps({"k": "a", "ts": 1000, "v": 1}) + "\\n")
+spark = SparkSession.builder.master("local[1]").getOrCreate()
+df = spark.readStream.schema("k string, ts long, v long").json(str(work / "in"))
+strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0))
+stream = DataStream(df).assign_timestamps_and_watermarks(strategy.with_timestamp_assigner("ts"))
+result = stream.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v")
+query = result.start(main=MemorySink("ending"), checkpoint_location=str(work / "ck"),
+                     trigger={"availableNow": True})
+query.awaitTermination()
+print("ENDED")
+"""
+
+
+def test_a_script_ending_right_after_its_query_exits_without_a_listener_error(
+    tmp_path: Path,
+) -> None:
+    """A user script that ends right after its query (no ``spark.stop()``) exits cleanly: the
+    stop listener is removed at exit once Spark's listener bus has delivered the query's end,
+    instead of Spark calling it after Python's callback server is gone (an ERROR with a
+    py4j stack trace at every such exit)."""
+    script = tmp_path / "ending.py"
+    script.write_text(SCRIPT_ENDING_AFTER_ITS_QUERY)
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
+               PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "ENDED" in proc.stdout
+    assert "threw an exception" not in proc.stderr, proc.stderr[-4000:]
+    assert "Py4JNetworkException" not in proc.stderr, proc.stderr[-4000:]
+
+
 def test_the_stop_listener_reads_spark_events_and_signals_only_runs_with_a_flinkwin_stage(
     spark: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
