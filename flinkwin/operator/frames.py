@@ -23,11 +23,14 @@ import pyarrow as pa
 from flinkwin.operator.snapshots import READ_OPTIONS
 
 
-def to_arrow(frame: pd.DataFrame) -> pa.Table:
+def to_arrow(
+    frame: pd.DataFrame, kept: ArrowColumns | None = None, changing: str = ""
+) -> pa.Table:
     """``frame`` as an Arrow table, exactly: a NaN stays NaN (Arrow's pandas conversion would
     make it null) and None is null (see module docstring). One thread: a key group's frame is
     small, and Arrow's pool of Python threads costs more than it saves. Column by column as
-    ``Table.from_pandas`` converts them, without its pandas metadata (no reader uses it)."""
+    ``Table.from_pandas`` converts them, without its pandas metadata (no reader uses it).
+    ``kept``: the object columns' arrays kept from the last call (all but ``changing``)."""
     names = list(frame.columns)
     if not all(type(name) is str for name in names) or len(set(names)) != len(names):
         table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)
@@ -35,14 +38,21 @@ def to_arrow(frame: pd.DataFrame) -> pa.Table:
             [_exact(frame[name], column) for name, column in zip(names, table.columns)],
             names=table.column_names,
         )
+    known = {} if kept is None else kept.arrays(frame, _converted, changing)
     arrays = []
-    for _, column in frame.items():
+    for name, column in frame.items():
         values = column._values
-        if isinstance(values, np.ndarray) and values.dtype.kind in "iub":
+        if name in known:
+            arrays.append(known[name])
+        elif isinstance(values, np.ndarray) and values.dtype.kind in "iub":
             arrays.append(pa.array(values))
         else:
-            arrays.append(_exact(column, pa.array(column, from_pandas=True)))
+            arrays.append(_converted(column))
     return pa.Table.from_arrays(arrays, names=names)
+
+
+def _converted(column: pd.Series) -> Any:
+    return _exact(column, pa.array(column, from_pandas=True))
 
 
 def _exact(column: pd.Series, converted: pa.Array | pa.ChunkedArray) -> Any:
@@ -90,9 +100,64 @@ def float_objects(values: np.ndarray, nulls: np.ndarray) -> np.ndarray:
     return out
 
 
-def write_frame(frame: pd.DataFrame | None, fmt: str, meta_key: str, meta: dict[str, Any]) -> bytes:
-    """``frame`` (None: no columns) and ``meta`` as one lz4-compressed Arrow IPC stream."""
-    table = to_arrow(frame if frame is not None else pd.DataFrame())
+class ArrowColumns:
+    """The Arrow arrays of a frame's object columns (strings: the costly part of a snapshot's
+    conversion), kept while the frame only loses rows or gains rows at its end, so that
+    :func:`to_arrow` converts only the rows added since its last call. It follows one frame
+    object (:meth:`follow`); any other frame is converted whole."""
+
+    def __init__(self) -> None:
+        self.frame: pd.DataFrame | None = None
+        self._arrays: dict[str, Any] = {}
+
+    def follow(self, old: pd.DataFrame, frame: pd.DataFrame, kept: np.ndarray | None) -> None:
+        """The frame ``old`` became ``frame``: ``old``'s rows where ``kept`` (all when None),
+        then appended rows, the object columns' values unchanged."""
+        if self.frame is not old:
+            self.frame, self._arrays = None, {}
+            return
+        if kept is not None and not kept.all():
+            mask = pa.array(kept[: self._length()])
+            self._arrays = {name: array.filter(mask) for name, array in self._arrays.items()}
+        self.frame = frame
+
+    def _length(self) -> int:
+        return len(next(iter(self._arrays.values()))) if self._arrays else 0
+
+    def arrays(self, frame: pd.DataFrame, convert: Any, skip: str) -> dict[str, Any]:
+        """The Arrow array of each of ``frame``'s object columns but ``skip`` (``convert``
+        turns a column into one), the kept prefix of each reused; kept for the next call."""
+        names = [n for n, column in frame.items() if column.dtype.kind == "O" and n != skip]
+        if self.frame is not frame or set(self._arrays) != set(names):
+            self._arrays = {}
+        kept = self._length()
+        arrays = {}
+        for name in names:
+            column = frame[name]
+            if kept == 0:
+                arrays[name] = convert(column)
+                continue
+            tail = convert(column.iloc[kept:])
+            head = self._arrays[name]
+            if tail.type != head.type or not isinstance(tail, pa.Array):
+                arrays[name] = convert(column)
+            else:
+                arrays[name] = pa.concat_arrays([head, tail]) if len(tail) else head
+        self.frame = frame
+        self._arrays = {n: a for n, a in arrays.items() if isinstance(a, pa.Array)}
+        if len(self._arrays) != len(arrays):
+            self.frame, self._arrays = None, {}
+        return arrays
+
+
+
+def write_frame(
+    frame: pd.DataFrame | None, fmt: str, meta_key: str, meta: dict[str, Any],
+    kept: ArrowColumns | None = None, changing: str = "",
+) -> bytes:
+    """``frame`` (None: no columns) and ``meta`` as one lz4-compressed Arrow IPC stream
+    (``kept``, ``changing``: see :func:`to_arrow`)."""
+    table = to_arrow(frame if frame is not None else pd.DataFrame(), kept, changing)
     table = table.replace_schema_metadata(
         {"flinkwin.format": fmt, meta_key: json.dumps(meta)}
     )
@@ -152,6 +217,7 @@ def drain_frames_timed(
 
 
 __all__ = [
+    "ArrowColumns",
     "drain_frames",
     "drain_frames_timed",
     "float_objects",

@@ -39,14 +39,16 @@ from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import (
+    ArrowColumns,
     drain_frames,
     drain_frames_timed,
-    from_arrow,
     read_frame,
     write_frame,
 )
 from flinkwin.operator.ordering import stable_order
 from flinkwin.operator.snapshots import formats
+from flinkwin.operator.states.operator_windows import records_frame, window_timers
+from flinkwin.operator.states.pane_lookup import PaneLookup, identities
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -109,6 +111,10 @@ class ColumnarAggregation:
         self.num_windows_fired = 0  # not snapshotted: a per-run counter
         self.next_seq = 0
         self.panes: pd.DataFrame | None = None
+        #: the panes' lookup and Arrow columns, while they follow ``panes`` (see _derive)
+        self._lookup: PaneLookup | None = None
+        self._no_lookup: pd.DataFrame | None = None  # a frame that has none
+        self._arrow = ArrowColumns()
         self._main: list[pd.DataFrame] = []
         self._late: list[pd.DataFrame] = []
 
@@ -138,7 +144,33 @@ class ColumnarAggregation:
         keep = cleanup > watermark
         if self.lateness > 0:
             panes = panes.assign(**{_FIRED: fired | due})
-        self.panes = panes[keep] if not keep.all() else panes
+        self._derive(panes[keep] if not keep.all() else panes, keep)
+
+    def _derive(self, panes: pd.DataFrame, kept: np.ndarray | None) -> None:
+        """The panes become ``panes``: the current ones where ``kept`` (all when None), in
+        their order, then any new ones; the held panes' keys and first elements unchanged.
+        The lookup and the Arrow columns follow (other assignments to ``panes`` leave them
+        stale, and they are rebuilt)."""
+        old = self.panes
+        if old is not None:
+            self._arrow.follow(old, panes, kept)
+            lookup = self._lookup
+            if lookup is not None:
+                self._lookup = None if lookup.frame is not old else lookup.follow(
+                    panes, kept, self.key_fields, _START
+                )
+        self.panes = panes
+
+    def _lookup_of(self, panes: pd.DataFrame) -> PaneLookup | None:
+        """The lookup of ``panes`` (the held ones), built if stale; None if it has none."""
+        lookup = self._lookup
+        if lookup is not None and lookup.frame is panes:
+            return lookup
+        if self._no_lookup is panes:
+            return None
+        self._lookup = lookup = PaneLookup.of(panes, self.key_fields, _START)
+        self._no_lookup = panes if lookup is None else None
+        return lookup
 
     def _cleanup(self, max_ts: np.ndarray) -> np.ndarray:
         if self.lateness == 0:
@@ -159,12 +191,15 @@ class ColumnarAggregation:
         return self.panes is None or not len(self.panes)
 
     def state_size(self) -> tuple[int, int]:
-        """(keys, windows) held: the distinct keys of the panes, and the panes."""
+        """(keys, windows) held: the distinct keys of the panes (as ``Double.equals`` tells
+        float keys apart), and the panes."""
         if self.panes is None or not len(self.panes):
             return 0, 0
-        if len(self.key_fields) == 1:  # (drop_duplicates' count, without building a frame)
-            return len(pd.unique(self.panes[self.key_fields[0]].to_numpy())), len(self.panes)
-        return len(self.panes[self.key_fields].drop_duplicates()), len(self.panes)
+        lookup = self._lookup
+        if lookup is not None and lookup.frame is self.panes:
+            return lookup.distinct_keys(), len(self.panes)
+        codes = _codes([self.panes[f].to_numpy() for f in self.key_fields])
+        return int(codes.max()) + 1, len(self.panes)
 
     # ----------------------------------------------------------------- input
     def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:
@@ -260,25 +295,39 @@ class ColumnarAggregation:
         number; new panes are numbered after them."""
         old = self.panes
         if old is not None and len(old):
-            n_old = len(old)
-            ids = _codes([
-                np.concatenate([old[c].to_numpy(), new[c].to_numpy()])
-                for c in (*self.key_fields, _START)
-            ])
-            matched = ids[n_old:] < n_old  # ids number the old panes 0 .. n_old - 1
+            positions = self._held_positions(old, new)
+            matched = positions >= 0
             if matched.any():
                 acc = old[self.field].to_numpy().copy()
                 if self.kind == "sum":
                     acc = acc.astype(np.int64)  # long sums, wrapping as Java's
                 values = new[self.field].to_numpy()
-                _UFUNCS[self.kind].at(acc, ids[n_old:][matched], values[matched])
+                _UFUNCS[self.kind].at(acc, positions[matched], values[matched])
                 old = old.assign(**{self.field: acc})
                 new = new[~matched].reset_index(drop=True)
                 first_ts = first_ts[~matched]
         self._register(new, first_ts)
-        self.panes = new if old is None or not len(old) else pd.concat(
-            [old, new], ignore_index=True
-        )
+        if old is None or not len(old):
+            self.panes = new
+        else:
+            self._derive(pd.concat([old, new], ignore_index=True), None)
+
+    def _held_positions(self, old: pd.DataFrame, new: pd.DataFrame) -> np.ndarray:
+        """The position among the held panes ``old`` of each of the batch's panes ``new``
+        (-1: not held): by the lookup, in time proportional to the batch, or else by coding
+        held and new panes together."""
+        lookup = self._lookup_of(old)
+        if lookup is not None and all(new[c].dtype == old[c].dtype for c in self.key_fields):
+            keys = identities([new[c].to_numpy() for c in self.key_fields])
+            if keys is not None:
+                return lookup.find(keys, new[_START].to_numpy())
+        n_old = len(old)
+        ids = _codes([
+            np.concatenate([old[c].to_numpy(), new[c].to_numpy()])
+            for c in (*self.key_fields, _START)
+        ])
+        held = ids[n_old:]
+        return np.where(held < n_old, held, -1)  # ids number the old panes 0 .. n_old - 1
 
     def _register(self, new: pd.DataFrame, first_ts: np.ndarray) -> None:
         """Number the timers of the batch's new panes (in their order of first appearance, as
@@ -391,7 +440,7 @@ class ColumnarAggregation:
             "dropped": self.num_late_records_dropped,
             "next_seq": self.next_seq,
         }
-        return write_frame(self.panes, self.FORMAT, _META_KEY, meta)
+        return write_frame(self.panes, self.FORMAT, _META_KEY, meta, self._arrow, self.field)
 
     def restore(self, data: bytes) -> None:
         self.panes, meta = read_frame(data, self.FORMAT, _META_KEY, self.FORMAT)
@@ -400,59 +449,6 @@ class ColumnarAggregation:
         self.num_late_records_dropped = meta["dropped"]
         self.next_seq = meta["next_seq"]
 
-
-
-def records_frame(
-    records: list[Any], columns: list[str], field: str, op: WindowOperator,
-    slots: list[tuple[Any, Any]], fired: list[bool], cleanups: set[tuple[Any, Any]],
-) -> pd.DataFrame | None:
-    """The reduced records of an operator's windows (``slots``, in that order) as one frame,
-    or None when they have no columnar equivalent: records of another class or fields, a
-    non-int aggregated field, a window whose fired state (``fired``) or cleanup timer is not
-    the one its clocks imply, values Arrow cannot hold."""
-    klass = type(records[0])
-    if getattr(klass, "__fields__", None) != tuple(columns) or any(
-        type(r) is not klass for r in records
-    ):
-        return None
-    index = columns.index(field)
-    if any(type(r[index]) is not int for r in records):
-        return None
-    if any(
-        f != (slot[1].max_timestamp() <= op.current_watermark)
-        or (slot not in cleanups and op.cleanup_time(slot[1]) != MAX_LONG)
-        for slot, f in zip(slots, fired)
-    ):
-        return None
-    try:
-        table = pa.Table.from_arrays(
-            [pa.array([r[i] for r in records]) for i in range(len(columns))], names=columns
-        )
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return None
-    return from_arrow(table)
-
-def window_timers(
-    op: WindowOperator,
-) -> tuple[dict[tuple[Any, Any], int], set[tuple[Any, Any]]] | None:
-    """The event timers of ``op``'s held windows: each slot's position among the
-    ``max_timestamp`` timers (firing order) and the slots with a cleanup timer; None when a
-    timer belongs to no held ``TimeWindow`` or is neither of those two."""
-    contents = op.window_contents
-    seq: dict[tuple[Any, Any], int] = {}
-    cleanups: set[tuple[Any, Any]] = set()
-    for ts, slots in op.event_timers.buckets():
-        for slot in slots:
-            window = slot[1]
-            if slot not in contents or type(window) is not TimeWindow:
-                return None
-            if ts == window.max_timestamp():
-                seq[slot] = len(seq)
-            if ts == op.cleanup_time(window):
-                cleanups.add(slot)
-            elif ts != window.max_timestamp():
-                return None
-    return seq, cleanups
 
 
 def snapshot_format(data: bytes) -> str:

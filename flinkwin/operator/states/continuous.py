@@ -36,9 +36,9 @@ from flinkwin.operator.states.columnar import (
     _SEQ,
     _START,
     ColumnarAggregation,
-    records_frame,
 )
 from flinkwin.operator.states.columnar import supports as columnar_supports
+from flinkwin.operator.states.operator_windows import records_frame
 from flinkwin.time import MAX_LONG
 from flinkwin.triggers.continuous_event_time import ContinuousEventTimeTrigger
 from flinkwin.windows import TimeWindow
@@ -98,7 +98,7 @@ class ContinuousAggregation(ColumnarAggregation):
             )
             panes = panes.assign(**{_FIRE: fire, _FSEQ: fseq, _FIRED: fired})
         keep = self._cleanup(max_ts) > watermark
-        self.panes = panes[keep] if not keep.all() else panes
+        self._derive(panes[keep] if not keep.all() else panes, keep)
 
     def _fire(
         self, due: np.ndarray, max_ts: np.ndarray, fire: np.ndarray, fseq: np.ndarray,

@@ -52,7 +52,7 @@ from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_saf
 from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import from_arrow, read_frame, write_frame
 from flinkwin.operator.snapshots import formats
-from flinkwin.operator.states.columnar import window_timers
+from flinkwin.operator.states.operator_windows import window_timers
 from flinkwin.operator.states.window_elements import WindowElements, _elements, _Records
 from flinkwin.time import MAX_LONG, MIN_LONG
 from flinkwin.triggers.event_time import EventTimeTrigger

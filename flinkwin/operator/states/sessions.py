@@ -62,8 +62,8 @@ from flinkwin.operator.states.columnar import (
     _START,
     _UFUNCS,
     ColumnarAggregation,
-    records_frame,
 )
+from flinkwin.operator.states.operator_windows import records_frame
 from flinkwin.operator.states.session_runs import (
     _before,
     _by_key,
