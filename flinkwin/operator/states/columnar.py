@@ -35,6 +35,7 @@ from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.assigners.tumbling import TumblingEventTimeWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
+from flinkwin.keys import float_codes
 from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.element_rows import column_values
@@ -62,6 +63,9 @@ _META_KEY = "flinkwin.columnar"
 _START, _END, _SEQ, _FIRED = "_fw_start", "_fw_end", "_fw_seq", "_fw_fired"
 _PANE_COLUMNS = (_START, _END, _SEQ, _FIRED)
 _UFUNCS = {"sum": np.add, "min": np.minimum, "max": np.maximum}
+#: held panes per batch pane from which a batch is matched through the lookup (measured with
+#: bench/bench_key_group.py: below it, coding both together costs less than the lookup's upkeep)
+_LOOKUP_FROM = 8
 
 
 def supports(op: WindowOperator, trigger: type = EventTimeTrigger) -> bool:
@@ -198,8 +202,12 @@ class ColumnarAggregation:
         lookup = self._lookup
         if lookup is not None and lookup.frame is self.panes:
             return lookup.distinct_keys(), len(self.panes)
-        codes = _codes([self.panes[f].to_numpy() for f in self.key_fields])
-        return int(codes.max()) + 1, len(self.panes)
+        columns = [self.panes[f].to_numpy() for f in self.key_fields]
+        if len(columns) == 1:  # (no codes needed: the distinct values' count)
+            column = columns[0]
+            distinct = pd.unique(float_codes(column) if column.dtype.kind == "f" else column)
+            return len(distinct), len(self.panes)
+        return int(_codes(columns).max()) + 1, len(self.panes)
 
     # ----------------------------------------------------------------- input
     def accepts(self, frame: pd.DataFrame, timestamps: np.ndarray, watermark: int) -> bool:
@@ -314,9 +322,14 @@ class ColumnarAggregation:
 
     def _held_positions(self, old: pd.DataFrame, new: pd.DataFrame) -> np.ndarray:
         """The position among the held panes ``old`` of each of the batch's panes ``new``
-        (-1: not held): by the lookup, in time proportional to the batch, or else by coding
-        held and new panes together."""
-        lookup = self._lookup_of(old)
+        (-1: not held): by the lookup, in time proportional to the batch, when the held panes
+        outnumber the batch's (coding is faster for a small state, and then no lookup is kept
+        up to date), or else by coding held and new panes together."""
+        if len(old) < _LOOKUP_FROM * len(new):
+            self._lookup = None
+            lookup = None
+        else:
+            lookup = self._lookup_of(old)
         if lookup is not None and all(new[c].dtype == old[c].dtype for c in self.key_fields):
             keys = identities([new[c].to_numpy() for c in self.key_fields])
             if keys is not None:
