@@ -30,9 +30,13 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 
 def java_compare(a: Any, b: Any) -> int:
     """The sign of Java's ``a.compareTo(b)``: for floats ``Double.compareTo`` (NaN is greater
-    than everything and equal to itself; ``-0.0 < 0.0``), else the values' own order."""
+    than everything and equal to itself; ``-0.0 < 0.0``), for strings ``String.compareTo``
+    (UTF-16 code units: a character beyond U+FFFF, a surrogate pair, sorts below U+E000 to
+    U+FFFF, where Python's code points put it above), else the values' own order."""
     if isinstance(a, float) or isinstance(b, float):
         a, b = _double_rank(a), _double_rank(b)
+    elif isinstance(a, str) and isinstance(b, str):
+        a, b = a.encode("utf-16-be", "surrogatepass"), b.encode("utf-16-be", "surrogatepass")
     return (a > b) - (a < b)
 
 

@@ -73,6 +73,7 @@ from flinkwin.operator.graph_plan import (
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.snapshots import formats
 from flinkwin.operator.stream_operator import StreamOperator
+from flinkwin.operator.timer_service import quiesce_timers
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 
@@ -273,6 +274,25 @@ class GraphOperator:
             if op is not None:
                 op.advance_processing_time(time)
                 self._flush(j)
+
+    def end_batch_input(self) -> None:
+        """BATCH mode's end of input (watermark and processing time ``MAX_LONG``), node by
+        node in topological order, each once all of its input has reached it: its timer
+        services quiesced (timers its callbacks register are ignored, as in Flink's
+        ``BatchExecutionInternalTimeService``), then its event-time and processing-time timers
+        fired and what they emit pushed downstream."""
+        self.open()
+        self.current_watermark = self.current_processing_time = MAX_LONG
+        for j, op in enumerate(self.operators):
+            if op is None:
+                continue
+            quiesce_timers(op)
+            if self._node_watermarks[j] < MAX_LONG:
+                self._node_watermarks[j] = MAX_LONG
+                op.advance_watermark(MAX_LONG)
+            self._flush(j)
+            op.advance_processing_time(MAX_LONG)
+            self._flush(j)
 
     # ------------------------------------------------------------------ routing
     def _push(

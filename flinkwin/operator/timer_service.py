@@ -25,8 +25,15 @@ class TimerQueue:
         self._buckets: dict[int, OrderedDict[tuple[Any, Any], None]] = {}
         self._heap: list[int] = []
         self._size = 0
+        self._quiesced = False
+
+    def quiesce(self) -> None:
+        """Ignore every registration from now on (deletions still apply)."""
+        self._quiesced = True
 
     def register(self, timestamp: int, key: Any, namespace: Any) -> None:
+        if self._quiesced:
+            return
         bucket = self._buckets.get(timestamp)
         if bucket is None:
             bucket = self._buckets[timestamp] = OrderedDict()
@@ -106,3 +113,16 @@ class TimerQueue:
             bucket[slot] = None
         self._heap = sorted(buckets)
         self._size = sum(len(b) for b in buckets.values())
+
+
+def quiesce_timers(op: Any) -> None:
+    """BATCH mode's end of input, for an operator that has received all of its input: its
+    timer services ignore timers registered from here on, i.e. by its timer callbacks (a
+    trigger's ``on_event_time``, a process function's ``on_timer``), as Flink's
+    ``BatchExecutionInternalTimeService`` does when a key's input ends ("Timer service is
+    quiesced"). Not for a graph stage's operators: a node's timers are registered by the
+    elements that reach it during the end of input."""
+    for name in ("event_timers", "processing_timers"):
+        queue = getattr(op, name, None)
+        if isinstance(queue, TimerQueue):
+            queue.quiesce()

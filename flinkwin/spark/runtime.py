@@ -59,6 +59,7 @@ from flinkwin.operator.graph import GraphOperator
 from flinkwin.operator.snapshots import StatePickler
 from flinkwin.operator.states import partials as partial_rows
 from flinkwin.operator.states.partials import PartialSpec
+from flinkwin.operator.timer_service import quiesce_timers
 from flinkwin.operator.watermark_guard import (
     Uncertainty,
     UncertainWatermarkError,
@@ -380,8 +381,15 @@ class KeyGroupRuntime:
         rows, nulls = self._inputs.rows([frame])
         if rows is not None:
             op.process_batch(*rows)
-        op.advance_watermark(MAX_LONG)
-        op.advance_processing_time(MAX_LONG)
+        if self.sequence_column is not None:  # STREAMING mode on a bounded input
+            op.advance_watermark(MAX_LONG)
+            op.advance_processing_time(MAX_LONG)
+        elif isinstance(op, GraphOperator):
+            op.end_batch_input()
+        else:  # BATCH mode: timers registered by timer callbacks are ignored
+            quiesce_timers(op)
+            op.advance_watermark(MAX_LONG)
+            op.advance_processing_time(MAX_LONG)
         op.close()
         keys, windows = op.state_size()
         counts = {
@@ -470,6 +478,7 @@ def _quiet_spark_concat_warning() -> None:
         message="The behavior of DataFrame concatenation with empty or all-NA entries",
         category=FutureWarning,
     )
+
 
 
 __all__ = [

@@ -128,3 +128,28 @@ def test_a_float_field_sums_in_single_precision_like_java() -> None:
         acc = single.reduce(acc, r)
     assert acc.f == 16777216.0  # Java: 16777216f + 1f == 16777216f at every step
     assert BuiltinAggregation("sum", "f").reduce(rows[0], rows[1]).f == 16777217.0  # double
+
+
+@pytest.mark.parametrize(("make", "kept"), [
+    ("max", "\uff5a"), ("min", "\U0001f600"), ("max_by", "\uff5a"), ("min_by", "\U0001f600"),
+])
+def test_string_fields_compare_as_javas_string_compare_to(make: str, kept: str) -> None:
+    """Java's ``String.compareTo`` compares UTF-16 code units: an emoji (a surrogate pair,
+    D83D DE00) sorts below U+FF5A, where Python's code points put it above."""
+    from flinkwin.functions import builtin
+    from flinkwin.testing import WindowOperatorHarness
+
+    assert java_compare("\U0001f600", "\uff5a") == -1 and java_compare("ab", "a") == 1
+    assert java_compare("\ud800", "\ud800") == 0  # a lone surrogate compares too
+    function = getattr(builtin, f"{make}_of" if make in ("max", "min") else make)("s")
+    harness = WindowOperatorHarness(TumblingEventTimeWindows.of(Time.seconds(10)), function,
+                                    key_field="k")
+    harness.process_element({"k": "a", "ts": 1, "s": "\uff5a"}, 1)
+    harness.process_element({"k": "a", "ts": 2, "s": "\U0001f600"}, 2)
+    harness.process_watermark(100_000)
+    [row] = harness.output()
+    assert row["s"] == kept
+    if make.endswith("_by"):  # the whole element with the extreme value
+        assert row["ts"] == (1 if kept == "\uff5a" else 2)
+    else:  # the first element's other fields
+        assert row["ts"] == 1

@@ -21,6 +21,7 @@ from flinkwin import (
     CountEvictor,
     DataStream,
     Duration,
+    KeyedProcessFunction,
     ProcessAllWindowFunction,
     ProcessWindowFunction,
     RuntimeExecutionMode,
@@ -298,3 +299,48 @@ def test_arrival_sequence_is_monotonically_increasing_ids_value_across_arrow_bat
     batches = [pd.Series([3] * 4), pd.Series([], dtype="int32"), pd.Series([3] * 2)]
     got = np.concatenate([s.to_numpy() for s in _partition_sequence(iter(batches))])
     assert got.tolist() == [(3 << 33) + i for i in range(6)]
+
+
+class _Periodic(KeyedProcessFunction):
+    """A timer 100 ms after each element; every timer registers the next one 1 ms later."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        ctx.timer_service().register_event_time_timer(value.ts + 100)
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        if timestamp < 1_000_105:  # (a bound for STREAMING mode, where the timers fire on)
+            ctx.timer_service().register_event_time_timer(timestamp + 1)
+        yield ctx.get_current_key(), timestamp
+
+
+class _Downstream(KeyedProcessFunction):
+    """A timer 1 ms after each element's timestamp; every timer registers the next one."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        ctx.timer_service().register_event_time_timer(ctx.timestamp() + 1)
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        if timestamp < 1_000_105:
+            ctx.timer_service().register_event_time_timer(timestamp + 1)
+        yield ctx.get_current_key(), -timestamp
+
+
+def test_batch_mode_ignores_timers_registered_by_timer_callbacks(spark: Any) -> None:
+    """Flink's BATCH mode fires a key's timers at the end of its input with its timer service
+    quiesced (BatchExecutionInternalTimeService): a timer registered in ``on_timer`` is
+    ignored, where STREAMING mode fires it at the end-of-input watermark. In a graph each
+    operator ends after all of its input: the downstream timers its elements register fire."""
+    df = spark.createDataFrame([("a", 1_000_000), ("b", 1_000_000)], "k string, ts long")
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts")
+
+    def run(mode: RuntimeExecutionMode, downstream: bool) -> list[tuple[Any, ...]]:
+        stream = DataStream(df, runtime_mode=mode).assign_timestamps_and_watermarks(strategy)
+        out = stream.key_by("k").process(_Periodic(), output_type="k string, t long")
+        if downstream:
+            out = out.key_by("k").process(_Downstream(), output_type="k string, t long")
+        return sorted(tuple(r) for r in out.toDF().collect())
+
+    assert run(RuntimeExecutionMode.BATCH, False) == [("a", 1_000_100), ("b", 1_000_100)]
+    assert run(RuntimeExecutionMode.BATCH, True) == [("a", -1_000_101), ("b", -1_000_101)]
+    assert run(RuntimeExecutionMode.STREAMING, False) == [
+        (k, t) for k in "ab" for t in range(1_000_100, 1_000_106)]
