@@ -242,15 +242,16 @@ class ChainStep(GraphOperator):
             self.advance_processing_time(processing_time)
         if rows is not None:
             self.process_batch(*rows)
-        self.advance_watermark(MAX_LONG)
-        self.advance_processing_time(MAX_LONG)
+        self.advance_watermark(MAX_LONG)  # (processing-time timers: see run_to_end)
         return self.drain_emissions()
 
     def run_to_end(self, elements: Iterable[Emission], processing_time: int) -> list[Emission]:
         """Static input: this key group's one call. Processing time ``processing_time``, then
         every element sent to it in its emitters' order (on a bounded input each emitter sends
-        all it emits in one call, its end-of-input firings last), then the end of input
-        (watermark and processing time ``MAX_LONG``), as a Flink job on a bounded input."""
+        all it emits in one call, its end-of-input firings last), then the end of input: the
+        watermark ``MAX_LONG``, as a Flink job on a bounded input in STREAMING mode (its
+        pending processing-time timers never fire: Flink quiesces the processing-time service
+        at the end of input)."""
         if self.node is None:
             raise ValueError("the sources' step runs process_sources")
         self.open()
@@ -262,7 +263,6 @@ class ChainStep(GraphOperator):
             raise ValueError(f"elements for another node reached node {self.node}")
         self._deliver_all(ordered)
         self.advance_watermark(MAX_LONG)
-        self.advance_processing_time(MAX_LONG)
         return self.drain_emissions()
 
     def process_sources(

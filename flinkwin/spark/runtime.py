@@ -35,8 +35,9 @@ is greater than ``batch time + duration``; the duration is ``t - 1 - batch time`
 
 ``process_static`` is the ``applyInPandas`` function for static DataFrames: processing time is
 the worker's clock when the key group runs; all rows in arrival order (STREAMING mode) or stable
-event-time order (BATCH mode), then the end-of-input watermark ``MAX_LONG`` and processing time
-``MAX_LONG``.
+event-time order (BATCH mode), then the end of input: in STREAMING mode the watermark
+``MAX_LONG`` (pending processing-time timers never fire, as in Flink); in BATCH mode the timer
+services quiesced, then watermark and processing time ``MAX_LONG`` (every pending timer fires).
 """
 
 from __future__ import annotations
@@ -381,9 +382,11 @@ class KeyGroupRuntime:
         rows, nulls = self._inputs.rows([frame])
         if rows is not None:
             op.process_batch(*rows)
-        if self.sequence_column is not None:  # STREAMING mode on a bounded input
+        if self.sequence_column is not None:
+            # STREAMING mode on a bounded input: the end-of-input watermark; pending
+            # processing-time timers never fire (Flink quiesces the processing-time service
+            # at the end of input, StreamOperatorWrapper)
             op.advance_watermark(MAX_LONG)
-            op.advance_processing_time(MAX_LONG)
         elif isinstance(op, GraphOperator):
             op.end_batch_input()
         else:  # BATCH mode: timers registered by timer callbacks are ignored

@@ -27,6 +27,7 @@ from flinkwin import (
     RuntimeExecutionMode,
     Time,
     TumblingEventTimeWindows,
+    TumblingProcessingTimeWindows,
     Types,
 )
 from flinkwin.spark import MemorySink
@@ -344,3 +345,35 @@ def test_batch_mode_ignores_timers_registered_by_timer_callbacks(spark: Any) -> 
     assert run(RuntimeExecutionMode.BATCH, True) == [("a", -1_000_101), ("b", -1_000_101)]
     assert run(RuntimeExecutionMode.STREAMING, False) == [
         (k, t) for k in "ab" for t in range(1_000_100, 1_000_106)]
+
+
+class _InAnHour(KeyedProcessFunction):
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        service = ctx.timer_service()
+        service.register_processing_time_timer(service.current_processing_time() + 3_600_000)
+        yield value.k, "element"
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        yield ctx.get_current_key(), "timer"
+
+
+def test_pending_processing_time_timers_fire_at_the_end_of_input_in_batch_mode_only(
+    spark: Any,
+) -> None:
+    """At the end of a bounded input Flink's STREAMING mode quiesces the processing-time
+    service (FLINK-14231, StreamOperatorWrapper): a timer or window not yet due never fires.
+    BATCH mode fires every timer of a key when its input ends."""
+    df = spark.createDataFrame([("a", 1), ("b", 1), ("a", 2)], "k string, v long")
+
+    def run(mode: RuntimeExecutionMode) -> tuple[list[Any], list[Any]]:
+        stream = DataStream(df, runtime_mode=mode)
+        timers = stream.key_by("k").process(_InAnHour(), output_type="k string, what string")
+        windows = stream.key_by("k").window(
+            TumblingProcessingTimeWindows.of(Time.hours(24))).sum("v")
+        return (sorted(tuple(r) for r in timers.toDF().collect()),
+                sorted(tuple(r) for r in windows.toDF().collect()))
+
+    elements = [("a", "element"), ("a", "element"), ("b", "element")]
+    assert run(RuntimeExecutionMode.STREAMING) == (elements, [])
+    assert run(RuntimeExecutionMode.BATCH) == (
+        sorted(elements + [("a", "timer"), ("b", "timer")]), [("a", 3), ("b", 1)])
