@@ -33,6 +33,9 @@ class RollingReduce(KeyedProcessFunction):
     """The key's ``reduce`` of all its elements so far, emitted per element (``STREAMING``)
     or once at the end of input (``batch``)."""
 
+    #: on a stream it registers no timers (a graph of such functions needs no timeouts)
+    streams_without_timers = True
+
     def __init__(self, reduce_function: Any, batch: bool) -> None:
         if not isinstance(reduce_function, ReduceFunction) and not callable(reduce_function):
             raise TypeError(
@@ -134,6 +137,9 @@ class KeyedTransform(KeyedProcessFunction):
     """PyFlink's keyed ``map``/``flat_map``/``filter``: the function (a callable or a
     ``MapFunction``/``FlatMapFunction``/``FilterFunction``) per element, its ``open`` given the
     keyed runtime context."""
+
+    #: on a stream it registers no timers (a graph of such functions needs no timeouts)
+    streams_without_timers = True
 
     def __init__(self, function: Any, kind: str) -> None:
         self.label = f"{kind}({function_label(function)})"

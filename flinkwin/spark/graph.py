@@ -97,7 +97,8 @@ class PlanNode:
     spec: NodeSpec
     output: StreamType
     sides: dict[str, tuple[OutputTag, StreamType]] = field(default_factory=dict)
-    #: "event time", "processing time" or "none": the timers the node needs woken
+    #: "event time", "processing time" or "none": the timers the node needs woken; "user":
+    #: a user function's, which may register timers of either domain
     timers: str = NO_TIMERS
     #: per input index, the operator's key as given (column names or a selector); empty for
     #: a node that keys nothing (a step, a union, a non-keyed operator)

@@ -73,6 +73,7 @@ from .runtime import (
     NO_TIMERS,
     PROCESSING_TIME,
     STATE_SCHEMA,
+    USER_TIMERS,
     KeyGroupRuntime,
     static_function,
     stream_function,
@@ -151,8 +152,10 @@ def compile_graph(
         domain = NO_TIMERS
     elif watermarked:
         domain = EVENT_TIME
-    elif PROCESSING_TIME in timers or EVENT_TIME not in timers:
+    elif PROCESSING_TIME in timers or (EVENT_TIME not in timers and USER_TIMERS in timers):
         domain = PROCESSING_TIME
+    elif EVENT_TIME not in timers:  # no operator registers timers (rolling aggregations...)
+        domain = NO_TIMERS
     elif any(s._watermark is not None for s in plan.sources):  # noWatermarks() on them all
         raise UnsupportedOperationError(NO_WATERMARKS_ON_A_STREAM)
     else:

@@ -15,7 +15,7 @@ from flinkwin.operator.snapshots import StatePickler
 
 from .graph import PlanNode, StreamPlan, StreamType, declared_type, stage_pickler
 from .pipeline import PipelineError, overflow_policy
-from .runtime import EVENT_TIME, NO_TIMERS, PROCESSING_TIME
+from .runtime import EVENT_TIME, NO_TIMERS, PROCESSING_TIME, USER_TIMERS
 
 
 @dataclass(frozen=True)
@@ -288,7 +288,11 @@ def process_node(
     name = f"{'KeyedProcess' if key is not None else 'Process'}({type(function).__name__})"
     node = NodeSpec(name=name, kind="operator", inputs=((plan.head, 0),), build=builder,
                     shape=output.shape())
-    return PlanNode(node, output, {}, NO_TIMERS, () if key is None else (key,))
+    # flinkwin's own rolling aggregations and keyed map/filter/flat_map register no timers on
+    # a stream (a BATCH rolling reduce's timer is on static input): a graph of them needs no
+    # timeouts, and finishes under availableNow
+    timers = NO_TIMERS if getattr(function, "streams_without_timers", False) else USER_TIMERS
+    return PlanNode(node, output, {}, timers, () if key is None else (key,))
 
 
 __all__ = [

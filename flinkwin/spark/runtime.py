@@ -90,6 +90,8 @@ KEY_GROUP_COLUMN = "_fw_kg"
 #: Per key group: the number of key groups, the operator snapshot, and a version naming it.
 STATE_SCHEMA = "key_groups int, snapshot binary, version string"
 EVENT_TIME, PROCESSING_TIME, NO_TIMERS = "event time", "processing time", "none"
+#: a graph node running a user function: it may register timers of either domain
+USER_TIMERS = "user"
 
 
 class KeyGroupMismatchError(RuntimeError):

@@ -101,6 +101,41 @@ def test_rolling_reduce_keeps_each_keys_value_across_micro_batches(
     assert per_batch == [[("a", 1), ("b", 10)], [("a", 3)], [("a", 7), ("b", 15)]]
 
 
+def test_a_rolling_sum_without_watermarks_finishes_under_available_now(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Flink's rolling aggregations need no watermark and register no timers: a stream of
+    them (and a keyed map) needs no timeouts, so ``availableNow`` ends after the input, through
+    ``start()`` and through ``toDF().writeStream`` (it ran on with empty micro-batches, or was
+    refused as a processing-time stage)."""
+    from flinkwin import DataStream
+    from flinkwin.spark import MemorySink
+
+    write_batches(tmp_path / "in", [[{"k": "a", "v": 1}, {"k": "b", "v": 10}],
+                                    [{"k": "a", "v": 2}]])
+
+    def result() -> Any:
+        df = (spark.readStream.schema("k string, v long").option("maxFilesPerTrigger", 1)
+              .json(str(tmp_path / "in")))
+        return DataStream(df).key_by("k").sum("v").key_by("k").map(
+            lambda r: Row(k=r.k, v=r.v * 2), output_type=Types.ROW_NAMED(
+                ["k", "v"], [Types.STRING(), Types.LONG()]))
+
+    sink = MemorySink("rolling_available_now")
+    query = result().start(main=sink, checkpoint_location=str(tmp_path / "c1"),
+                           trigger={"availableNow": True})
+    query.awaitTermination()
+    expected = [("a", 2), ("a", 6), ("b", 20)]
+    assert sorted(tuple(r) for r in sink.rows()) == expected
+    rows: list[tuple[Any, ...]] = []
+    query = (result().toDF().writeStream
+             .foreachBatch(lambda df, _: rows.extend(tuple(r) for r in df.collect()))
+             .option("checkpointLocation", str(tmp_path / "c2"))
+             .trigger(availableNow=True).start())
+    assert query.awaitTermination(120), "availableNow did not end"
+    assert sorted(rows) == expected
+
+
 def test_keyed_map_filter_and_flat_map_see_each_keys_state(fresh_env: Any) -> None:
     # PyFlink runs a keyed map/filter/flat_map as a KeyedProcessFunction: a rich function's
     # keyed state in open() is the current key's, elements per key in arrival order
