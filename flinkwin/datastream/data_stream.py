@@ -259,6 +259,13 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         ``toDF()`` gives it."""
         if name.startswith("_"):
             raise AttributeError(name)
+        if name == "start":  # (a DataFrame has none: Spark's error would not say why)
+            raise AttributeError(
+                "start() runs a stream that ends in a flinkwin operator (a window, a process "
+                "function, a rolling aggregation, a join); this stream has none (only "
+                "map/filter/flat_map steps, if any): write it with Spark's "
+                "stream.writeStream...start() (or stream.toDF().writeStream)"
+            )
         return getattr(self.toDF(), name)
 
     # ------------------------------------------------------------ stream plumbing

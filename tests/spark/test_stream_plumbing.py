@@ -69,6 +69,12 @@ def test_map_flat_map_filter_and_print(spark: Any, capsys: Any) -> None:
         stream.map(lambda r: r.k, output_type=Types.LONG()).execute_and_collect()
 
 
+def test_start_on_a_stream_without_a_flinkwin_operator_says_what_to_use(spark: Any) -> None:
+    stream = _stream(spark).filter(lambda r: r.v < 1000)
+    with pytest.raises(AttributeError, match=r"this stream has none .*writeStream"):
+        stream.start()
+
+
 class Totals(ProcessAllWindowFunction):
     def process(self, context: Any, elements: Any) -> Any:
         window = context.window()
