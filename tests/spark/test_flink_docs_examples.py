@@ -25,6 +25,7 @@ from flinkwin import (
     AggregateFunction,
     DataStream,
     Duration,
+    RuntimeExecutionMode,
     EventTimeSessionWindows,
     GlobalWindows,
     OutputTag,
@@ -51,13 +52,16 @@ class SecondsAssigner(TimestampAssigner):
         return value[1] * 1000
 
 
-def source(spark: Any, data: list[Any] = DATA) -> DataStream:
-    """The doc's ``input``: the source, with timestamps (the doc assumes them)."""
+def source(spark: Any, data: list[Any] = DATA, mode: Any = None) -> DataStream:
+    """The doc's ``input``: the source, with timestamps (the doc assumes them); ``mode``: the
+    runtime mode (None: the environment's)."""
     df = spark.createDataFrame(data, "f0 string, f1 long")
     strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
         SecondsAssigner()
     )
-    return DataStream(df, type_info=TUPLE2).assign_timestamps_and_watermarks(strategy)
+    stream = DataStream(df, type_info=TUPLE2, runtime_mode=mode) if mode else DataStream(
+        df, type_info=TUPLE2)
+    return stream.assign_timestamps_and_watermarks(strategy)
 
 
 def printed(capsys: Any) -> list[str]:
@@ -360,8 +364,10 @@ def test_consecutive_windowed_operations(spark: Any, capsys: Any) -> None:
     processing-time one, the Java tab's an event-time one). The lists travel pickled (no
     ``output_type``) and print as Python prints them, as PyFlink's ``print()`` does. Processing
     time is wall time, so the per-key sums may straddle two second-stage windows: together the
-    firings hold every per-key sum once (alice 5 and 6, bob 2, 9 and 12), each largest first."""
-    input = source(spark)  # noqa: A001
+    firings hold every per-key sum once (alice 5 and 6, bob 2, 9 and 12), each largest first.
+    The input is bounded, so the program runs in BATCH mode: in STREAMING mode, as in Flink, a
+    processing-time window still open at the end of a bounded input never fires."""
+    input = source(spark, mode=RuntimeExecutionMode.BATCH)  # noqa: A001
 
     results_per_key = input \
         .key_by(lambda v: v[0]) \
