@@ -205,6 +205,25 @@ class GraphOperator:
         for row, skip in self._batches.routes(sources, taken):
             self._push(("source", order[row]), elements[row], _stamp(stamps[row]), skip)
 
+    def see_source_clocks(
+        self, sources: np.ndarray, timestamps: np.ndarray, advance: bool = True
+    ) -> None:
+        """Timestamps of the sources' elements (``sources``: their numbers) seen elsewhere in
+        this micro-batch: a key group of several takes each source's greatest timestamp of
+        the batch so (:mod:`flinkwin.spark.source_clocks`). They count from the next
+        watermark on, as this key group's own rows' timestamps do: the operators are first
+        advanced to the watermark of the batches before (``advance``; leave it False after
+        :meth:`process_batch` of the same batch, which did)."""
+        self.open()
+        if advance:
+            self._advance_nodes()
+        stamps = np.asarray(timestamps, dtype=np.int64)
+        numbers = np.asarray(sources, dtype=np.int64)
+        for i in range(len(self.plan.sources)):
+            mine = stamps[(numbers == i) & (stamps != MIN_LONG)]
+            if len(mine):
+                self.source_max[i] = max(self.source_max[i], int(mine.max()))
+
     def advance_watermark(self, watermark: int) -> None:
         """Advance every operator in topological order, pushing what each fires downstream
         before the next one advances."""

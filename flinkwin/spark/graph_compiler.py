@@ -5,8 +5,9 @@
 * every source gets its event time (its own ``WatermarkStrategy``: timestamp column or
   assigner, bounds, Spark's ``withWatermark`` on a stream), its columns renamed
   ``_fw_i<i>_<j>`` and its number in ``_fw_in``; the sources are unioned by name (Spark's
-  global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``; in one key
-  group with two or more watermarked sources a wake-up clock instead, :func:`_wake_clock`);
+  global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``; with two or
+  more watermarked sources a wake-up clock instead, :func:`_wake_clock`, unless the graph
+  runs distributed);
 * the rows get their arrival sequence and go to their key group: by the key columns when the
   graph's one keyed operator reads the sources directly (or through unions) with column keys
   of one type (:mod:`~flinkwin.spark.graph_partitioning`), else all to ONE key group
@@ -17,8 +18,9 @@
   allows runs **distributed** instead (:mod:`flinkwin.spark.graph_chained`: every keyed
   operator in its own key groups, a shuffle before each, in the same query). With one key
   group the stage sees every row, so each operator gets the watermark of the sources it
-  reads (and idle inputs are told apart); with several, every
-  operator reads every source and gets Spark's global watermark. A source without a
+  reads (and idle inputs are told apart); with several, every operator reads every source,
+  and each key group takes the sources' greatest timestamps from heartbeat rows
+  (:mod:`~flinkwin.spark.source_clocks`), or Spark's watermark of a single one. A source without a
   ``WatermarkStrategy`` holds the operators reading it at ``Long.MIN_VALUE`` either way, as
   in Flink (Spark's global watermark leaves it out);
 * the stage's outputs are encoded as a single-window stage's are (main output, side outputs,
@@ -79,6 +81,7 @@ from .runtime import (
     stream_function,
 )
 from .schema import is_pickled
+from .source_clocks import with_source_clocks
 from .state_key import stage_fingerprint
 from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
@@ -143,10 +146,14 @@ def compile_graph(
     out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
     output_schema = StructType(out_fields)
 
+    # two or more watermarked sources: the stage keeps their maxima (a one-task graph, or the
+    # keyed plan's key groups through heartbeats, flinkwin.spark.source_clocks); Spark's
+    # watermark is a wake-up clock unless the graph runs distributed
+    own_clocks = streaming and _wake_clock(sources)
     graph = GraphPlan(tuple(sources), tuple(n.spec for n in plan.nodes), plan.head, sides,
                       SOURCE_COLUMN,
                       late_tags=tuple(tag for n in plan.nodes for tag, _ in n.sides.values()),
-                      own_watermarks=key_groups == 1)
+                      own_watermarks=key_groups == 1 or own_clocks)
     timers = {n.timers for n in plan.nodes}
     if not streaming:
         domain = NO_TIMERS
@@ -173,11 +180,14 @@ def compile_graph(
     # the plan is decided: the sources' rows are built once, as it reads them
     heartbeats = streaming and key_groups > 1
     fused = fused_partitioning(plan) if distributed else None
-    wake_clock = streaming and not distributed and partition is None and _wake_clock(sources)
+    wake_clock = own_clocks and not distributed
     if fused is None:
         staged, input_schema, masks = _stage_input(
             plan, tz, streaming, partition, key_groups, heartbeats, before_1970, arrival,
             wake_clock)
+        if wake_clock and heartbeats:  # the heartbeats carry the sources' maxima
+            staged = with_source_clocks(staged, key_groups, SOURCE_COLUMN, EVENT_COLUMN,
+                                        ARRIVAL_COLUMN, (_WM, 1))
     else:  # the first keyed node's key groups by its key columns
         staged, input_schema, masks = _stage_input(
             plan, tz, streaming, fused, plan.sources[0]._key_groups, False, before_1970,
@@ -202,6 +212,7 @@ def compile_graph(
         output_schema=output_schema,
         sequence_column=ARRIVAL_COLUMN if arrival else None,
         heartbeats=heartbeats,
+        source_clocks=SOURCE_COLUMN if wake_clock and heartbeats else None,
         idle_close_s=idle_close_seconds(session) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
         watermark_shift=watermark_shift(before_1970),
@@ -307,7 +318,7 @@ def _wiring(inputs: tuple[tuple[StreamRef, int], ...]) -> list[Any]:
 
 
 def _wake_clock(sources: Sequence[SourceSpec]) -> bool:
-    """Whether a one-key-group streaming stage over ``sources`` puts Spark's watermark on the
+    """Whether a streaming stage over ``sources`` (not distributed) puts Spark's watermark on the
     micro-batch's timestamp (one ``withWatermark`` on their union), not on each source's event
     time: the stage computes every operator's watermark itself (``own_watermarks``), and this
     wake-up clock moves after every micro-batch with rows, so Spark then runs one without
@@ -343,7 +354,7 @@ def _stage_input(
         staged = _with_wake_clock(staged, watermark_shift(before_1970))
     if arrival:
         staged = with_arrival_sequence(staged)
-    if heartbeats:
+    if heartbeats and not wake_clock:  # else with_source_clocks sends them
         staged = with_heartbeats(staged, key_groups)
     hidden = {KEY_GROUP_COLUMN, ARRIVAL_COLUMN, _WM, EVENT_COLUMN}
     input_schema = StructType([f for f in staged.schema.fields if f.name not in hidden])

@@ -53,6 +53,9 @@ class StageInputs:
         self.stage = stage
         #: the row order ``rows`` applied to the last batch (None: as received)
         self._order: np.ndarray | None = None
+        #: the last batch's heartbeats' source numbers and event times when they carry the
+        #: sources' clocks (``stage.source_clocks``), else None
+        self.clocks: tuple[np.ndarray, np.ndarray] | None = None
 
     def batch(
         self, frames: Iterable[pd.DataFrame]
@@ -84,6 +87,7 @@ class StageInputs:
         Spark hands the rows over in chunks; each needed column is concatenated and put in
         order with numpy (one pass per column, helper columns are left out)."""
         parts = [f for f in frames if len(f)]
+        self.clocks = None
         if not parts:
             return None, None
         event_time = self.stage.event_time
@@ -95,6 +99,9 @@ class StageInputs:
             sequence = _column(parts, self.stage.sequence_column)
             if self.stage.heartbeats:
                 beats = sequence < 0
+                if self.stage.source_clocks is not None and event_time is not None:
+                    self.clocks = (_column(parts, self.stage.source_clocks)[beats],
+                                   _column(parts, event_time.column)[beats])
                 if beats.all():
                     return None, None
                 order = np.flatnonzero(~beats) if beats.any() else None

@@ -125,6 +125,9 @@ class KeyGroupRuntime:
     #: the input carries heartbeat rows (streaming, keyed: always with a sequence column, where
     #: ``HEARTBEAT_SEQUENCE`` marks them)
     heartbeats: bool = False
+    #: the heartbeats carry each source's greatest event time, in this source-number column
+    #: (a graph's keyed plan, flinkwin.spark.source_clocks)
+    source_clocks: str | None = None
     #: a worker process closes the stage's subtasks after this long without a call
     idle_close_s: float = DEFAULT_IDLE_CLOSE_S
     #: the input columns whose nulls travel in a mask (see flinkwin.spark.nulls)
@@ -224,6 +227,7 @@ class KeyGroupRuntime:
         rows, nulls, partials = (
             (None, None, None) if state.hasTimedOut else self._inputs.batch(frames)
         )
+        clocks = None if state.hasTimedOut else self._inputs.clocks
         spark_watermark = state.getCurrentWatermarkMs() if self.has_watermark else 0
         # MIN_LONG: none yet (or uncertain, see _uncertainty)
         watermark = flink_watermark(spark_watermark, self.watermark_shift)
@@ -234,7 +238,7 @@ class KeyGroupRuntime:
             if timer is not None:
                 check_event_timer(timer)
         batch_time = state.getCurrentProcessingTimeMs()
-        if rows is None and nulls is None and (
+        if rows is None and nulls is None and clocks is None and (
             op is None or not self._due(op, watermark, batch_time)
         ):
             # a heartbeat or wake-up with nothing to do: report the state as it is
@@ -265,6 +269,8 @@ class KeyGroupRuntime:
             partial_rows.process_batch(op, *rows, partials)
         elif rows is not None:
             op.process_batch(*rows)
+        if clocks is not None:
+            op.see_source_clocks(*clocks, advance=rows is None)
         if uncertain:  # a window at the epoch (its timers at 0) is what the watermark decides
             timer = op.next_event_time_timer()
             if timer is not None:

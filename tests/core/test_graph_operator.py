@@ -7,6 +7,7 @@ advances, and an input that has not advanced holds it back.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -341,3 +342,42 @@ def test_a_two_input_operator_with_an_input_without_watermarks_has_none() -> Non
     assert op.drain_side_outputs() == {}
     join = op.operators[0]
     assert join is not None and join.current_watermark == MIN_LONG
+
+
+def test_key_groups_seeing_the_sources_clocks_fire_as_one_that_sees_every_row() -> None:
+    """The keyed plan (flinkwin.spark.source_clocks): a key group sees only its keys' rows
+    and, from the heartbeats, each source's greatest timestamp of the batch; its windows fire
+    and drop late elements exactly as a graph seeing every row, one batch after the
+    timestamps arrive (not in the batch that brings them)."""
+    batches = [
+        [(0, "a", 1, 1), (0, "b", 2, 20)],  # source 1 has no rows yet: the minimum is MIN
+        [(1, "a", 10, 2)],  # on time (Flink: source 1 held the watermark at MIN)
+        [(1, "b", 20, 30), (0, "a", 3, 31)],  # watermark min(20, 2) - 1 = 1 in this batch
+        # watermark min(31, 30) - 1 = 29, which key group "a" knows of source 1 only from
+        # b's row: a's [0, 10) and b's [20, 30) fire, b@3 is late
+        [(0, "b", 4, 3)],
+    ]
+    plan = replace(union_window_plan(LATE), sides={LATE: ("side", 1, LATE)})
+    whole = GraphOperator(plan, INFO)
+    groups = {k: GraphOperator(plan, INFO) for k in "ab"}
+    got: dict[str, list[Any]] = {"whole": [], "groups": []}
+    for rows in batches:
+        whole.process_batch(frame([r[:3] for r in rows]), [r[3] for r in rows])
+        got["whole"] += [("main", tuple(v), ts) for v, ts in whole.drain_output()]
+        got["whole"] += [("late", tuple(v), ts)
+                         for v, ts in whole.drain_side_outputs().get(LATE, [])]
+        sources = [r[0] for r in rows]
+        stamps = [r[3] for r in rows]
+        for key, op in groups.items():
+            mine = [r for r in rows if r[1] == key]
+            if mine:
+                op.process_batch(frame([r[:3] for r in mine]), [r[3] for r in mine])
+            op.see_source_clocks(sources, stamps, advance=not mine)
+            got["groups"] += [("main", tuple(v), ts) for v, ts in op.drain_output()]
+            got["groups"] += [("late", tuple(v), ts)
+                              for v, ts in op.drain_side_outputs().get(LATE, [])]
+    print(got)
+    assert sorted(got["groups"]) == sorted(got["whole"]) == [
+        ("late", ("b", 4), 3), ("main", ("a", 11), 9), ("main", ("b", 2), 29)]
+    for op in (whole, *groups.values()):
+        assert op.source_max == [31, 30]

@@ -411,17 +411,17 @@ PROGRAMS = {"join": JOIN, "co_group": CO_GROUP, "interval": INTERVAL,
 #: programs that cannot be distributed (explain() says why): the one-task plan only
 ONE_TASK_ONLY = {"cascade_all": "is not keyed: it runs with parallelism 1, as in Flink"}
 
-#: A plan that takes Spark's watermark (the minimum of Spark's per-source watermarks) as its
-#: operators' loses the sources' maxima at a restart: Spark's WatermarkTracker keeps them in
-#: the driver's memory only (the offset log has the query's one watermark), so after the
+#: The distributed plan takes Spark's watermark (the minimum of Spark's per-source watermarks)
+#: as its operators' and loses the sources' maxima at a restart: Spark's WatermarkTracker keeps
+#: them in the driver's memory only (the offset log has the query's one watermark), so after the
 #: restart a source's watermark restarts from its first new rows and the minimum stays at the
 #: restored watermark until every source passes it. UNION's b read a@9000 before the restart:
 #: at file 4 Flink's watermark is min(11999, 8999) = 8999, Spark's still 5999, so a@3000 re-fires
-#: [0, 5 s) (a 0 71 5) instead of going to the late output. The one-task plan keeps each source's
-#: greatest timestamp in its own state and gives Flink's values.
+#: [0, 5 s) (a 0 71 5) instead of going to the late output. The one-task and keyed plans keep
+#: each source's greatest timestamp in their own state and give Flink's values.
 LOST_SOURCE_MAXIMA = pytest.mark.xfail(
     strict=True, raises=AssertionError,
-    reason="bug: after a restart the distributed and keyed plans' watermark is Spark's, "
+    reason="bug: after a restart the distributed plan's watermark is Spark's, "
     "which forgot each source's greatest timestamp (WatermarkTracker is not checkpointed): "
     "it lags behind Flink's, and a late element is taken as on time")
 
@@ -556,7 +556,7 @@ def _outcome(runs: dict[str, dict[str, Any]], name: str, plan: str) -> Run:
     return outcome
 
 
-@pytest.mark.parametrize("name", _params({"union_by_column": LOST_SOURCE_MAXIMA}))
+@pytest.mark.parametrize("name", _params({}))
 def test_the_one_task_plan_gives_flinks_outputs(runs: dict[str, Any], name: str) -> None:
     got, program = _outcome(runs, name, "one_task"), PROGRAMS[name]
     assert total(got.main) == program.expected
@@ -565,7 +565,7 @@ def test_the_one_task_plan_gives_flinks_outputs(runs: dict[str, Any], name: str)
 
 
 @pytest.mark.parametrize("name", _params(
-    {"union": LOST_SOURCE_MAXIMA, "union_by_column": LOST_SOURCE_MAXIMA}, ONE_TASK_ONLY))
+    {"union": LOST_SOURCE_MAXIMA}, ONE_TASK_ONLY))
 def test_the_distributed_plan_equals_the_one_task_plan_batch_by_batch(
     runs: dict[str, Any], name: str
 ) -> None:
@@ -600,13 +600,14 @@ def test_each_program_runs_on_the_plan_it_is_meant_to(runs: dict[str, Any], name
 def test_a_restart_on_sparks_watermark_of_several_sources_warns_of_the_lost_source_clocks(
     runs: dict[str, Any], name: str
 ) -> None:
-    """The known bug above is not silent: a graph of several sources running in several key
-    groups warns at its restart; the one-task plan (exact across restarts) does not."""
+    """The known bug above is not silent: a distributed graph of several sources warns at its
+    restart; the one-task plan and the keyed plan (both exact across restarts: they keep the
+    sources' maxima in their state) do not."""
     program = PROGRAMS[name]
     for plan in PLANS:
         got = _outcome(runs, name, plan)
-        several_key_groups = plan == "distributed" or DISTRIBUTED_OPERATORS[name] == KEYED_PLAN
-        expected = [1] if len(program.files) > 1 and several_key_groups else []
+        chained = plan == "distributed" and DISTRIBUTED_OPERATORS[name] != KEYED_PLAN
+        expected = [1] if len(program.files) > 1 and chained else []
         assert got.warned == expected, plan
 
 
