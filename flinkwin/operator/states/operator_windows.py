@@ -4,6 +4,7 @@ numbers (used when a state is built back from its operator equivalent)."""
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -48,18 +49,19 @@ def records_frame(
     return from_arrow(table)
 
 def window_timers(
-    op: WindowOperator,
+    op: WindowOperator, held: Container[tuple[Any, Any]] | None = None,
 ) -> tuple[dict[tuple[Any, Any], int], set[tuple[Any, Any]]] | None:
-    """The event timers of ``op``'s held windows: each slot's position among the
+    """The event timers of ``op``'s held windows (``held``: the ``(key, TimeWindow)`` slots
+    that count as held, else those of ``op.window_contents``): each slot's position among the
     ``max_timestamp`` timers (firing order) and the slots with a cleanup timer; None when a
     timer belongs to no held ``TimeWindow`` or is neither of those two."""
-    contents = op.window_contents
+    known = op.window_contents if held is None else held
     seq: dict[tuple[Any, Any], int] = {}
     cleanups: set[tuple[Any, Any]] = set()
     for ts, slots in op.event_timers.buckets():
         for slot in slots:
             window = slot[1]
-            if slot not in contents or type(window) is not TimeWindow:
+            if slot not in known or type(window) is not TimeWindow:
                 return None
             if ts == window.max_timestamp():
                 seq[slot] = len(seq)

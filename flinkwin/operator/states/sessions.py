@@ -63,7 +63,7 @@ from flinkwin.operator.states.columnar import (
     _UFUNCS,
     ColumnarAggregation,
 )
-from flinkwin.operator.states.operator_windows import records_frame
+from flinkwin.operator.states.operator_windows import records_frame, window_timers
 from flinkwin.operator.states.session_runs import (
     _before,
     _by_key,
@@ -497,20 +497,10 @@ class SessionAggregation(ColumnarAggregation):
             for key, window, sw in inflight
         ):
             return None
-        windows = {(key, window) for key, window, _ in inflight}
-        seq: dict[tuple[Any, Any], int] = {}
-        cleanups: set[tuple[Any, Any]] = set()
-        for ts, slots in op.event_timers.buckets():
-            for slot in slots:
-                if slot not in windows:
-                    return None
-                window = slot[1]
-                if ts == window.max_timestamp():
-                    seq[slot] = len(seq)
-                if ts == op.cleanup_time(window):
-                    cleanups.add(slot)
-                elif ts != window.max_timestamp():
-                    return None
+        timers = window_timers(op, {(key, window) for key, window, _ in inflight})
+        if timers is None:
+            return None
+        seq, cleanups = timers
         if not inflight:
             return state
         records = [contents[(key, sw)] for key, _, sw in inflight]
