@@ -32,7 +32,7 @@ def write(root: Path, events: int, files: int, keys: int, seed: int) -> None:
     for f in range(files):
         ts = f * 60_000 + np.sort(rng.integers(0, 60_000, per))
         frame = pd.DataFrame({"k": rng.integers(0, keys, per).astype(str), "v": rng.integers(0, 100, per),
-                              "ts": pd.to_datetime(ts, unit="ms")})
+                              "ts": pd.to_datetime(ts, unit="ms").astype("datetime64[us]")})
         frame.to_parquet(root / f"part-{f:04d}.parquet")
 
 

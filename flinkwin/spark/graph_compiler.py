@@ -352,7 +352,7 @@ def _stage_input(
     staged = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
     if wake_clock:
         staged = _with_wake_clock(staged, watermark_shift(before_1970))
-    if arrival:
+    if arrival and not (wake_clock and heartbeats):  # else with_source_clocks numbers them
         staged = with_arrival_sequence(staged)
     if heartbeats and not wake_clock:  # else with_source_clocks sends them
         staged = with_heartbeats(staged, key_groups)
