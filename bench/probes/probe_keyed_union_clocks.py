@@ -1,5 +1,7 @@
-"""What the keyed plan's source clocks cost (flinkwin.spark.source_clocks): a union of two
-watermarked sources keyed by a column, then a tumbling sum, over parquet files read one per
+"""What a graph's own source clocks cost: a union of two watermarked sources keyed by a column
+(the keyed plan, flinkwin.spark.source_clocks) or, with ``--distributed``, keyed by a function
+then a second window keyed by parity at ``set_parallelism(2)`` (the distributed plan's clock
+rows, flinkwin.spark.graph_chained), then a tumbling sum, over parquet files read one per
 micro-batch (``availableNow``, noop-like ``foreachBatch`` counting rows), in one session.
 
 Run it from a checkout (``PYTHONPATH=<checkout>``) to time that checkout's plan; run it from two
@@ -21,7 +23,7 @@ import numpy as np
 import pandas as pd
 from pyspark.sql import SparkSession
 
-from flinkwin import Duration, Time, TumblingEventTimeWindows, WatermarkStrategy
+from flinkwin import Duration, Time, TumblingEventTimeWindows, Types, WatermarkStrategy
 from flinkwin.datastream import DataStream
 
 
@@ -31,22 +33,32 @@ def write(root: Path, events: int, files: int, keys: int, seed: int) -> None:
     root.mkdir(parents=True)
     for f in range(files):
         ts = f * 60_000 + np.sort(rng.integers(0, 60_000, per))
-        frame = pd.DataFrame({"k": rng.integers(0, keys, per).astype(str), "v": rng.integers(0, 100, per),
-                              "ts": pd.to_datetime(ts, unit="ms").astype("datetime64[us]")})
+        frame = pd.DataFrame({
+            "k": rng.integers(0, keys, per).astype(str), "v": rng.integers(0, 100, per),
+            "ts": pd.to_datetime(ts, unit="ms").astype("datetime64[us]"),
+        })
         frame.to_parquet(root / f"part-{f:04d}.parquet")
 
 
-def run(spark: SparkSession, root: Path, label: str) -> tuple[float, int]:
+def run(spark: SparkSession, root: Path, label: str, distributed: bool) -> tuple[float, int]:
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(5)) \
         .with_timestamp_assigner("ts")
     schema = spark.read.parquet(str(root / "a")).schema
 
     def source(name: str) -> DataStream:
-        df = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(str(root / name))
+        df = (spark.readStream.schema(schema).option("maxFilesPerTrigger", 1)
+              .parquet(str(root / name)))
         return DataStream(df).assign_timestamps_and_watermarks(strategy)
 
-    result = (source("a").union(source("b")).key_by("k")
-              .window(TumblingEventTimeWindows.of(Time.seconds(30))).sum("v"))
+    union = source("a").union(source("b"))
+    if distributed:
+        sums = (union.key_by(lambda r: r.k, key_type=Types.STRING())
+                .window(TumblingEventTimeWindows.of(Time.seconds(30))).sum("v"))
+        result = (sums.key_by(lambda r: r.v % 2, key_type=Types.LONG())
+                  .window(TumblingEventTimeWindows.of(Time.seconds(30))).sum("v")
+                  .set_parallelism(2))
+    else:
+        result = union.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(30))).sum("v")
     count = [0]
 
     def batch(df, _id):  # noqa: ANN001
@@ -66,6 +78,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=8)
     parser.add_argument("--keys", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--distributed", action="store_true")
     args = parser.parse_args()
     spark = (SparkSession.builder.master("local[2]")
              .config("spark.sql.shuffle.partitions", 4).getOrCreate())
@@ -73,10 +86,10 @@ def main() -> None:
     root = Path(tempfile.mkdtemp())
     write(root / "a", args.events, args.files, args.keys, 1)
     write(root / "b", args.events, args.files, args.keys, 2)
-    run(spark, root, "warm")
+    run(spark, root, "warm", args.distributed)
     times, rows = [], set()
     for i in range(args.repeat):
-        seconds, out = run(spark, root, str(i))
+        seconds, out = run(spark, root, str(i), args.distributed)
         times.append(seconds)
         rows.add(out)
     print(f"median {statistics.median(times):.2f} s over {times}; rows out {rows}")

@@ -45,11 +45,12 @@ class OneTaskGraphWarning(UserWarning):
 
 
 class RestartedWatermarksWarning(UserWarning):
-    """A distributed graph of several sources (``set_parallelism(n > 1)``) restarts from a
-    checkpoint: Spark restores only its query's one watermark, not each source's greatest
-    event time, so until every source passes the restored watermark its operators' watermark
-    lags behind Flink's and an element Flink finds late may be taken as on time (a known
-    difference, docs/spark-semantics.md). Importable as
+    """A graph of several sources running in several key groups on Spark's watermark (a
+    source's watermark computed before a ``map``/``filter`` or carried from an earlier stage)
+    restarts from a checkpoint: Spark restores only its query's one watermark, not each
+    source's greatest event time, so until every source passes the restored watermark its
+    operators' watermark lags behind Flink's and an element Flink finds late may be taken as
+    on time (a known difference, docs/spark-semantics.md). Importable as
     ``flinkwin.RestartedWatermarksWarning``; make it an error with
     ``warnings.filterwarnings("error", category=...)``."""
 
@@ -261,17 +262,19 @@ class GraphResultStream(DataStream):
             prepare_graph_restart(store, self._plan_value, pipeline.key_groups,
                                   pipeline.fingerprint, pipeline.stage_kind)
             sources = len(self._plan_value.sources)
-            if sources > 1 and pipeline.distributed and store.spark_listing("offsets"):
+            if sources > 1 and not pipeline.own_clocks and store.spark_listing("offsets"):
                 warnings.warn(
                     f"flinkwin: this stream graph ({stage.summary.get('operators')}) of "
-                    f"{sources} sources runs distributed on Spark's watermark, and restarts "
-                    f"from the checkpoint at {location}: Spark restores its one watermark, "
-                    "not each source's greatest event time, so until every source passes it "
-                    "the operators' watermark lags behind Flink's and an element Flink finds "
-                    "late may be taken as on time (a known difference: "
-                    "docs/spark-semantics.md, \"What is not like Flink\"). A graph at "
-                    "parallelism 1 keeps each source's clock in its state: leave its "
-                    "parallelism at 1 for exact results across restarts",
+                    f"{sources} sources runs in several key groups on Spark's watermark (a "
+                    "source's watermark is computed before a map or filter, or carried from "
+                    "an earlier stage), and restarts from the checkpoint at "
+                    f"{location}: Spark restores its one watermark, not each source's "
+                    "greatest event time, so until every source passes it the operators' "
+                    "watermark lags behind Flink's and an element Flink finds late may be "
+                    "taken as on time (a known difference: docs/spark-semantics.md, \"What "
+                    "is not like Flink\"). A graph in one task keeps each source's clock in "
+                    "its state: leave its parallelism at 1 and key its operators by a "
+                    "function for exact results across restarts",
                     RestartedWatermarksWarning,
                     stacklevel=_caller_outside_flinkwin(),
                 )

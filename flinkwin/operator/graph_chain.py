@@ -276,6 +276,23 @@ class ChainStep(GraphOperator):
         self.process_batch(frame, timestamps)
         return self.drain_emissions()
 
+    # ------------------------------------------------------------- own clocks
+    def sources_watermark(self) -> int:
+        """The watermark of a node reading every source, from the sources' greatest
+        timestamps this key group was told of (:meth:`see_source_maxima`): the minimum of
+        their watermarks (``MIN_LONG`` until each has a timestamp), as a one-task graph
+        computes it."""
+        return min(self.source_watermark(i) for i in range(len(self.plan.sources)))
+
+    def see_source_maxima(self, maxima: Sequence[int] | np.ndarray) -> None:
+        """Each source's greatest timestamp of a micro-batch (``MIN_LONG``: none): counted
+        from the next :meth:`sources_watermark` on."""
+        self.source_max = [max(old, int(new)) for old, new in zip(self.source_max, maxima)]
+
+    def clocks_moved(self) -> bool:
+        """A source's greatest timestamp is known: the key group keeps its state for it."""
+        return any(top != MIN_LONG for top in self.source_max)
+
     def _deliver_all(self, elements: list[Emission]) -> None:
         assert self.node is not None
         for e in elements:

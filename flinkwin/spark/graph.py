@@ -235,6 +235,10 @@ class GraphPipeline:
     #: every keyed operator in its own key groups (flinkwin.spark.graph_chained), else one
     #: stateful stage for the whole graph
     distributed: bool = False
+    #: the stage keeps the sources' greatest timestamps itself (one key group, or two or more
+    #: watermarked sources): its watermarks survive a restart, where Spark's per-source
+    #: maxima do not
+    own_clocks: bool = False
 
     @property
     def stage_kind(self) -> str:

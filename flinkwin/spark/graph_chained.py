@@ -58,10 +58,11 @@ from pyspark.sql.types import (
 
 from flinkwin.operator import emission_wire
 from flinkwin.operator.graph import GraphPlan
-from flinkwin.operator.graph_chain import ChainStep, Emission, single_task_reason
+from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshots import StatePickler
+from flinkwin.time import MIN_LONG
 
 from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
@@ -74,6 +75,8 @@ from .state_key import snapshot_binding
 STAGE_KIND = "distributed graph"
 NODE, LABEL, DATA = "_fw_node", "_fw_kg", "_fw_data"
 OUTPUT, METRICS_ROW = -1, -2
+#: the node code of keyed node ``j``'s clock rows is ``CLOCKS - j`` (see ChainedGraph.clocks)
+CLOCKS = -3
 WIRE = StructType([
     StructField(NODE, IntegerType(), False),
     StructField(LABEL, IntegerType(), False),
@@ -128,6 +131,9 @@ class ChainedGraph:
     state_pickler: StatePickler
     watermark_shift: int = 0
     stage_fingerprint: str = ""
+    #: the graph's two or more watermarked sources' clocks are its own (see :meth:`clocks`):
+    #: Spark's watermark is a wake-up clock
+    own_clocks: bool = False
     #: signs the elements between the stages (a key for this compiled query only)
     wire: StatePickler = field(default_factory=lambda: StatePickler(
         key=secrets.token_bytes(32), source="the query's wire key",
@@ -174,6 +180,31 @@ class ChainedGraph:
             pa.array([counts.astype(np.int64).tobytes()], pa.binary()),
         ], schema=_WIRE_ARROW)
 
+    # ---------------------------------------------------------------- clocks
+    def clocks(self, sources: np.ndarray, timestamps: np.ndarray) -> pa.RecordBatch | None:
+        """With ``own_clocks``, the clock rows of an input partition of the sources
+        (``sources``: its rows' source numbers, ``timestamps`` their event times): to every
+        key group of every keyed node, each source's greatest timestamp there (``MIN_LONG``:
+        none), as int64s. Every key group then keeps the sources' maxima in its state, as a
+        one-task graph does, and computes its watermark from them (Spark keeps each source's
+        maximum in the driver's memory only and loses it at a restart)."""
+        if not self.own_clocks or not len(timestamps):
+            return None
+        stamps = np.asarray(timestamps, dtype=np.int64)
+        numbers = np.asarray(sources)
+        tops = np.full(len(self.plan.sources), MIN_LONG, dtype=np.int64)
+        for i in range(len(tops)):
+            mine = stamps[numbers == i]
+            if len(mine):
+                tops[i] = mine.max()
+        nodes = keyed_nodes(self.plan)
+        labels = self.labels
+        return pa.RecordBatch.from_arrays([
+            pa.array([CLOCKS - j for j in nodes for _ in labels], pa.int32()),
+            pa.array([label for _ in nodes for label in labels], pa.int32()),
+            pa.array([tops.tobytes()] * (len(nodes) * len(labels)), pa.binary()),
+        ], schema=_WIRE_ARROW)
+
     # --------------------------------------------------------------- sources
     def sources(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """The ``mapInArrow`` function of the sources' step: the whole input partition at once
@@ -197,6 +228,9 @@ class ChainedGraph:
                 step.close()
             counts[_IN] = len(rows[1])
             yield self.encode(emitted, label)
+            clocks = self.clocks(rows[0][self.plan.source_column].to_numpy(), rows[1])
+            if clocks is not None:
+                yield clocks
         yield self.metrics_batch(counts)
 
     # --------------------------------------------------------------- outputs

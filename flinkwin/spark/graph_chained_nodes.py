@@ -33,6 +33,7 @@ from .daemon import automatic_collection_paused, young_collections_only
 from .graph_chained import (
     _IN,
     _WIRE_ARROW,
+    CLOCKS,
     DATA,
     LABEL,
     NODE,
@@ -86,19 +87,23 @@ class ChainedNode(StatefulProcessor):
     def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[pd.DataFrame]:
         label = int(key[0])
         mine: list[Any] = []
+        clocks: list[Any] = []
         for frame in rows:
-            sent = frame.iloc[:, 0].to_numpy() == self.j
-            if not sent.all():
-                yield frame[~sent].set_axis([NODE, LABEL, DATA], axis=1)
+            codes = frame.iloc[:, 0].to_numpy()
+            sent, clock = codes == self.j, codes == CLOCKS - self.j
+            passing = ~(sent | clock)
+            if passing.any():
+                yield frame[passing].set_axis([NODE, LABEL, DATA], axis=1)
             if sent.any():
                 mine.extend(frame.iloc[:, 2][sent])
-        if not mine and not self.takes_rows:
+            if clock.any():
+                clocks.extend(frame.iloc[:, 2][clock])
+        if not mine and not clocks and not self.takes_rows:
             # rows passing on only: no state call. A key group holding state is called by its
             # tick timer when the watermark advanced (else it has nothing to do)
             return
         stored = self.state.get()  # one state call: None when the key group holds nothing
-        if self.takes_rows or mine or stored is not None:
-            yield self._run(label, mine, timerValues, None, stored)
+        yield self._run(label, mine, timerValues, None, stored, clocks)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any
                            ) -> Iterator[pd.DataFrame]:
@@ -115,7 +120,7 @@ class ChainedNode(StatefulProcessor):
         return self.graph.runtime._inputs.rows(frames)[0], []
 
     def _run(self, label: int, blobs: list[Any], timer_values: Any, expired: int | None,
-             stored: Any) -> pd.DataFrame:
+             stored: Any, clocks: list[Any] | None = None) -> pd.DataFrame:
         """One call of a key group, its functions those of its subtask in this worker process
         for this query run (opened once, closed when the run ends: flinkwin.spark.subtasks).
         As a window stage's call: no automatic garbage collection during it, and the worker's
@@ -130,7 +135,7 @@ class ChainedNode(StatefulProcessor):
                 with automatic_collection_paused():
                     source_rows, elements = self._decode(blobs)
                     out = self._call(stage, run, label, source_rows, elements, timer_values,
-                                     expired, stored)
+                                     expired, stored, clocks or [])
             except BaseException:
                 SUBTASKS.close_stage(stage)  # the worker process exits now, closing nothing
                 raise
@@ -140,7 +145,11 @@ class ChainedNode(StatefulProcessor):
 
     def _call(self, stage: str, run: str, label: int,
               source_rows: tuple[pd.DataFrame, np.ndarray] | None, elements: list[Emission],
-              timer_values: Any, expired: int | None, stored: Any) -> pd.DataFrame:
+              timer_values: Any, expired: int | None, stored: Any, clocks: list[Any],
+              ) -> pd.DataFrame:
+        """The key group's step restored, run and stored back; with the graph's own clocks
+        its watermark comes from the sources' maxima of the batches before (its state) and
+        ``clocks`` (this batch's clock rows) update them after the run."""
         graph = self.graph
         spark_watermark = timer_values.getCurrentWatermarkInMs()
         now = timer_values.getCurrentProcessingTimeInMs()
@@ -165,7 +174,8 @@ class ChainedNode(StatefulProcessor):
         if step is None:
             step = graph.step(self.j, label, subtask)
         dropped, fired = step.num_late_records_dropped, step.num_windows_fired
-        watermark = flink_watermark(spark_watermark, graph.watermark_shift)
+        watermark = (step.sources_watermark() if graph.own_clocks
+                     else flink_watermark(spark_watermark, graph.watermark_shift))
         if self.takes_rows:
             emitted = step.run_sources(source_rows, watermark, now)
         else:
@@ -178,8 +188,11 @@ class ChainedNode(StatefulProcessor):
                 "or never. Run the graph in one task: drop set_parallelism(n) from its result "
                 "(docs/architecture.md, \"Distributed graphs\")"
             )
+        for blob in clocks:  # they count from the next watermark on
+            step.see_source_maxima(np.frombuffer(bytes(blob), dtype=np.int64))
         state_bytes = 0
-        kept = None if step.holds_nothing() else spark_watermark + 1
+        holds = not step.holds_nothing() or (graph.own_clocks and step.clocks_moved())
+        kept = spark_watermark + 1 if holds else None
         registered = None if tick == expired else tick  # Spark deletes the expired one
         if registered is not None and registered != kept:
             self.handle.deleteTimer(registered)
@@ -214,7 +227,7 @@ def chained_stream(graph: ChainedGraph, staged: DataFrame, fused: bool) -> DataF
     itself, without the sources' step."""
     nodes = keyed_nodes(graph.plan)
     if fused and staged.isStreaming:  # the rows travel packed per key group (see pack)
-        emitted = staged.mapInArrow(functools.partial(_pack, nodes[0]), WIRE).groupBy(
+        emitted = staged.mapInArrow(functools.partial(_pack, graph, nodes[0]), WIRE).groupBy(
             LABEL).transformWithStateInPandas(
             ChainedNode(graph, nodes[0], takes_rows=True), WIRE, "Append", "EventTime")
         nodes = nodes[1:]
@@ -234,11 +247,13 @@ def chained_stream(graph: ChainedGraph, staged: DataFrame, fused: bool) -> DataF
     return emitted.mapInArrow(graph.outputs, graph.runtime.output_schema)
 
 
-def _pack(j: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def _pack(graph: ChainedGraph, j: int, batches: Iterator[pa.RecordBatch]
+          ) -> Iterator[pa.RecordBatch]:
     """The ``mapInArrow`` function before a first node taking the sources' rows itself: an
     input partition's rows, one wire row per key group (its label in ``_fw_kg``) holding them
     as an Arrow IPC stream, in their order (transformWithStateInPandas hands rows to Python one
-    by one; a few blobs cost less than every row)."""
+    by one; a few blobs cost less than every row), and the partition's clock rows
+    (:meth:`ChainedGraph.clocks`)."""
     young_collections_only()
     tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
     if not tables:
@@ -260,6 +275,12 @@ def _pack(j: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]
         pa.array([int(labels[g[0]]) for g in groups], pa.int32()),
         pa.array(blobs, pa.binary()),
     ], schema=_WIRE_ARROW)
+    event_time = graph.runtime.event_time
+    if event_time is not None:
+        clocks = graph.clocks(table.column(graph.plan.source_column).to_numpy(),
+                              table.column(event_time.column).to_numpy())
+        if clocks is not None:
+            yield clocks
 
 
 def _static(graph: ChainedGraph, j: int, fused: bool = False) -> Any:

@@ -6,8 +6,7 @@
   assigner, bounds, Spark's ``withWatermark`` on a stream), its columns renamed
   ``_fw_i<i>_<j>`` and its number in ``_fw_in``; the sources are unioned by name (Spark's
   global watermark is the minimum of theirs, ``multipleWatermarkPolicy=min``; with two or
-  more watermarked sources a wake-up clock instead, :func:`_wake_clock`, unless the graph
-  runs distributed);
+  more watermarked sources a wake-up clock instead, :func:`_wake_clock`);
 * the rows get their arrival sequence and go to their key group: by the key columns when the
   graph's one keyed operator reads the sources directly (or through unions) with column keys
   of one type (:mod:`~flinkwin.spark.graph_partitioning`), else all to ONE key group
@@ -146,9 +145,10 @@ def compile_graph(
     out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
     output_schema = StructType(out_fields)
 
-    # two or more watermarked sources: the stage keeps their maxima (a one-task graph, or the
-    # keyed plan's key groups through heartbeats, flinkwin.spark.source_clocks); Spark's
-    # watermark is a wake-up clock unless the graph runs distributed
+    # two or more watermarked sources: the stage keeps their maxima (a one-task graph; the
+    # keyed plan's key groups through heartbeats, flinkwin.spark.source_clocks; a distributed
+    # graph's through clock rows, flinkwin.spark.graph_chained); Spark's watermark is a
+    # wake-up clock
     own_clocks = streaming and _wake_clock(sources)
     graph = GraphPlan(tuple(sources), tuple(n.spec for n in plan.nodes), plan.head, sides,
                       SOURCE_COLUMN,
@@ -180,7 +180,7 @@ def compile_graph(
     # the plan is decided: the sources' rows are built once, as it reads them
     heartbeats = streaming and key_groups > 1
     fused = fused_partitioning(plan) if distributed else None
-    wake_clock = own_clocks and not distributed
+    wake_clock = own_clocks
     if fused is None:
         staged, input_schema, masks = _stage_input(
             plan, tz, streaming, partition, key_groups, heartbeats, before_1970, arrival,
@@ -191,7 +191,7 @@ def compile_graph(
     else:  # the first keyed node's key groups by its key columns
         staged, input_schema, masks = _stage_input(
             plan, tz, streaming, fused, plan.sources[0]._key_groups, False, before_1970,
-            arrival, False)
+            arrival, wake_clock)
     names = " -> ".join(n.spec.name for n in plan.nodes) or "union"
     runtime = KeyGroupRuntime(
         operator=GraphSpec(graph, key_groups, f"Graph({names})", overflow_policy(session),
@@ -226,23 +226,21 @@ def compile_graph(
         ),
     )
     runtime.operator.build()  # fail at build time on an invalid configuration
-    summary_watermark = None
+    summary_watermark = None if not wake_clock else (
+        "each operator's own, from the sources it reads; Spark's is a wake-up clock (the "
+        "last micro-batch with rows' timestamp - 1 ms, see docs/spark-semantics.md, \"When "
+        "the stage runs\")"
+    )
     if distributed:
         key_groups = plan.sources[0]._key_groups
         chained = ChainedGraph(
             graph, key_groups, runtime, runtime.operator.state_pickler,
-            watermark_shift(before_1970), runtime.stage_fingerprint,
+            watermark_shift(before_1970), runtime.stage_fingerprint, own_clocks=own_clocks,
         )
         if fused is None:
             staged = staged.drop(KEY_GROUP_COLUMN)
         combined = chained_stream(chained, staged.drop(_WM), fused is not None)
     elif streaming:
-        if wake_clock:
-            summary_watermark = (
-                "each operator's own, from the sources it reads; Spark's is a wake-up clock "
-                "(the last micro-batch with rows' timestamp - 1 ms, see "
-                "docs/spark-semantics.md, \"When the stage runs\")"
-            )
         runtime.packed_output = _head_many_results(plan)
         combined = staged.groupBy(KEY_GROUP_COLUMN).applyInPandasWithState(
             stream_function(runtime), PACKED_SCHEMA if runtime.packed_output else output_schema,
@@ -292,7 +290,8 @@ def compile_graph(
         )
     requested = requested_parallelism(parallelism, default_parallelism, key_groups)
     pipeline = GraphPipeline(key_groups, requested, runtime_mode,
-                             graph_fingerprint(plan, sources, before_1970), distributed)
+                             graph_fingerprint(plan, sources, before_1970), distributed,
+                             own_clocks=own_clocks or (key_groups == 1 and not distributed))
     fixes = {tag.tag_id: t.fix for tag, t in zip(side_tags, side_types) if t.fix is not None}
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts,  # type: ignore[arg-type]
@@ -318,7 +317,7 @@ def _wiring(inputs: tuple[tuple[StreamRef, int], ...]) -> list[Any]:
 
 
 def _wake_clock(sources: Sequence[SourceSpec]) -> bool:
-    """Whether a streaming stage over ``sources`` (not distributed) puts Spark's watermark on the
+    """Whether a streaming stage over ``sources`` puts Spark's watermark on the
     micro-batch's timestamp (one ``withWatermark`` on their union), not on each source's event
     time: the stage computes every operator's watermark itself (``own_watermarks``), and this
     wake-up clock moves after every micro-batch with rows, so Spark then runs one without

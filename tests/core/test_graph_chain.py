@@ -562,3 +562,24 @@ def test_the_rules_that_keep_a_graph_on_one_task_name_the_cause() -> None:
     assert single_task_reason(unkeyed) == (
         "spy is not keyed: it runs with parallelism 1, as in Flink"
     )
+
+
+def test_a_key_groups_own_source_clocks_give_the_minimum_watermark_and_survive_a_restart() -> None:
+    """A distributed graph of two watermarked sources: each key group is told each source's
+    greatest timestamp per micro-batch (clock rows, flinkwin.spark.graph_chained) and takes
+    as its watermark the minimum of the sources' (``max - delay - 1``), MIN_LONG until every
+    source has a timestamp, as a one-task graph does; the maxima are in its snapshot, so a
+    restored key group goes on from them (Spark's own per-source maxima do not survive a
+    restart)."""
+    plan = replace(window_join_by_function(),
+                   sources=(source(0, delay=5), source(1, delay=0)))
+    step = ChainStep(plan, 1, TaskInfo("running", 0, 2, 2), 2)
+    assert not step.clocks_moved()
+    step.see_source_maxima(np.array([100, MIN_LONG]))
+    assert step.sources_watermark() == MIN_LONG and step.clocks_moved()
+    step.see_source_maxima(np.array([90, 40]))  # a smaller maximum changes nothing
+    assert step.sources_watermark() == min(100 - 5 - 1, 40 - 0 - 1)
+    restored = ChainStep(plan, 1, TaskInfo("running", 0, 2, 2), 2)
+    restored.restore(step.snapshot())
+    assert restored.source_max == [100, 40]
+    assert restored.sources_watermark() == 39

@@ -5,7 +5,9 @@ checkpoint; every batch's main and side outputs of the two plans are equal (comp
 input file they follow), and their totals are the values Flink gives (derived by hand in each
 program's comment). A graph whose one keyed operator reads the sources keyed by columns runs
 in the stream's key groups under both (the keyed plan); one that cannot be distributed
-(ONE_TASK_ONLY) is checked on the one-task plan only. LOST_SOURCE_MAXIMA marks the known bug.
+(ONE_TASK_ONLY) is checked on the one-task plan only. Every plan keeps the sources' greatest
+timestamps in its own state, so each gives Flink's outputs across the restart (Spark forgets
+them: its offset log records the query's one watermark).
 
 The model (docs/spark-semantics.md): batch *N* reads file *N* of every source; a source's
 watermark in batch *N* is ``max(ts of its files before N) - 1`` (no out-of-orderness) and an
@@ -411,21 +413,6 @@ PROGRAMS = {"join": JOIN, "co_group": CO_GROUP, "interval": INTERVAL,
 #: programs that cannot be distributed (explain() says why): the one-task plan only
 ONE_TASK_ONLY = {"cascade_all": "is not keyed: it runs with parallelism 1, as in Flink"}
 
-#: The distributed plan takes Spark's watermark (the minimum of Spark's per-source watermarks)
-#: as its operators' and loses the sources' maxima at a restart: Spark's WatermarkTracker keeps
-#: them in the driver's memory only (the offset log has the query's one watermark), so after the
-#: restart a source's watermark restarts from its first new rows and the minimum stays at the
-#: restored watermark until every source passes it. UNION's b read a@9000 before the restart:
-#: at file 4 Flink's watermark is min(11999, 8999) = 8999, Spark's still 5999, so a@3000 re-fires
-#: [0, 5 s) (a 0 71 5) instead of going to the late output. The one-task and keyed plans keep
-#: each source's greatest timestamp in their own state and give Flink's values.
-LOST_SOURCE_MAXIMA = pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason="bug: after a restart the distributed plan's watermark is Spark's, "
-    "which forgot each source's greatest timestamp (WatermarkTracker is not checkpointed): "
-    "it lags behind Flink's, and a late element is taken as on time")
-
-
 def _params(broken: dict[str, Any], leave_out: Any = ()) -> list[Any]:
     return [pytest.param(name, marks=broken[name]) if name in broken else name
             for name in PROGRAMS if name not in leave_out]
@@ -565,7 +552,7 @@ def test_the_one_task_plan_gives_flinks_outputs(runs: dict[str, Any], name: str)
 
 
 @pytest.mark.parametrize("name", _params(
-    {"union": LOST_SOURCE_MAXIMA}, ONE_TASK_ONLY))
+    {}, ONE_TASK_ONLY))
 def test_the_distributed_plan_equals_the_one_task_plan_batch_by_batch(
     runs: dict[str, Any], name: str
 ) -> None:
@@ -597,18 +584,14 @@ def test_each_program_runs_on_the_plan_it_is_meant_to(runs: dict[str, Any], name
 
 
 @pytest.mark.parametrize("name", [n for n in PROGRAMS if n not in ONE_TASK_ONLY])
-def test_a_restart_on_sparks_watermark_of_several_sources_warns_of_the_lost_source_clocks(
+def test_a_restart_of_a_graph_keeping_its_own_source_clocks_does_not_warn(
     runs: dict[str, Any], name: str
 ) -> None:
-    """The known bug above is not silent: a distributed graph of several sources warns at its
-    restart; the one-task plan and the keyed plan (both exact across restarts: they keep the
-    sources' maxima in their state) do not."""
-    program = PROGRAMS[name]
+    """Every plan here keeps the sources' greatest timestamps in its state (one task: its key
+    group; the keyed plan: heartbeats; the distributed plan: clock rows), so no restart warns
+    that Spark forgot them."""
     for plan in PLANS:
-        got = _outcome(runs, name, plan)
-        chained = plan == "distributed" and DISTRIBUTED_OPERATORS[name] != KEYED_PLAN
-        expected = [1] if len(program.files) > 1 and chained else []
-        assert got.warned == expected, plan
+        assert _outcome(runs, name, plan).warned == [], plan
 
 
 @pytest.mark.parametrize("name", list(ONE_TASK_ONLY))

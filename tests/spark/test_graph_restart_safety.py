@@ -8,14 +8,21 @@ the results of an uninterrupted run."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 from spark_scenarios import write_batches
-from upgrade_programs import BATCHES, BEFORE, LATE, TUMBLING, _parity, source
+from upgrade_programs import BATCHES, BEFORE, LATE, SECOND, TUMBLING, _parity, source
 
-from flinkwin import IncompatibleRestartError, Time, TumblingEventTimeWindows, Types
+from flinkwin import (
+    IncompatibleRestartError,
+    RestartedWatermarksWarning,
+    Time,
+    TumblingEventTimeWindows,
+    Types,
+)
 from flinkwin.spark import MemorySink
 from flinkwin.spark.graph_restart import changes
 from flinkwin.spark.restart import DOCUMENT
@@ -167,3 +174,34 @@ def test_changes_name_added_and_removed_nodes_by_position() -> None:
         "fingerprint.nodes[2] B.wiring: [[['node', 1], 0]] -> [[['node', 0], 0]]",
         "fingerprint.times_before_1970: False -> True",
     ]
+
+
+def _keep(row: Any) -> bool:
+    return True
+
+
+def test_a_restart_on_sparks_watermark_of_several_sources_warns_that_their_clocks_are_lost(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A keyed graph whose source's watermark Spark computes before a filter takes Spark's
+    minimum over the sources, which a restart resets to its recorded watermark: its restart
+    warns (RestartedWatermarksWarning); the same graph with both sources' watermarks its own
+    keeps their clocks in its state and does not."""
+    inputs = tmp_path / "in"
+    for name, batches in (("a", BATCHES), ("b", SECOND)):
+        write_batches(inputs / name, batches[:BEFORE])
+
+    def build(filtered: bool) -> Any:
+        a, b = source(spark, inputs / "a"), source(spark, inputs / "b")
+        if filtered:
+            a = a.filter(_keep)
+        return a.union(b).key_by("k").window(TUMBLING).side_output_late_data(LATE).sum("v")
+
+    for filtered in (True, False):
+        checkpoint = tmp_path / f"cp_{filtered}"
+        _run(build(filtered), checkpoint, f"clocks_{filtered}_0")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _run(build(filtered), checkpoint, f"clocks_{filtered}_1")
+        warned = [w for w in caught if w.category is RestartedWatermarksWarning]
+        assert bool(warned) == filtered, [str(w.message) for w in caught]
