@@ -265,6 +265,30 @@ UNION = Program(
 UNION_BY_COLUMN = Program(UNION.files, _union(by_column=True), UNION.expected, UNION.sides)
 
 
+def _parity_of_v(row: Any) -> str:
+    return str(row.v % 2)
+
+
+def _union_rekeyed(s: Sources) -> Any:
+    sums = (s["a"].union(s["b"]).key_by("k").window(TUMBLING_5S)
+            .allowed_lateness(Time.seconds(3)).sum("v"))
+    return sums.key_by(_parity_of_v, key_type=Types.STRING()).window(TUMBLING_10S).sum("v")
+
+
+#: UNION's files: sums per k (5 s, lateness 3 s) keyed by a column reading both sources (the
+#: distributed plan's first node takes the rows itself), then sums per parity of the sum (10 s).
+#: The first window's results as in UNION (sum keeps the first element's k and ts), each at
+#: its window's end - 1: at 5999 a 15, b 22 (4999); b's a@2000 re-fires a 65 (4999, late data
+#: downstream, on time there); a@3000 dropped at 8999; at 11999 a 33, b 40 (9999); at 19999
+#: a 5, b 60 (14999). The second window: [0, 10 s) fires at 11999: odd 15+65+33 = 113 (a's
+#: first: a 1000), even 22+40 = 62 (b 2000); [10 s, 20 s) at 19999: odd a 5, even b 60
+UNION_REKEYED = Program(
+    files=UNION.files, build=_union_rekeyed,
+    expected=Counter([("a", 113, 1000), ("b", 62, 2000), ("a", 5, 12000), ("b", 60, 13000)]),
+    sides={},
+)
+
+
 # -------------------------- (e) a window keyed by item, then a window keyed by its group
 GROUP = {"a": "x", "b": "x", "c": "y"}
 
@@ -408,8 +432,8 @@ PROCESS = Program(
 
 PROGRAMS = {"join": JOIN, "co_group": CO_GROUP, "interval": INTERVAL,
             "interval_exclusive": INTERVAL_EXCLUSIVE, "union": UNION,
-            "union_by_column": UNION_BY_COLUMN, "cascade": CASCADE, "process": PROCESS,
-            "cascade_all": CASCADE_ALL}
+            "union_by_column": UNION_BY_COLUMN, "union_rekeyed": UNION_REKEYED,
+            "cascade": CASCADE, "process": PROCESS, "cascade_all": CASCADE_ALL}
 #: programs that cannot be distributed (explain() says why): the one-task plan only
 ONE_TASK_ONLY = {"cascade_all": "is not keyed: it runs with parallelism 1, as in Flink"}
 
@@ -572,6 +596,7 @@ CHAINED = "transformWithStateInPandasExec"
 DISTRIBUTED_OPERATORS = {
     "join": [CHAINED], "co_group": [CHAINED], "interval": KEYED_PLAN,
     "interval_exclusive": [CHAINED], "union": [CHAINED], "union_by_column": KEYED_PLAN,
+    "union_rekeyed": [CHAINED, CHAINED],
     "cascade": [CHAINED, CHAINED], "process": [CHAINED],
 }
 
