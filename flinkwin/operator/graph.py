@@ -83,6 +83,21 @@ if TYPE_CHECKING:
 FORMAT = formats.written(formats.GRAPH)
 
 
+def source_maxima(sources: Sequence[int] | np.ndarray, timestamps: Sequence[int] | np.ndarray,
+                  count: int) -> np.ndarray:
+    """Each of ``count`` sources' greatest timestamp among rows (``sources``: their source
+    numbers, ``timestamps`` their event times), as int64s; ``MIN_LONG`` where a source has
+    none (a row without a timestamp carries ``MIN_LONG`` and so counts as none)."""
+    numbers = np.asarray(sources)
+    stamps = np.asarray(timestamps, dtype=np.int64)
+    tops = np.full(count, MIN_LONG, dtype=np.int64)
+    for i in range(count):
+        mine = stamps[numbers == i]
+        if len(mine):
+            tops[i] = mine.max()
+    return tops
+
+
 class GraphOperator:
     """The operators of one key group of a graph stage (see module docstring). With a
     ``subtask``, every node runs the subtask's functions, opened and closed by it (once for all
@@ -186,9 +201,7 @@ class GraphOperator:
         for i in range(len(self.plan.sources)):
             if (sources == i).any() or self.source_active[i] == MIN_LONG:
                 self.source_active[i] = self.current_processing_time
-            mine = stamps[(sources == i) & (stamps != MIN_LONG)]
-            if len(mine):
-                self.source_max[i] = max(self.source_max[i], int(mine.max()))
+        self.see_source_maxima(source_maxima(sources, stamps, len(self.plan.sources)))
         elements: list[Any] = [None] * len(frame)
         #: per source, the window nodes that took its first rows, and how many
         taken: list[list[tuple[int, int]]] = [[] for _ in self.plan.sources]
@@ -217,12 +230,12 @@ class GraphOperator:
         self.open()
         if advance:
             self._advance_nodes()
-        stamps = np.asarray(timestamps, dtype=np.int64)
-        numbers = np.asarray(sources, dtype=np.int64)
-        for i in range(len(self.plan.sources)):
-            mine = stamps[(numbers == i) & (stamps != MIN_LONG)]
-            if len(mine):
-                self.source_max[i] = max(self.source_max[i], int(mine.max()))
+        self.see_source_maxima(source_maxima(sources, timestamps, len(self.plan.sources)))
+
+    def see_source_maxima(self, maxima: Sequence[int] | np.ndarray) -> None:
+        """Each source's greatest timestamp of a micro-batch (``MIN_LONG``: none), taken into
+        the sources' greatest timestamps: counted from the next watermark on."""
+        self.source_max = [max(old, int(new)) for old, new in zip(self.source_max, maxima)]
 
     def advance_watermark(self, watermark: int) -> None:
         """Advance every operator in topological order, pushing what each fires downstream

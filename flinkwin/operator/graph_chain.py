@@ -284,11 +284,6 @@ class ChainStep(GraphOperator):
         computes it."""
         return min(self.source_watermark(i) for i in range(len(self.plan.sources)))
 
-    def see_source_maxima(self, maxima: Sequence[int] | np.ndarray) -> None:
-        """Each source's greatest timestamp of a micro-batch (``MIN_LONG``: none): counted
-        from the next :meth:`sources_watermark` on."""
-        self.source_max = [max(old, int(new)) for old, new in zip(self.source_max, maxima)]
-
     def clocks_moved(self) -> bool:
         """A source's greatest timestamp is known: the key group keeps its state for it."""
         return any(top != MIN_LONG for top in self.source_max)

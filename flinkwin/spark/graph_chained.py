@@ -57,12 +57,11 @@ from pyspark.sql.types import (
 )
 
 from flinkwin.operator import emission_wire
-from flinkwin.operator.graph import GraphPlan
+from flinkwin.operator.graph import GraphPlan, source_maxima
 from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshots import StatePickler
-from flinkwin.time import MIN_LONG
 
 from .daemon import automatic_collection_paused, young_collections_only
 from .key_groups import key_group_labels
@@ -190,13 +189,7 @@ class ChainedGraph:
         maximum in the driver's memory only and loses it at a restart)."""
         if not self.own_clocks or not len(timestamps):
             return None
-        stamps = np.asarray(timestamps, dtype=np.int64)
-        numbers = np.asarray(sources)
-        tops = np.full(len(self.plan.sources), MIN_LONG, dtype=np.int64)
-        for i in range(len(tops)):
-            mine = stamps[numbers == i]
-            if len(mine):
-                tops[i] = mine.max()
+        tops = source_maxima(sources, timestamps, len(self.plan.sources))
         nodes = keyed_nodes(self.plan)
         labels = self.labels
         return pa.RecordBatch.from_arrays([
