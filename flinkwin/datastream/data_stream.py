@@ -52,7 +52,12 @@ from flinkwin.spark.elements import (
     TIMESTAMP_COLUMN,
     apply_element_stage,
 )
-from flinkwin.spark.schema import parse_schema, pickled_schema, without_pickled_marks
+from flinkwin.spark.schema import (
+    parse_schema,
+    pickled_schema,
+    refuse_reserved_names,
+    without_pickled_marks,
+)
 from flinkwin.spark.sizing import StageSize, sized_data_frame
 from flinkwin.spark.transforms import FILTER, FLAT_MAP, MAP, apply_transform
 from flinkwin.spark.workers import ensure_worker_python
@@ -131,6 +136,20 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         type_info: TypeInformation | None = None,
         times_before_1970: bool = False,
     ) -> None:
+        if isinstance(df, DataFrame):
+            refuse_reserved_names(df.columns, "the DataFrame")
+        self._setup(df, key_groups, watermark_strategy, runtime_mode, type_info,
+                    times_before_1970)
+
+    def _setup(
+        self,
+        df: DataFrame,
+        key_groups: int | None = None,
+        watermark_strategy: WatermarkStrategy | None = None,
+        runtime_mode: RuntimeExecutionMode | None = None,
+        type_info: TypeInformation | None = None,
+        times_before_1970: bool = False,
+    ) -> None:
         declared = key_groups
         if key_groups is None or runtime_mode is None:
             env_mode, env_key_groups = stream_defaults()
@@ -202,7 +221,8 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         """A stream over a DataFrame flinkwin wrote itself in this pipeline (a function's or a
         side output's results, ``from_collection``): its pickled-values marks stay, with the
         type saying so. Every DataFrame from outside goes through ``DataStream(df)``."""
-        stream = DataStream(df, **settings)
+        stream = DataStream.__new__(DataStream)
+        stream._setup(df, **settings)  # its hidden record timestamps (_fw_rts) are its own
         stream._df, stream._type_info = df, type_info
         return stream
 
@@ -478,3 +498,4 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_KEY_GROUPS", "WINDOW_STATE_NAME", "CloseableIterator", "DataStream", "SinkContext",
 ]
+

@@ -132,11 +132,6 @@ _TIMEOUTS = {
 def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -> CompiledStage:
     """Build the stateful stage producing the main output and ``side_tags``."""
     df = pipeline.df
-    reserved = [
-        c for c in df.columns if c.startswith("_fw_") and c != RECORD_TIMESTAMP_COLUMN
-    ]
-    if reserved:
-        raise PipelineError(f"column names starting with '_fw_' are reserved: {reserved}")
     case_sensitive = str(
         df.sparkSession.conf.get("spark.sql.caseSensitive") or "false"
     ).lower() == "true"

@@ -12,6 +12,7 @@ basic type, ``Types.MAP``, ``Types.LIST`` or an array) is one ``value`` column
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pyspark import cloudpickle
@@ -168,7 +169,32 @@ def _type_info_fields(info: TypeInformation) -> str:
     return ", ".join(f"`{n}` {_type_info_ddl(t)}" for n, t in zip(names, types))
 
 
+#: the prefix of flinkwin's own column names (a user's are refused: :func:`refuse_reserved_names`)
+RESERVED_PREFIX = "_fw_"
+
+
+def refuse_reserved_names(names: Sequence[str], what: str) -> None:
+    """Fail naming the columns of ``names`` that start with ``_fw_`` (in any case, as Spark
+    matches column names by default): flinkwin's own columns would hide, replace or be taken
+    for them."""
+    reserved = [n for n in names if n.lower().startswith(RESERVED_PREFIX)]
+    if reserved:
+        raise ValueError(
+            f"{what}: names starting with {RESERVED_PREFIX!r} are reserved for flinkwin's own "
+            f"columns, got {reserved}; rename them (DataFrame.withColumnRenamed, or the "
+            f"declared type's field names)"
+        )
+
+
 def parse_schema(value: Any, what: str = "output_schema") -> StructType:
+    """The schema of a type a user declared (see :func:`_parse_schema`); names starting with
+    ``_fw_`` are refused."""
+    schema = _parse_schema(value, what)
+    refuse_reserved_names(schema.fieldNames(), what)
+    return schema
+
+
+def _parse_schema(value: Any, what: str) -> StructType:
     """A ``StructType`` from a DDL string (``"user string, total bigint"``), a StructType, or
     PyFlink type information: ``Types.ROW_NAMED(names, types)``; ``Types.ROW``/``Types.TUPLE``
     (fields ``f0, f1, ...`` as Flink names tuple fields); a whole-value type (a basic type,
@@ -180,9 +206,9 @@ def parse_schema(value: Any, what: str = "output_schema") -> StructType:
             return pickled_schema()
         try:
             if value.name in ("ROW", "TUPLE", "ROW_NAMED"):
-                fields = parse_schema(_type_info_fields(value), what)
+                fields = _parse_schema(_type_info_fields(value), what)
                 return _mark_pickled(fields, _field_types(value))
-            return value_schema(parse_schema(f"value {_type_info_ddl(value)}", what))
+            return value_schema(_parse_schema(f"value {_type_info_ddl(value)}", what))
         except (ValueError, TypeError, IndexError) as exc:
             raise ValueError(f"{what}: cannot map {value!r} to a Spark schema ({exc})") from None
     if isinstance(value, str):

@@ -25,7 +25,7 @@ import os
 from pyspark import TaskContext, cloudpickle
 from pyspark.sql import SparkSession
 
-from flinkwin.operator.snapshots import SnapshotBinding, StatePickler
+from flinkwin.operator.snapshots import UNKEYED, SnapshotBinding, StatePickler
 
 #: The Spark conf holding the state key.
 CONF = "spark.flinkwin.state.secret"
@@ -72,6 +72,12 @@ def state_pickler(session: SparkSession) -> StatePickler:
     if len(key) < MIN_KEY_BYTES:
         raise StateKeyError(
             f"{source} holds {len(key)} bytes; a state key needs at least {MIN_KEY_BYTES} "
+            "(e.g. python -c 'import secrets; print(secrets.token_hex(32))')"
+        )
+    if key == UNKEYED:  # the public constant standing for "no key": it protects nothing
+        raise StateKeyError(
+            f"{source} is flinkwin's public stand-in for 'no state key', which anyone can "
+            "sign with; set a secret "
             "(e.g. python -c 'import secrets; print(secrets.token_hex(32))')"
         )
     return StatePickler(key=key, dumps=cloudpickle.dumps, source=source)

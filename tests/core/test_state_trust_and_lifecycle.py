@@ -162,6 +162,37 @@ def test_the_state_key_never_appears_in_the_picklers_repr() -> None:
     assert "test state key" not in repr(StatePickler(key=KEY, source="the conf"))
 
 
+class _Conf:
+    def __init__(self, value: str | None) -> None:
+        self.value = value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.value if name == "spark.flinkwin.state.secret" else default
+
+
+class _Session:
+    def __init__(self, value: str | None) -> None:
+        self.conf = _Conf(value)
+
+
+def test_a_configured_state_key_that_protects_nothing_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from flinkwin.operator.snapshots import UNKEYED
+    from flinkwin.spark.state_key import CONF, ENV, StateKeyError, state_pickler
+
+    assert CONF == "spark.flinkwin.state.secret"
+    monkeypatch.delenv(ENV, raising=False)
+    # flinkwin's public stand-in for "no key" (anyone can seal with it: an unsealed or
+    # forged checkpoint would restore under it), a short key and an unresolved secret
+    for value, message in ((UNKEYED.decode(), "public stand-in for 'no state key'"),
+                           ("short", "holds 5 bytes"),
+                           ("{{secrets/scope/key}}", "unresolved secret reference")):
+        with pytest.raises(StateKeyError, match=message):
+            state_pickler(_Session(value))  # type: ignore[arg-type]
+    assert state_pickler(_Session(KEY.decode())).key == KEY  # type: ignore[arg-type]
+
+
 def test_the_pickler_dumps_with_the_given_function() -> None:
     calls: list[Any] = []
 

@@ -192,6 +192,28 @@ def test_input_column_names_with_a_dot_or_a_backtick_fail_at_build(events: DataS
         _windowed(DataStream(ticked)).sum("ts")
 
 
+def test_names_of_flinkwins_own_columns_are_refused_in_inputs_and_declared_types(
+    spark: Any, events: DataStream
+) -> None:
+    # A user's `_fw_rts` was taken for the hidden record timestamps (dropped from toDF(), used
+    # as event time without a WatermarkStrategy); a `_fw_ts` in a graph was overwritten by the
+    # event time: both silently. Any case, as Spark matches names ignoring case by default.
+    for name in ("_fw_rts", "_fw_ts", "_FW_Seq"):
+        df = events.toDF().withColumn(name, F.lit(42))
+        with pytest.raises(ValueError, match=rf"the DataFrame: names starting with '_fw_' are "
+                           rf"reserved for flinkwin's own columns, got \['{name}'\]"):
+            DataStream(df)
+    with pytest.raises(ValueError, match=r"map output_type: .*reserved.*got \['_fw_ts'\]"):
+        events.map(lambda r: (r.k, r.v), output_type="k string, _fw_ts bigint")
+    with pytest.raises(ValueError, match=r"reserved.*got \['_fw_n'\]"):
+        _windowed(events).process(_Process(), output_schema="k string, _fw_n bigint")
+    # the same programs with other names run
+    renamed = events.toDF().withColumn("fw_ts", F.lit(42))
+    assert DataStream(renamed).map(
+        lambda r: (r.k, r.fw_ts), output_type="k string, fw_ts bigint"
+    ).toDF().collect()[0]["fw_ts"] == 42
+
+
 # ------------------------------------------------------- functions of the wrong kind
 class _Agg(AggregateFunction):
     def create_accumulator(self) -> Any:
