@@ -70,7 +70,7 @@ class GraphResultStream(DataStream):
         type_info = head.type_info
         if head.pickled:
             type_info = Types.PICKLED_BYTE_ARRAY()
-        super().__init__(
+        self._setup(  # a stream over its own stage: its hidden _fw_rts column is its own
             self._stage([]).main_timed(),
             key_groups=self._stage([]).pipeline.key_groups,
             runtime_mode=first._runtime_mode,

@@ -50,7 +50,7 @@ class WindowResultStream(DataStream):
         # outputs without a declared type are pickled values (flinkwin's own schema decides,
         # never the DataFrame's metadata)
         pickled = is_pickled(main_schema(pipeline))
-        super().__init__(
+        self._setup(  # a stream over its own stage: its hidden _fw_rts column is its own
             self._stage([]).main_timed(),
             key_groups=pipeline.key_groups,
             runtime_mode=pipeline.runtime_mode,
