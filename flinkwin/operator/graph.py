@@ -48,6 +48,7 @@ its watermark from batch to batch.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -68,12 +69,14 @@ from flinkwin.operator.graph_plan import (
     OperatorBuilder,
     SourceSpec,
     StreamRef,
+    input_gates,
     upstream_sources,
 )
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
 from flinkwin.operator.snapshots import formats
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.operator.timer_service import quiesce_timers
+from flinkwin.operator.watermark_valve import StatusWatermarkValve, combined_watermark, feed
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
 
@@ -140,6 +143,13 @@ class GraphOperator:
         #: per node, the watermarked sources it reads from, directly or through other nodes
         self._node_sources = upstream_sources(plan)
         self._node_watermarks = [MIN_LONG] * len(plan.nodes)
+        #: per node, its input gates' channels and Flink's valve over each (see
+        #: flinkwin.operator.watermark_valve); None: restored from a snapshot without them,
+        #: set from the channels as they are at the next advance
+        self._gates = input_gates(plan)
+        self._valves: list[list[StatusWatermarkValve] | None] = [
+            [StatusWatermarkValve.of(len(gate)) for gate in gates] for gates in self._gates
+        ]
         #: the window nodes taking their source's rows in batches (see process_batch)
         self._batches = QuietBatches(
             self.operators, plan.sources, self._consumers, {self._main, *self._sides}
@@ -278,11 +288,14 @@ class GraphOperator:
         sources = self.plan.sources
         marks = [self.source_watermark(i) for i in range(len(sources))]
         idle = [self._idle(i) for i in range(len(sources))]
+        #: per node, its watermark and whether it is idle (every input gate idle)
+        clocks: dict[StreamRef, tuple[int, bool]] = {
+            ("source", i): (marks[i], idle[i]) for i in range(len(sources))
+        }
         for j, op in enumerate(self.operators):
             if op is None:
                 continue
             read = self._node_sources[j]
-            active = [marks[i] for i in read if not idle[i]]
             if stage == MAX_LONG:
                 target = stage
             elif not self.plan.own_watermarks:
@@ -290,14 +303,34 @@ class GraphOperator:
                     sources[i].delay_ms is None and not sources[i].stage_watermark for i in read
                 )
                 target = MIN_LONG if watermarkless else stage
-            elif active:
-                target = min(active)
-            else:  # every input idle: the watermark stays
-                target = self._node_watermarks[j]
+            else:
+                target, idle_now = self._through_valves(j, clocks)
+                clocks[("node", j)] = (max(target, self._node_watermarks[j]), idle_now)
             if target > self._node_watermarks[j]:
                 self._node_watermarks[j] = target
                 op.advance_watermark(target)
             self._flush(j)
+
+    def _through_valves(self, j: int, clocks: dict[StreamRef, tuple[int, bool]]
+                        ) -> tuple[int, bool]:
+        """Node ``j``'s input watermark and idleness, from its gates' channels (``clocks``:
+        each upstream source's and operator's now) through Flink's valves: the minimum over
+        a gate's aligned active channels, the greatest of them once all are idle, two gates
+        combined as a two-input operator does."""
+        valves = self._valves[j]
+        if valves is None:  # restored without valves: each channel as it is now
+            valves = self._valves[j] = [
+                _valve_as_is([clocks[c] for c in gate], self._node_watermarks[j])
+                for gate in self._gates[j]
+            ]
+        outputs = []
+        for gate, valve in zip(self._gates[j], valves):
+            feed(valve, [clocks[c] for c in gate])
+            outputs.append((valve.output, valve.output_idle))
+        if len(outputs) == 1:
+            return outputs[0]
+        return (combined_watermark(outputs, self._node_watermarks[j]),
+                all(i for _, i in outputs))
 
     def advance_processing_time(self, time: int) -> None:
         self.open()
@@ -446,6 +479,10 @@ class GraphOperator:
             "source_max": ",".join(map(str, self.source_max)),
             "source_active": ",".join(map(str, self.source_active)),
             "node_watermarks": ",".join(map(str, self._node_watermarks)),
+            "valves": json.dumps([
+                None if valves is None else [valve.to_json() for valve in valves]
+                for valves in self._valves
+            ]),
             "nodes": str(len(self.operators)),
         }
         table = table.replace_schema_metadata(metadata)
@@ -474,6 +511,24 @@ class GraphOperator:
         self.source_max = [int(v) for v in metadata["source_max"].split(",") if v]
         self.source_active = [int(v) for v in metadata["source_active"].split(",") if v]
         self._node_watermarks = [int(v) for v in metadata["node_watermarks"].split(",") if v]
+        # none before flinkwin kept them
+        valves = json.loads(metadata.get("valves", "null")) or [None] * len(self._gates)
+        self._valves = [
+            None if node is None else [StatusWatermarkValve.from_json(v) for v in node]
+            for node in valves
+        ]
+        if any(v is not None and len(v) != len(g) for v, g in zip(self._valves, self._gates)):
+            raise ValueError("the snapshot's input gates do not match the graph's")
+
+
+def _valve_as_is(channels: list[tuple[int, bool]], output: int) -> StatusWatermarkValve:
+    """A valve whose channels are as they are now, the active ones aligned, at ``output``
+    (the node's watermark): a graph restored from a snapshot without valves goes on from its
+    clocks, as it did before it kept them."""
+    return StatusWatermarkValve(
+        [w for w, _ in channels], [i for _, i in channels], [not i for _, i in channels],
+        output, bool(channels) and all(i for _, i in channels),
+    )
 
 
 def _ref(ref: StreamRef) -> StreamRef:

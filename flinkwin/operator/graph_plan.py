@@ -79,6 +79,10 @@ class NodeSpec:
     function: Any = None
     rich: Any = None
     shape: Any = None
+    #: a two-input operator in Flink's sense (an interval join): each input index is its own
+    #: input gate and the two are combined as ``CombinedWatermarkStatus`` does; else every
+    #: input is one gate, as after a union (Flink's window join and coGroup are one)
+    two_input: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,38 @@ def upstream_sources(plan: GraphPlan) -> list[set[int]]:
                 sources |= found[int(ref[1])]
         found.append(sources)
     return found
+
+
+def input_gates(plan: GraphPlan) -> list[tuple[tuple[StreamRef, ...], ...]]:
+    """Per node, its input gates as Flink's task reads them (none for a stateless step): one
+    for all its inputs, or one per input index for a ``two_input`` node; each gate's channels
+    are the sources ``("source", i)`` and operators ``("node", k)`` upstream of it through
+    unions and stateless steps, which pass watermarks and idleness on as they are."""
+    origins: list[tuple[StreamRef, ...]] = []  # per node: the channels its output carries
+    gates: list[tuple[tuple[StreamRef, ...], ...]] = []
+
+    def channels(refs: Any) -> tuple[StreamRef, ...]:
+        found: dict[StreamRef, None] = {}
+        for ref in refs:
+            for origin in ((("source", int(ref[1])),) if ref[0] == "source"
+                           else origins[int(ref[1])]):
+                found[origin] = None
+        return tuple(found)
+
+    for j, node in enumerate(plan.nodes):
+        if node.kind != OPERATOR:
+            origins.append(channels(ref for ref, _ in node.inputs))
+            gates.append(())
+            continue
+        origins.append((("node", j),))
+        if node.two_input:
+            indexes = sorted({index for _, index in node.inputs})
+            gates.append(tuple(
+                channels(ref for ref, index in node.inputs if index == i) for i in indexes
+            ))
+        else:
+            gates.append((channels(ref for ref, _ in node.inputs),))
+    return gates
 
 
 class OperatorBuilder(Protocol):

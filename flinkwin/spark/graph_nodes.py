@@ -233,7 +233,7 @@ def interval_join_node(
             sides[tag.tag_id] = (tag, side)
     node = NodeSpec(
         name="IntervalJoin", kind="operator", inputs=((heads[0], 0), (heads[1], 1)),
-        build=builder, shape=output.shape(),
+        build=builder, shape=output.shape(), two_input=True,
     )
     return PlanNode(node, output, sides, EVENT_TIME, (left_key, right_key))
 

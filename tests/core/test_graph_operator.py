@@ -381,3 +381,88 @@ def test_key_groups_seeing_the_sources_clocks_fire_as_one_that_sees_every_row() 
         ("late", ("b", 4), 3), ("main", ("a", 11), 9), ("main", ("b", 2), 29)]
     for op in (whole, *groups.values()):
         assert op.source_max == [31, 30]
+
+
+# ------------------------------------------------------------------ idleness
+def idle_source(i: int, timeout: int = 3) -> SourceSpec:
+    return replace(source(i), idle_timeout_ms=timeout)
+
+
+def run_timed(plan: GraphPlan, batches: list[tuple[int, list[tuple[int, str, int]], list[int]]],
+              restore: bool) -> tuple[list[Any], list[Any], GraphOperator]:
+    """Each batch at its processing time: (time, rows, their timestamps); with ``restore``
+    the graph goes through its snapshot between batches, as a key group's state does."""
+    op = GraphOperator(plan, INFO)
+    out: list[Any] = []
+    late: list[Any] = []
+    for now, rows, stamps in batches:
+        if restore:
+            again = GraphOperator(plan, INFO)
+            again.restore(op.snapshot())
+            op = again
+        op.advance_processing_time(now)
+        op.process_batch(frame(rows), stamps)
+        out += [(tuple(v), ts) for v, ts in op.drain_output()]
+        late += [tuple(v) for v, _ in op.drain_side_outputs().get(LATE, [])]
+    return out, late, op
+
+
+@pytest.mark.parametrize("restore", [False, True], ids=["kept", "restored every batch"])
+def test_a_source_resuming_behind_the_unions_watermark_holds_nothing_back_until_it_catches_up(
+    restore: bool,
+) -> None:
+    """StatusWatermarkValve: a channel turning active again below the valve's last output is
+    unaligned, left out of the minimum until its watermark catches up (Flink's
+    testMultipleInputWatermarkRealignmentAfterResumeActive, through a union's window)."""
+    plan = replace(union_window_plan(LATE), sources=(source(0), idle_source(1)),
+                   sides={LATE: ("side", 1, LATE)})
+    out, late, _ = run_timed(plan, [
+        (1, [(0, "a", 1), (1, "a", 10)], [1, 2]),
+        (2, [(0, "a", 2)], [3]),
+        (10, [(0, "a", 3)], [12]),  # source 1 idle: the union follows source 0
+        (11, [(0, "a", 4)], [25]),
+        (12, [(0, "a", 5), (1, "a", 20)], [40, 5]),  # source 1 back, far behind
+        (13, [(1, "a", 21)], [26]),  # source 1's watermark 4 < 24: it holds nothing back
+    ], restore)
+    # [20, 30) fires on source 0's 39 alone; source 1's 26 is then late, as its 5 was
+    assert out == [(("a", 13), 9), (("a", 3), 19), (("a", 4), 29)]
+    assert late == [("a", 20), ("a", 21)]
+
+
+@pytest.mark.parametrize("restore", [False, True], ids=["kept", "restored every batch"])
+def test_a_union_whose_inputs_all_turn_idle_flushes_their_greatest_watermark(
+    restore: bool,
+) -> None:
+    """StatusWatermarkValve: when the last active channel turns idle holding the minimum, the
+    valve emits the greatest watermark of all (Flink's
+    testMultipleInputFlushMaxWatermarkAndWatermarkStatusOnceAllInputsBecomeIdle)."""
+    plan = replace(union_window_plan(), sources=(idle_source(0), idle_source(1)))
+    out, _, _ = run_timed(plan, [
+        (1, [(0, "a", 1), (0, "b", 100), (1, "a", 10)], [5, 10, 2]),
+        (2, [], []),  # source 0 at 9, source 1 at 1: the union at 1
+    ], restore)
+    assert out == []
+    out, _, _ = run_timed(plan, [
+        (1, [(0, "a", 1), (0, "b", 100), (1, "a", 10)], [5, 10, 2]),
+        (2, [], []),
+        (10, [], []),  # both idle: the union goes on to 9
+    ], restore)
+    assert out == [(("a", 11), 9)]
+
+
+def test_an_interval_join_whose_inputs_all_turn_idle_keeps_its_watermark() -> None:
+    """A two-input operator combines its inputs as CombinedWatermarkStatus does: the minimum
+    over the active ones (one idle: the other's), and with both idle it stays."""
+    nodes = (NodeSpec("join", OPERATOR, ((("source", 0), 0), (("source", 1), 1)),
+                      build=interval_join_builder, two_input=True),)
+    both = GraphPlan((idle_source(0), idle_source(1)), nodes, ("node", 0),
+                     {LATE: ("side", 0, LATE)})
+    _, _, op = run_timed(both, [(1, [(0, "a", 1), (1, "a", 2)], [10, 2]), (2, [], []),
+                                (10, [], [])], restore=False)
+    join = op.operators[0]
+    assert join is not None and join.current_watermark == 1
+    one = replace(both, sources=(source(0), idle_source(1)))
+    _, _, op = run_timed(one, [(1, [(0, "a", 1), (1, "a", 2)], [10, 2]), (2, [], []),
+                               (10, [(0, "a", 3)], [11])], restore=True)
+    join = op.operators[0]
+    assert join is not None and join.current_watermark == 9
