@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from flinkwin import (
@@ -466,3 +467,22 @@ def test_an_interval_join_whose_inputs_all_turn_idle_keeps_its_watermark() -> No
                                (10, [(0, "a", 3)], [11])], restore=True)
     join = op.operators[0]
     assert join is not None and join.current_watermark == 9
+
+
+def test_a_snapshot_written_before_the_valves_were_kept_restores_and_goes_on() -> None:
+    """A graph snapshot of an earlier flinkwin has no valves: each channel is taken as it is at
+    the next advance (active ones aligned, the node at its own watermark), as that flinkwin
+    computed the watermark."""
+    op = GraphOperator(union_window_plan(), INFO)
+    op.process_batch(frame([(0, "a", 1), (1, "a", 2)]), [1, 5])
+    table = pa.ipc.open_stream(pa.py_buffer(op.snapshot())).read_all()
+    metadata = {k: v for k, v in (table.schema.metadata or {}).items() if k != b"valves"}
+    sink = pa.BufferOutputStream()
+    old = table.replace_schema_metadata(metadata)
+    with pa.ipc.new_stream(sink, old.schema) as writer:
+        writer.write_table(old)
+    again = GraphOperator(union_window_plan(), INFO)
+    again.restore(sink.getvalue().to_pybytes())
+    again.process_batch(frame([(0, "a", 3), (1, "a", 4)]), [25, 30])
+    again.process_batch(frame([]), [])  # the next batch: the sources at 24 and 29
+    assert [(tuple(v), ts) for v, ts in again.drain_output()] == [(("a", 3), 9)]
