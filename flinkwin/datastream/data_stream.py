@@ -125,6 +125,9 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
     _upstream: DataStream | None = None
     #: pickled elements no output type describes: what to do instead (see pickled_elements_error)
     _pickled_fix: str | None = None
+    #: the DataFrame is a user's (False: one flinkwin wrote, whose hidden ``_fw_rts`` column
+    #: is its own; a user's columns named like flinkwin's are refused)
+    _from_user = True
 
     def __init__(
         self,
@@ -136,20 +139,8 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         type_info: TypeInformation | None = None,
         times_before_1970: bool = False,
     ) -> None:
-        if isinstance(df, DataFrame):
+        if self._from_user and isinstance(df, DataFrame):
             refuse_reserved_names(df.columns, "the DataFrame")
-        self._setup(df, key_groups, watermark_strategy, runtime_mode, type_info,
-                    times_before_1970)
-
-    def _setup(
-        self,
-        df: DataFrame,
-        key_groups: int | None = None,
-        watermark_strategy: WatermarkStrategy | None = None,
-        runtime_mode: RuntimeExecutionMode | None = None,
-        type_info: TypeInformation | None = None,
-        times_before_1970: bool = False,
-    ) -> None:
         declared = key_groups
         if key_groups is None or runtime_mode is None:
             env_mode, env_key_groups = stream_defaults()
@@ -222,7 +213,8 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         side output's results, ``from_collection``): its pickled-values marks stay, with the
         type saying so. Every DataFrame from outside goes through ``DataStream(df)``."""
         stream = DataStream.__new__(DataStream)
-        stream._setup(df, **settings)  # its hidden record timestamps (_fw_rts) are its own
+        stream._from_user = False
+        DataStream.__init__(stream, df, **settings)
         stream._df, stream._type_info = df, type_info
         return stream
 

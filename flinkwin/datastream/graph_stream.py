@@ -58,6 +58,8 @@ class RestartedWatermarksWarning(UserWarning):
 class GraphResultStream(DataStream):
     """The head of a stream graph as a stream (see module docstring)."""
 
+    _from_user = False  # a stream over its own stage
+
     def __init__(self, plan: StreamPlan) -> None:
         self._plan_value = plan
         # the environment's parallelism when the graph's head operator is built, as a Flink
@@ -70,7 +72,7 @@ class GraphResultStream(DataStream):
         type_info = head.type_info
         if head.pickled:
             type_info = Types.PICKLED_BYTE_ARRAY()
-        self._setup(  # a stream over its own stage: its hidden _fw_rts column is its own
+        super().__init__(
             self._stage([]).main_timed(),
             key_groups=self._stage([]).pipeline.key_groups,
             runtime_mode=first._runtime_mode,

@@ -39,6 +39,8 @@ from flinkwin.types import TypeInformation, Types, is_pickled_type
 class WindowResultStream(DataStream):
     """The output of a window function (Flink's ``SingleOutputStreamOperator``)."""
 
+    _from_user = False  # a stream over its own stage
+
     def __init__(self, pipeline: WindowPipeline, type_info: TypeInformation | None = None) -> None:
         # A staggered assigner's offset is drawn once, here: every task and batch unpickles it
         assigner = fix_stagger(pipeline.assigner, int(time.time() * 1000))
@@ -50,7 +52,7 @@ class WindowResultStream(DataStream):
         # outputs without a declared type are pickled values (flinkwin's own schema decides,
         # never the DataFrame's metadata)
         pickled = is_pickled(main_schema(pipeline))
-        self._setup(  # a stream over its own stage: its hidden _fw_rts column is its own
+        super().__init__(
             self._stage([]).main_timed(),
             key_groups=pipeline.key_groups,
             runtime_mode=pipeline.runtime_mode,
