@@ -383,6 +383,15 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
                 "them, as in Flink: remove this call, or assign the timestamps at the source "
                 "(see docs/windows/union-and-cascades.md)"
             )
+        if self._df.isStreaming and getattr(self._watermark, "watermarked_upstream", False):
+            raise UnsupportedOperationError(
+                "assign_timestamps_and_watermarks after a map, filter or flat_map of a stream "
+                "that already has a WatermarkStrategy is not supported on a stream: Spark "
+                "takes one watermark per source, and this one's is taken where its first "
+                "strategy is (before the map); Flink would use the new strategy's watermarks "
+                "from here on. Assign one strategy: at the source, or only after the map "
+                "(see docs/spark-semantics.md)"
+            )
         return self._derive(self._elements_df(), watermark_strategy=watermark_strategy)
 
     def keyBy(  # noqa: N802

@@ -108,6 +108,18 @@ class GraphResultStream(DataStream):
         the graph again: use ``start(side_outputs=...)`` to write both in one query."""
         if not isinstance(output_tag, OutputTag):
             raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
+        ref, head = self._plan_value.side_ref(output_tag), self._plan_value.head
+        if head[0] == "node" and ref[1] != head[1]:
+            # Flink's getSideOutput is the side output of this operator alone
+            raise PipelineError(
+                f"getSideOutput({output_tag!r}): that tag is the side output of an earlier "
+                f"operator ({self._plan_value.nodes[ref[1]].spec.name}), not of this stream's "
+                f"({self._plan_value.nodes[head[1]].spec.name}); in Flink this stream's side "
+                "output of that tag would be another stream (empty unless this operator's "
+                "function emits it). Call getSideOutput on that operator's result, or write it "
+                "in the same query with start(side_outputs={tag: sink}) on this stream; give "
+                "this operator's own side output another tag"
+            )
         side_type = self._plan_value.side_type(output_tag)
         stage = self._stage([output_tag])
         type_info = side_type.type_info

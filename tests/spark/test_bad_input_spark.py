@@ -214,6 +214,23 @@ def test_names_of_flinkwins_own_columns_are_refused_in_inputs_and_declared_types
     ).toDF().collect()[0]["fw_ts"] == 42
 
 
+def test_a_second_watermark_strategy_after_a_map_of_a_stream_is_refused_at_build(
+    spark: Any, tmp_path: Path
+) -> None:
+    # It failed the query at its first batch with Spark's "Redefining watermark is disallowed"
+    write_batches(tmp_path / "in", [[ev("a", 1, 1000)]])
+    df = spark.readStream.schema(SCHEMA).json(str(tmp_path / "in"))
+    first = DataStream(df).assign_timestamps_and_watermarks(watermark(0))
+    for between in (lambda s: s.map(lambda r: (r.k, r.ts, r.v), output_type=SCHEMA),
+                    lambda s: s.filter(lambda r: r.v > 0)):
+        with pytest.raises(UnsupportedOperationError,
+                           match=r"after a map, filter or flat_map of a stream that already "
+                                 r"has a WatermarkStrategy"):
+            between(first).assign_timestamps_and_watermarks(watermark(5000))
+    # directly on the source's stream the new strategy replaces the first, as in Flink
+    assert first.assign_timestamps_and_watermarks(watermark(5000)) is not None
+
+
 # ------------------------------------------------------- functions of the wrong kind
 class _Agg(AggregateFunction):
     def create_accumulator(self) -> Any:

@@ -194,6 +194,47 @@ def test_window_after_window_on_a_stream_with_a_late_refiring(
     assert flat(second) == [(5000, "a", 3), (10000, "a", 5)]
 
 
+class EmitsLate(KeyedProcessFunction):
+    """Sends each sum to side output ``late`` too (the tag the window before it declares)."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        ctx.output(LATE, value)
+        yield value
+
+
+def test_get_side_output_is_the_side_output_of_this_operator_only(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Flink's getSideOutput(tag) is the side output of the operator it is called on: a map's
+    or a process function's, never the late data of the window before them. Asked of a stream
+    whose own operator does not declare the tag, flinkwin refuses, naming both operators (it
+    gave the window's late data, silently); start(side_outputs=...) on the downstream stream
+    still writes the window's late data in the same query."""
+    def sums() -> Any:
+        df = spark.createDataFrame([("a", 1, 1000), ("a", 2, 12000)], SCHEMA)
+        return (stamped(df).key_by("k").window(TUMBLING_5S).side_output_late_data(LATE)
+                .sum("v"))
+
+    mapped = sums().map(lambda r: (r.k, r.v), output_type="k string, v long")
+    with pytest.raises(Exception, match=r"getSideOutput\(.*'late'.*\): that tag is the side "
+                       r"output of an earlier operator \(Window.*\), not of this stream's "
+                       r"\(map"):
+        mapped.get_side_output(LATE)
+    processed = sums().key_by("k").process(EmitsLate(), output_type="k string, v long, ts long")
+    with pytest.raises(Exception, match=r"not of this stream's \(.*[Pp]rocess"):
+        processed.get_side_output(LATE)
+    # the window's own late data, from its own result
+    assert sums().get_side_output(LATE).toDF().collect() == []
+    write_batches(tmp_path / "in", [[ev("a", 1, 1000)], [ev("a", 2, 12000)],
+                                    [ev("a", 4, 3000)]])
+    windowed = (stamped(source(spark, tmp_path / "in")).key_by("k").window(TUMBLING_5S)
+                .side_output_late_data(LATE).sum("v"))
+    _, sides = run(windowed.map(lambda r: (r.k, r.v), output_type="k string, v long"),
+                   tmp_path / "cp", "own_side", (LATE,))
+    assert [tuple(r) for b in sorted(sides["late"]) for r in sides["late"][b]] == [
+        ("a", 4, 3000)]
+
+
 def test_window_after_window_static_matches_streaming_results(spark: Any) -> None:
     df = spark.createDataFrame(
         [("a", 1, 1000), ("b", 2, 2000), ("a", 3, 6000), ("b", 7, 7000)], SCHEMA
