@@ -66,7 +66,7 @@ class GraphResultStream(DataStream):
         # transformation takes it when it is created
         self._default_parallelism = default_parallelism()
         self._warned_one_task = False
-        self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
+        self._stages: dict[tuple[tuple[OutputTag, ...], bool], CompiledStage] = {}
         first = plan.sources[0]
         head = plan.head_type
         type_info = head.type_info
@@ -88,14 +88,17 @@ class GraphResultStream(DataStream):
     def _plan(self) -> StreamPlan:
         return self._plan_value
 
-    def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
-        key = tuple(side_tags)
+    def _stage(self, side_tags: list[OutputTag], query: bool = False) -> CompiledStage:
+        """The stage writing ``side_tags`` too: a query's (``query``: a tag no operator
+        declares is what any operator's function sends under it) or ``getSideOutput``'s
+        (this operator's own)."""
+        key = (tuple(side_tags), query and bool(side_tags))
         if key not in self._stages:
             first = self._plan_value.sources[0]
             self._stages[key] = compile_graph(
                 self._plan_value, side_tags, first._runtime_mode,
                 getattr(self, "_parallelism", None), getattr(self, "_one_task", None),
-                self._default_parallelism,
+                self._default_parallelism, any_function_sides=query,
             )
         return self._stages[key]
 
@@ -220,7 +223,7 @@ class GraphResultStream(DataStream):
         to its sink, as
         :meth:`flinkwin.datastream.window_result_stream.WindowResultStream.start`."""
         side_outputs = dict(side_outputs or {})
-        stage = self._stage(list(side_outputs))
+        stage = self._stage(list(side_outputs), query=True)
         if trigger and trigger.get("availableNow") and stage.timer_domain == PROCESSING_TIME:
             raise ValueError(
                 "a processing-time graph stage never finishes under availableNow: use a "
@@ -241,7 +244,7 @@ class GraphResultStream(DataStream):
                 self._one_task = ("the checkpoint was written by the one-task plan (an earlier "
                                   "flinkwin, or parallelism 1): its query continues on it")
                 self._stages.clear()
-                stage = self._stage(list(side_outputs))
+                stage = self._stage(list(side_outputs), query=True)
             self._check_restart(location)
         self._check_parallelism()
         self._warn_one_task(stage)

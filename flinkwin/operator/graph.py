@@ -136,6 +136,9 @@ class GraphOperator:
                 self._consumers.setdefault(_ref(ref), []).append((j, index))
         self._main = _ref(plan.main)
         self._sides = {_ref(ref): tag for tag, ref in plan.sides.items()}
+        self._function_sides = {
+            tag.tag_id: tag for tag in plan.sides if tag.tag_id in plan.function_sides
+        }
         #: per source, the greatest timestamp seen (MIN_LONG: none yet)
         self.source_max = [MIN_LONG] * len(plan.sources)
         #: per source, the processing time of its last element (or of the first batch)
@@ -367,12 +370,20 @@ class GraphOperator:
         ``skip`` (window nodes that took it in a batch, see process_batch)."""
         if ref == self._main:
             self._output.append((value, timestamp))
-        tag = self._sides.get(ref)
+        tag = self._side_tag(ref)
         if tag is not None:
             self._side_output.setdefault(tag, []).append((value, timestamp))
         for j, index in self._consumers.get(ref, ()):
             if j not in skip:
                 self._deliver(j, index, value, timestamp)
+
+    def _side_tag(self, ref: StreamRef) -> OutputTag | None:
+        """The stage's side output ``ref`` goes to (None: none): the one it names, or, for a
+        function's side output the query asked for by tag alone, that tag's."""
+        tag = self._sides.get(ref)
+        if tag is None and ref[0] == "side":
+            tag = self._function_sides.get(ref[2])
+        return tag
 
     def _deliver(self, j: int, index: int, value: Any, timestamp: int | None) -> None:
         node = self.plan.nodes[j]

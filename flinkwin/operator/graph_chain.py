@@ -303,7 +303,7 @@ class ChainStep(GraphOperator):
     ) -> None:
         if ref == self._main:
             self._emit_to(None, 0, 0, None, value, timestamp)
-        tag = self._sides.get(ref)
+        tag = self._side_tag(ref)
         if tag is not None:
             self._emit_to(None, 0, 0, tag, value, timestamp)
         for j, index in self._consumers.get(ref, ()):

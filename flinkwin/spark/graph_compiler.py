@@ -99,11 +99,14 @@ def compile_graph(
     parallelism: int | None = None,
     one_task: str | None = None,
     default_parallelism: int | None = None,
+    any_function_sides: bool = False,
 ) -> CompiledStage:
     """The stage computing ``plan``'s head and ``side_tags`` (module docstring): distributed
     where it can be (flinkwin.spark.graph_chained), unless ``one_task`` says why not. Its
     parallelism is ``parallelism`` (its result's ``set_parallelism``), else
-    ``default_parallelism`` (the environment's when the graph's head was built)."""
+    ``default_parallelism`` (the environment's when the graph's head was built). With
+    ``any_function_sides`` (a query's ``side_outputs``), a tag no node declares takes what
+    any node's function sends under it; else (``getSideOutput``) the head's alone."""
     first = plan.sources[0]._public_df()
     session = first.sparkSession
     streaming = first.isStreaming
@@ -153,7 +156,11 @@ def compile_graph(
     graph = GraphPlan(tuple(sources), tuple(n.spec for n in plan.nodes), plan.head, sides,
                       SOURCE_COLUMN,
                       late_tags=tuple(tag for n in plan.nodes for tag, _ in n.sides.values()),
-                      own_watermarks=key_groups == 1 or own_clocks)
+                      own_watermarks=key_groups == 1 or own_clocks,
+                      function_sides=tuple(
+                          tag.tag_id for tag in side_tags if any_function_sides
+                          and not any(tag.tag_id in n.sides for n in plan.nodes)
+                      ))
     timers = {n.timers for n in plan.nodes}
     if not streaming:
         domain = NO_TIMERS

@@ -235,6 +235,36 @@ def test_get_side_output_is_the_side_output_of_this_operator_only(
         ("a", 4, 3000)]
 
 
+SENT = OutputTag("sent", "k string, v long, ts long")
+
+
+class Sends(KeyedProcessFunction):
+    """Sends each sum, times 10, to side output ``sent`` (a tag no operator declares)."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        ctx.output(SENT, (value.k, value.v * 10, ctx.timestamp()))
+        yield value.k, value.v
+
+
+def test_a_query_writes_the_side_output_an_earlier_function_sends(
+    spark: Any, tmp_path: Path
+) -> None:
+    """start(side_outputs={tag: sink}) on a graph's result writes what an earlier operator's
+    function sends with ctx.output under that tag (it wrote nothing: the tag went to the
+    result's own operator, which sends none), in the same query as the result, as a Flink
+    job writing both streams does; the result's own get_side_output of that tag is its own
+    (a filter's: empty)."""
+    write_batches(tmp_path / "in", [[ev("a", 1, 1000)], [ev("a", 2, 12000)],
+                                    [ev("b", 3, 13000)], [ev("a", 4, 30000)]])
+    sums = stamped(source(spark, tmp_path / "in")).key_by("k").window(TUMBLING_5S).sum("v")
+    result = (sums.key_by("k").process(Sends(), output_type="k string, v long")
+              .filter(lambda r: True))
+    main, sides = run(result, tmp_path / "cp", "function_side", (SENT,))
+    assert sorted(flat(main)) == [("a", 1), ("a", 2), ("b", 3)]
+    assert sorted(tuple(r) for b in sides["sent"] for r in sides["sent"][b]) == [
+        ("a", 10, 4999), ("a", 20, 14999), ("b", 30, 14999)]
+
+
 def test_window_after_window_static_matches_streaming_results(spark: Any) -> None:
     df = spark.createDataFrame(
         [("a", 1, 1000), ("b", 2, 2000), ("a", 3, 6000), ("b", 7, 7000)], SCHEMA
