@@ -37,9 +37,8 @@ What happens, exactly:
 * **Outputs.** The stage's main output is one stream of the graph (``main``); its side outputs
   are side outputs (late data, ``ctx.output``) of any of the graph's operators.
 
-The snapshot holds each operator's own snapshot and the clocks (an Arrow IPC stream, no
-pickle of its own; the runtime stores it sealed, all of it under one HMAC, see
-:func:`flinkwin.operator.states.sealed_snapshot`). With one key group (``own_watermarks``) the
+The snapshot holds each operator's own snapshot and the clocks
+(:mod:`flinkwin.operator.snapshots.graph`). With one key group (``own_watermarks``) the
 sources' watermarks are the graph's own (Spark gives back only the stage's global watermark
 and the batch time), so a graph whose operators hold nothing still keeps its snapshot once one
 of them has moved (:meth:`holds_nothing`): a stateless process function, map or filter keeps
@@ -48,13 +47,11 @@ its watermark from batch to batch.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from flinkwin.functions.internal import iterate_outputs
 from flinkwin.operator.graph_batches import QuietBatches
@@ -73,7 +70,7 @@ from flinkwin.operator.graph_plan import (
     upstream_sources,
 )
 from flinkwin.operator.runtime_context import TaskInfo, TaskRuntimeContext
-from flinkwin.operator.snapshots import formats
+from flinkwin.operator.snapshots.graph import FORMAT, GraphClocks, dump_graph, load_graph
 from flinkwin.operator.stream_operator import StreamOperator
 from flinkwin.operator.timer_service import quiesce_timers
 from flinkwin.operator.watermark_valve import StatusWatermarkValve, combined_watermark, feed
@@ -83,7 +80,6 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 if TYPE_CHECKING:
     from flinkwin.operator.graph_subtask import GraphSubtask
 
-FORMAT = formats.written(formats.GRAPH)
 
 
 def source_maxima(sources: Sequence[int] | np.ndarray, timestamps: Sequence[int] | np.ndarray,
@@ -379,7 +375,7 @@ class GraphOperator:
 
     def _side_tag(self, ref: StreamRef) -> OutputTag | None:
         """The stage's side output ``ref`` goes to (None: none): the one it names, or, for a
-        function's side output the query asked for by tag alone, that tag's."""
+        side output the query asked for by tag (any node's), that tag's."""
         tag = self._sides.get(ref)
         if tag is None and ref[0] == "side":
             tag = self._function_sides.get(ref[2])
@@ -480,56 +476,26 @@ class GraphOperator:
 
     # ---------------------------------------------------------------- snapshots
     def snapshot(self) -> bytes:
-        """Each operator's snapshot (null for steps) and the clocks, as an Arrow IPC stream."""
-        blobs = [None if op is None else op.snapshot() for op in self.operators]
-        table = pa.table({"node": pa.array(blobs, pa.binary())})
-        metadata = {
-            "flinkwin.format": FORMAT,
-            "watermark": str(self.current_watermark),
-            "processing_time": str(self.current_processing_time),
-            "source_max": ",".join(map(str, self.source_max)),
-            "source_active": ",".join(map(str, self.source_active)),
-            "node_watermarks": ",".join(map(str, self._node_watermarks)),
-            "valves": json.dumps([
-                None if valves is None else [valve.to_json() for valve in valves]
-                for valves in self._valves
-            ]),
-            "nodes": str(len(self.operators)),
-        }
-        table = table.replace_schema_metadata(metadata)
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
-        return bytes(sink.getvalue().to_pybytes())
+        """Each operator's snapshot (null for steps) and the clocks
+        (:mod:`flinkwin.operator.snapshots.graph`)."""
+        return dump_graph(
+            [None if op is None else op.snapshot() for op in self.operators],
+            GraphClocks(self.current_watermark, self.current_processing_time,
+                        self.source_max, self.source_active, self._node_watermarks,
+                        self._valves),
+        )
 
     def restore(self, data: bytes) -> None:
-        reader = pa.ipc.open_stream(pa.py_buffer(data))
-        table = reader.read_all()
-        metadata = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
-        if metadata.get("flinkwin.format") != FORMAT:
-            raise ValueError(f"not a stream-graph snapshot: {metadata.get('flinkwin.format')}")
-        blobs = table.column("node").to_pylist()
-        if len(blobs) != len(self.operators):
-            raise ValueError(
-                f"the snapshot holds {len(blobs)} graph nodes but the graph now has "
-                f"{len(self.operators)}: a graph's shape cannot change on restart"
-            )
+        blobs, clocks = load_graph(data, [len(gates) for gates in self._gates])
         for op, blob in zip(self.operators, blobs):
             if op is not None and blob is not None:
                 op.restore(blob)
-        self.current_watermark = int(metadata["watermark"])
-        self.current_processing_time = int(metadata["processing_time"])
-        self.source_max = [int(v) for v in metadata["source_max"].split(",") if v]
-        self.source_active = [int(v) for v in metadata["source_active"].split(",") if v]
-        self._node_watermarks = [int(v) for v in metadata["node_watermarks"].split(",") if v]
-        # none before flinkwin kept them
-        valves = json.loads(metadata.get("valves", "null")) or [None] * len(self._gates)
-        self._valves = [
-            None if node is None else [StatusWatermarkValve.from_json(v) for v in node]
-            for node in valves
-        ]
-        if any(v is not None and len(v) != len(g) for v, g in zip(self._valves, self._gates)):
-            raise ValueError("the snapshot's input gates do not match the graph's")
+        self.current_watermark = clocks.watermark
+        self.current_processing_time = clocks.processing_time
+        self.source_max = clocks.source_max
+        self.source_active = clocks.source_active
+        self._node_watermarks = clocks.node_watermarks
+        self._valves = clocks.valves
 
 
 def _valve_as_is(channels: list[tuple[int, bool]], output: int) -> StatusWatermarkValve:
