@@ -101,9 +101,10 @@ class GraphPlan:
     #: the stage sees every row (one key group): each operator's watermark is computed from
     #: the sources it reads; else (several key groups) every operator takes the stage's
     own_watermarks: bool = True
-    #: the ids of the stage's side outputs that no node declares (a function's
-    #: ``ctx.output``), asked for by the query (``start(side_outputs=...)``): each takes what
-    #: any node's function sends under its tag, not only the node ``sides`` names
+    #: the ids of the stage's side outputs asked for by the query
+    #: (``start(side_outputs=...)``): each takes what any node sends under its tag (late data
+    #: of every node declaring it, a function's ``ctx.output``), not only the node ``sides``
+    #: names
     function_sides: tuple[str, ...] = ()
 
 

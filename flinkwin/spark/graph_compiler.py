@@ -52,7 +52,7 @@ from .carried_time import watermark_mark
 from .compiler import _TIMEOUTS, PACKED_SUMMARY, many_results
 from .elements import RECORD_TIMESTAMP_COLUMN, apply_element_stage
 from .event_time import _WM, _event_time, _in_event_time_range, _with_wake_clock, _with_watermark
-from .graph import GraphPipeline, GraphSpec, StreamPlan, stage_pickler
+from .graph import GraphPipeline, GraphSpec, StreamPlan, StreamType, stage_pickler
 from .graph_chained import ChainedGraph, chain_reason
 from .graph_chained_nodes import chained_stream
 from .graph_nodes import ProcessBuilder, WindowNodeBuilder
@@ -92,6 +92,20 @@ EVENT_COLUMN = "_fw_ets"
 
 
 # ---------------------------------------------------------------------------- compile
+def _one_type_per_tag(plan: StreamPlan, tag: OutputTag, side_type: StreamType) -> None:
+    """Refuse a query's side output ``tag`` that operators declare with different types
+    (the late data of windows reading different streams): one sink cannot take both."""
+    for node in plan.nodes:
+        declared = node.sides.get(tag.tag_id)
+        if declared is not None and declared[1].schema != side_type.schema:
+            raise PipelineError(
+                f"side output {tag!r}: {node.spec.name} declares it for rows of "
+                f"{declared[1].schema.simpleString()}, a later operator for rows of "
+                f"{side_type.schema.simpleString()}; one sink cannot take both: give each "
+                "operator its own OutputTag"
+            )
+
+
 def compile_graph(
     plan: StreamPlan,
     side_tags: Sequence[OutputTag],
@@ -105,8 +119,9 @@ def compile_graph(
     where it can be (flinkwin.spark.graph_chained), unless ``one_task`` says why not. Its
     parallelism is ``parallelism`` (its result's ``set_parallelism``), else
     ``default_parallelism`` (the environment's when the graph's head was built). With
-    ``any_function_sides`` (a query's ``side_outputs``), a tag no node declares takes what
-    any node's function sends under it; else (``getSideOutput``) the head's alone."""
+    ``any_function_sides`` (a query's ``side_outputs``), a tag takes what any node sends
+    under it (every declaring node's late data, any function's ``ctx.output``); else
+    (``getSideOutput``) the head's alone."""
     first = plan.sources[0]._public_df()
     session = first.sparkSession
     streaming = first.isStreaming
@@ -141,6 +156,8 @@ def compile_graph(
     sides: dict[OutputTag, StreamRef] = {}
     for j, tag in enumerate(side_tags, start=1):
         side_type = plan.side_type(tag)
+        if any_function_sides:
+            _one_type_per_tag(plan, tag, side_type)
         side_types.append(side_type)
         sides[tag] = plan.side_ref(tag)
         out_side, side_columns[tag] = _nullable(side_type.schema, f"_fw_s{j}_", casts)
@@ -159,7 +176,6 @@ def compile_graph(
                       own_watermarks=key_groups == 1 or own_clocks,
                       function_sides=tuple(
                           tag.tag_id for tag in side_tags if any_function_sides
-                          and not any(tag.tag_id in n.sides for n in plan.nodes)
                       ))
     timers = {n.timers for n in plan.nodes}
     if not streaming:

@@ -235,6 +235,34 @@ def test_get_side_output_is_the_side_output_of_this_operator_only(
         ("a", 4, 3000)]
 
 
+def test_a_query_side_output_takes_a_tag_from_every_operator_sending_it(
+    spark: Any, tmp_path: Path
+) -> None:
+    """start(side_outputs={tag: sink}) writes everything the graph sends under ``tag``: the
+    late data of the window declaring it and what a later process function sends with
+    ctx.output under the same tag (the function's rows were dropped, silently: the sink took
+    the declaring window's alone). A tag declared for rows of two different types is
+    refused, naming the operator."""
+    write_batches(tmp_path / "in", [[ev("a", 1, 1000)], [ev("a", 2, 12000)],
+                                    [ev("a", 4, 3000)]])
+    sums = (stamped(source(spark, tmp_path / "in")).key_by("k").window(TUMBLING_5S)
+            .side_output_late_data(LATE).sum("v"))
+    processed = sums.key_by("k").process(EmitsLate(), output_type=SCHEMA)
+    main, sides = run(processed, tmp_path / "cp", "every_sender", (LATE,))
+    assert flat(main) == [("a", 1, 1000)]
+    assert sorted(tuple(r) for b in sides["late"] for r in sides["late"][b]) == [
+        ("a", 1, 1000), ("a", 4, 3000)]
+
+    df = spark.createDataFrame([("a", 1, 1000)], SCHEMA)
+    pairs = (stamped(df).key_by("k").window(TUMBLING_5S).side_output_late_data(LATE).sum("v")
+             .map(lambda r: (r.k, r.v), output_type="k string, v long"))
+    again = pairs.key_by("k").window(TUMBLING_5S).side_output_late_data(LATE).sum("v")
+    with pytest.raises(Exception, match=r"side output .*'late'.*: Window.* declares it for "
+                       r"rows of struct<k:string,v:bigint,ts:bigint>.*own OutputTag"):
+        again.start(main=MemorySink("two_types_main"),
+                    side_outputs={LATE: MemorySink("two_types_late")})
+
+
 SENT = OutputTag("sent", "k string, v long, ts long")
 
 
