@@ -139,6 +139,8 @@ class GraphOperator:
         self.source_max = [MIN_LONG] * len(plan.sources)
         #: per source, the processing time of its last element (or of the first batch)
         self.source_active = [MIN_LONG] * len(plan.sources)
+        #: some source turns idle without elements (``withIdleness``)
+        self._idles = any(s.idle_timeout_ms is not None for s in plan.sources)
         #: per node, the watermarked sources it reads from, directly or through other nodes
         self._node_sources = upstream_sources(plan)
         self._node_watermarks = [MIN_LONG] * len(plan.nodes)
@@ -207,9 +209,7 @@ class GraphOperator:
         self._advance_nodes()  # the sources' watermarks from the rows before these
         sources = frame[self.plan.source_column].to_numpy()
         stamps = np.asarray(timestamps, dtype=np.int64)
-        for i in range(len(self.plan.sources)):
-            if (sources == i).any() or self.source_active[i] == MIN_LONG:
-                self.source_active[i] = self.current_processing_time
+        self._see_activity(np.unique(sources).tolist())
         self.see_source_maxima(source_maxima(sources, stamps, len(self.plan.sources)))
         elements: list[Any] = [None] * len(frame)
         #: per source, the window nodes that took its first rows, and how many
@@ -243,8 +243,18 @@ class GraphOperator:
 
     def see_source_maxima(self, maxima: Sequence[int] | np.ndarray) -> None:
         """Each source's greatest timestamp of a micro-batch (``MIN_LONG``: none), taken into
-        the sources' greatest timestamps: counted from the next watermark on."""
+        the sources' greatest timestamps: counted from the next watermark on. A source with
+        one had elements in the micro-batch: its idle timeout starts again."""
+        self._see_activity([i for i, top in enumerate(maxima) if int(top) != MIN_LONG])
         self.source_max = [max(old, int(new)) for old, new in zip(self.source_max, maxima)]
+
+    def _see_activity(self, present: Iterable[int]) -> None:
+        """Sources ``present`` had elements at the current processing time (``withIdleness``:
+        their idle timeouts start again); every source's starts at the first micro-batch."""
+        now = self.current_processing_time
+        for i in present:
+            self.source_active[i] = now
+        self.source_active = [now if t == MIN_LONG else t for t in self.source_active]
 
     def advance_watermark(self, watermark: int) -> None:
         """Advance every operator in topological order, pushing what each fires downstream
@@ -268,13 +278,19 @@ class GraphOperator:
         top = self.source_max[i]
         return MIN_LONG if delay is None or top == MIN_LONG else top - delay - 1
 
-    def _idle(self, i: int) -> bool:
-        """Source ``i`` has had no element for its ``withIdleness`` timeout."""
+    def _idle(self, i: int, now: int) -> bool:
+        """Source ``i`` has had no element for its ``withIdleness`` timeout at ``now``."""
         timeout = self.plan.sources[i].idle_timeout_ms
         last = self.source_active[i]
         if timeout is None or last == MIN_LONG:
             return False
-        return self.current_processing_time - last >= timeout
+        return now - last >= timeout
+
+    def _source_clocks(self, now: int) -> dict[StreamRef, tuple[int, bool]]:
+        """Per source, its watermark and whether it is idle at processing time ``now``: the
+        first channels of the operators' valves (their own are added as they advance)."""
+        return {("source", i): (self.source_watermark(i), self._idle(i, now))
+                for i in range(len(self.plan.sources))}
 
     def _advance_nodes(self) -> None:
         """Advance each operator to its own input watermark: the minimum of the watermarks of
@@ -285,12 +301,7 @@ class GraphOperator:
         (``MAX_LONG``) every operator takes the stage's."""
         stage = self.current_watermark
         sources = self.plan.sources
-        marks = [self.source_watermark(i) for i in range(len(sources))]
-        idle = [self._idle(i) for i in range(len(sources))]
-        #: per node, its watermark and whether it is idle (every input gate idle)
-        clocks: dict[StreamRef, tuple[int, bool]] = {
-            ("source", i): (marks[i], idle[i]) for i in range(len(sources))
-        }
+        clocks = self._source_clocks(self.current_processing_time)
         for j, op in enumerate(self.operators):
             if op is None:
                 continue
@@ -332,12 +343,16 @@ class GraphOperator:
                 all(i for _, i in outputs))
 
     def advance_processing_time(self, time: int) -> None:
+        """Advance every operator's processing time; a source's idle timeout that passes
+        by it advances the operators reading it, as Flink's idleness timer does."""
         self.open()
         self.current_processing_time = int(time)
         for j, op in enumerate(self.operators):
             if op is not None:
                 op.advance_processing_time(time)
                 self._flush(j)
+        if self.plan.own_watermarks and self._idles:
+            self._advance_nodes()
 
     def end_batch_input(self) -> None:
         """BATCH mode's end of input (watermark and processing time ``MAX_LONG``), node by

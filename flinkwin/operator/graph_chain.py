@@ -277,12 +277,22 @@ class ChainStep(GraphOperator):
         return self.drain_emissions()
 
     # ------------------------------------------------------------- own clocks
-    def sources_watermark(self) -> int:
-        """The watermark of a node reading every source, from the sources' greatest
-        timestamps this key group was told of (:meth:`see_source_maxima`): the minimum of
-        their watermarks (``MIN_LONG`` until each has a timestamp), as a one-task graph
-        computes it."""
-        return min(self.source_watermark(i) for i in range(len(self.plan.sources)))
+    def sources_watermark(self, now: int) -> int:
+        """This key group's node's watermark at processing time ``now``, from the sources'
+        greatest timestamps and last elements this key group was told of
+        (:meth:`see_source_maxima`): the operators up to it through their valves, as a
+        one-task graph computes them (``MIN_LONG`` until each source has a timestamp; an
+        idle source left out, ``withIdleness``). Every key group is told the same clocks, so
+        each computes the same watermarks."""
+        assert self.node is not None
+        clocks = self._source_clocks(now)
+        for j in keyed_nodes(self.plan):
+            target, idle = self._through_valves(j, clocks)
+            if j == self.node:
+                return target
+            self._node_watermarks[j] = max(target, self._node_watermarks[j])
+            clocks[("node", j)] = (self._node_watermarks[j], idle)
+        raise ValueError(f"node {self.node} is not a keyed operator of the graph")
 
     def clocks_moved(self) -> bool:
         """A source's greatest timestamp is known: the key group keeps its state for it."""
@@ -338,9 +348,11 @@ def single_task_reason(plan: GraphPlan) -> str | None:
     if not any(node.kind == OPERATOR for node in plan.nodes):
         return "the graph has no keyed operator"
     for i, source in enumerate(plan.sources):
-        if source.idle_timeout_ms is not None:
-            return (f"source {i} uses with_idleness: telling an idle input apart needs "
-                    "every row of the micro-batch")
+        if source.idle_timeout_ms is not None and any(
+                s.stage_watermark for s in plan.sources) and len(plan.sources) > 1:
+            return (f"source {i} uses with_idleness and a source's watermark is computed "
+                    "before a map or filter: telling an idle input apart needs the sources' "
+                    "own clocks")
         if source.delay_ms is None and not source.stage_watermark:
             return (f"source {i} has no watermarks: the operators reading it stay at "
                     "Long.MIN_VALUE while the others advance")

@@ -174,7 +174,7 @@ class ChainedNode(StatefulProcessor):
         if step is None:
             step = graph.step(self.j, label, subtask)
         dropped, fired = step.num_late_records_dropped, step.num_windows_fired
-        watermark = (step.sources_watermark() if graph.own_clocks
+        watermark = (step.sources_watermark(now) if graph.own_clocks
                      else flink_watermark(spark_watermark, graph.watermark_shift))
         if self.takes_rows:
             emitted = step.run_sources(source_rows, watermark, now)

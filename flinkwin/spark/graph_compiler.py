@@ -17,8 +17,8 @@
   allows runs **distributed** instead (:mod:`flinkwin.spark.graph_chained`: every keyed
   operator in its own key groups, a shuffle before each, in the same query). With one key
   group the stage sees every row, so each operator gets the watermark of the sources it
-  reads (and idle inputs are told apart); with several, every operator reads every source,
-  and each key group takes the sources' greatest timestamps from heartbeat rows
+  reads; with several, every operator reads every source, and each key group takes the
+  sources' greatest timestamps (and which had elements: idle inputs) from heartbeat rows
   (:mod:`~flinkwin.spark.source_clocks`), or Spark's watermark of a single one. A source without a
   ``WatermarkStrategy`` holds the operators reading it at ``Long.MIN_VALUE`` either way, as
   in Flink (Spark's global watermark leaves it out);
@@ -129,8 +129,6 @@ def compile_graph(
         raise PipelineError("a graph cannot mix streaming and static DataFrames")
     mode = effective_mode(runtime_mode, streaming)
     tz = session.conf.get("spark.sql.session.timeZone") or "UTC"
-    partition = partitioning(plan)
-    key_groups = plan.sources[0]._key_groups if partition is not None else 1
     declared = {s._times_before_1970 for s in plan.sources}
     if streaming and len(declared) > 1:
         raise PipelineError(
@@ -142,6 +140,16 @@ def compile_graph(
     described_sources = [_source_spec(i, s, streaming) for i, s in enumerate(plan.sources)]
     sources = [source for source, _ in described_sources]
     watermarked = any(has_wm for _, has_wm in described_sources)
+    # two or more watermarked sources: the stage keeps their maxima (a one-task graph; the
+    # keyed plan's key groups through heartbeats, flinkwin.spark.source_clocks; a distributed
+    # graph's through clock rows, flinkwin.spark.graph_chained); Spark's watermark is a
+    # wake-up clock
+    own_clocks = streaming and _wake_clock(sources)
+    partition = partitioning(plan)
+    if partition is not None and len(sources) > 1 and not own_clocks and any(
+            s.idle_timeout_ms is not None for s in sources):
+        partition = None  # an idle input is told apart by the sources' own clocks only
+    key_groups = plan.sources[0]._key_groups if partition is not None else 1
 
     main_type = plan.head_type
     casts: dict[str, Any] = {}
@@ -165,11 +173,6 @@ def compile_graph(
     out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
     output_schema = StructType(out_fields)
 
-    # two or more watermarked sources: the stage keeps their maxima (a one-task graph; the
-    # keyed plan's key groups through heartbeats, flinkwin.spark.source_clocks; a distributed
-    # graph's through clock rows, flinkwin.spark.graph_chained); Spark's watermark is a
-    # wake-up clock
-    own_clocks = streaming and _wake_clock(sources)
     graph = GraphPlan(tuple(sources), tuple(n.spec for n in plan.nodes), plan.head, sides,
                       SOURCE_COLUMN,
                       late_tags=tuple(tag for n in plan.nodes for tag, _ in n.sides.values()),

@@ -15,8 +15,6 @@ def partitioning(plan: StreamPlan) -> dict[int, list[str]] | None:
     more than one: ONE keyed operator, reading the sources directly or through unions, keyed
     by columns of the same types on every source (and by the same columns on a source it
     reads twice), with only stateless steps after it. None: one key group."""
-    if any(getattr(s._watermark, "idle_timeout_ms", None) is not None for s in plan.sources):
-        return None  # idle inputs are told apart by seeing every row (one key group)
     operators = [j for j, n in enumerate(plan.nodes) if n.spec.kind == OPERATOR]
     if len(operators) != 1 or not plan.nodes[operators[0]].keys:
         return None

@@ -539,7 +539,10 @@ def test_graphs_whose_keyed_operators_read_every_source_can_run_chained(name: st
 def test_the_rules_that_keep_a_graph_on_one_task_name_the_cause() -> None:
     plan = hot_items(False)
     idle = replace(plan, sources=(replace(source(0), idle_timeout_ms=100), source(1)))
-    assert "source 0 uses with_idleness" in str(single_task_reason(idle))
+    assert single_task_reason(idle) is None  # each key group is told the sources' activity
+    carried = replace(idle, sources=(idle.sources[0], replace(source(1), stage_watermark=True)))
+    assert "source 0 uses with_idleness and a source's watermark is computed before a map" in (
+        str(single_task_reason(carried)))
     silent = replace(plan, sources=(source(0), replace(source(1), delay_ms=None)))
     assert "source 1 has no watermarks" in str(single_task_reason(silent))
     one_source = GraphPlan((source(0), source(1)), (
@@ -576,10 +579,41 @@ def test_a_key_groups_own_source_clocks_give_the_minimum_watermark_and_survive_a
     step = ChainStep(plan, 1, TaskInfo("running", 0, 2, 2), 2)
     assert not step.clocks_moved()
     step.see_source_maxima(np.array([100, MIN_LONG]))
-    assert step.sources_watermark() == MIN_LONG and step.clocks_moved()
+    assert step.sources_watermark(0) == MIN_LONG and step.clocks_moved()
     step.see_source_maxima(np.array([90, 40]))  # a smaller maximum changes nothing
-    assert step.sources_watermark() == min(100 - 5 - 1, 40 - 0 - 1)
+    assert step.sources_watermark(0) == min(100 - 5 - 1, 40 - 0 - 1)
     restored = ChainStep(plan, 1, TaskInfo("running", 0, 2, 2), 2)
     restored.restore(step.snapshot())
     assert restored.source_max == [100, 40]
-    assert restored.sources_watermark() == 39
+    assert restored.sources_watermark(0) == 39
+
+
+def test_a_key_groups_own_clocks_leave_an_idle_source_out_as_flinks_valves_do() -> None:
+    """withIdleness in a distributed graph: each key group is told each source's greatest
+    timestamp of every micro-batch (its clock rows), which also says the source had elements,
+    and computes its node's watermark through the valves of every operator up to it, as a
+    one-task graph does (StatusWatermarkValve): a source idle for its timeout is left out,
+    one resuming behind the watermark stays out until it catches up; the valves survive a
+    restore."""
+    idle = replace(source(1), idle_timeout_ms=3)
+    plan = replace(window_join_by_function(), sources=(source(0), idle))
+
+    def told(step: ChainStep, now: int, maxima: list[int]) -> None:
+        step.advance_processing_time(now)
+        step.see_source_maxima(np.array(maxima))
+
+    step = ChainStep(plan, 1, TaskInfo("running", 0, 2, 2), 2)
+    told(step, 1, [10, 20])
+    assert step.sources_watermark(2) == 9  # the join's minimum, through to "running"
+    told(step, 2, [30, MIN_LONG])  # source 1 has no elements
+    assert step.sources_watermark(3) == 19  # not idle yet (last elements at 1)
+    assert step.sources_watermark(4) == 29  # idle: the join follows source 0
+    told(step, 5, [MIN_LONG, 25])  # source 1 back, at 24: behind the join's 29
+    restored = ChainStep(plan, 1, TaskInfo("running", 0, 2, 2), 2)
+    restored.restore(step.snapshot())
+    for key_group in (step, restored):
+        assert key_group.sources_watermark(6) == 29  # unaligned: left out
+        told(key_group, 6, [MIN_LONG, 45])  # caught up: aligned, in the minimum again
+        assert key_group.sources_watermark(7) == 29
+        told(key_group, 7, [60, MIN_LONG])
+        assert key_group.sources_watermark(8) == 44

@@ -430,6 +430,49 @@ def test_a_source_resuming_behind_the_unions_watermark_holds_nothing_back_until_
     assert late == [("a", 20), ("a", 21)]
 
 
+def test_key_groups_seeing_the_sources_clocks_turn_a_source_idle_as_one_that_sees_every_row(
+) -> None:
+    """The keyed plan with withIdleness: a key group learns from the heartbeats which sources
+    had elements in a batch (and their greatest timestamps), so it turns a source idle, and
+    leaves one resuming behind out, exactly as a graph seeing every row; key group "b" has
+    no rows of its own until the end."""
+    plan = replace(union_window_plan(LATE), sources=(source(0), idle_source(1)),
+                   sides={LATE: ("side", 1, LATE)})
+    batches = [
+        (1, [(0, "a", 1, 1), (1, "a", 10, 2)]),
+        (2, [(0, "a", 2, 3)]),
+        (10, [(0, "a", 3, 12)]),  # source 1 idle: the union follows source 0
+        (11, [(0, "a", 4, 25)]),
+        (12, [(0, "a", 5, 40), (1, "a", 20, 5)]),  # source 1 back, far behind
+        (13, [(1, "a", 21, 26), (1, "b", 7, 27)]),  # it holds nothing back
+        (14, [(0, "b", 8, 28)]),
+    ]
+    whole = GraphOperator(plan, INFO)
+    groups = {k: GraphOperator(plan, INFO) for k in "ab"}
+    got: dict[str, list[Any]] = {"whole": [], "groups": []}
+    for now, rows in batches:
+        whole.advance_processing_time(now)
+        whole.process_batch(frame([r[:3] for r in rows]), [r[3] for r in rows])
+        got["whole"] += [("main", tuple(v), ts) for v, ts in whole.drain_output()]
+        got["whole"] += [("late", tuple(v), ts)
+                         for v, ts in whole.drain_side_outputs().get(LATE, [])]
+        sources = [r[0] for r in rows]
+        stamps = [r[3] for r in rows]
+        for key, op in groups.items():
+            mine = [r for r in rows if r[1] == key]
+            op.advance_processing_time(now)
+            if mine:
+                op.process_batch(frame([r[:3] for r in mine]), [r[3] for r in mine])
+            op.see_source_clocks(sources, stamps, advance=not mine)
+            got["groups"] += [("main", tuple(v), ts) for v, ts in op.drain_output()]
+            got["groups"] += [("late", tuple(v), ts)
+                              for v, ts in op.drain_side_outputs().get(LATE, [])]
+    assert sorted(got["groups"]) == sorted(got["whole"]) == sorted([
+        ("main", ("a", 13), 9), ("main", ("a", 3), 19), ("main", ("a", 4), 29),
+        ("late", ("a", 20), 5), ("late", ("a", 21), 26), ("late", ("b", 7), 27),
+        ("late", ("b", 8), 28)])
+
+
 @pytest.mark.parametrize("restore", [False, True], ids=["kept", "restored every batch"])
 def test_a_union_whose_inputs_all_turn_idle_flushes_their_greatest_watermark(
     restore: bool,

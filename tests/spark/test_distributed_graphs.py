@@ -31,6 +31,7 @@ from flinkwin import (
     Row,
     SlidingEventTimeWindows,
     Time,
+    TumblingEventTimeWindows,
     Types,
     WatermarkStrategy,
     WindowFunction,
@@ -345,23 +346,29 @@ def test_hot_items_on_static_input_runs_in_one_task_and_refuses_more(spark: Any)
 def test_set_parallelism_above_one_is_refused_for_a_graph_that_must_run_in_one_task(
     spark: Any, tmp_path: Path
 ) -> None:
-    """A source with ``with_idleness`` needs every row of a micro-batch to tell an idle input
-    apart, which only one task sees: scaling such a graph out is refused naming that rule, and
-    the graph stays on one task."""
+    """A windowAll is not keyed: it runs with parallelism 1, as in Flink (which refuses a
+    parallelism above 1 for it): scaling such a graph out is refused naming that rule, and
+    the graph stays on one task. A source with ``with_idleness`` no longer keeps a graph on
+    one task (each key group is told which sources had elements)."""
     df = spark.readStream.schema(SCHEMA).json(str(tmp_path))
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0)) \
         .with_timestamp_assigner("ts").with_idleness(Duration.of_seconds(5))
     counts = (DataStream(df).assign_timestamps_and_watermarks(strategy).key_by("item")
               .window(SlidingEventTimeWindows.of(Time.seconds(20), Time.seconds(10)))
               .aggregate(CountAgg(), WithEnd(), output_type="item string, window_end long, n long"))
-    graph = counts.key_by("window_end").process(TopN(), Types.STRING())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        counts.key_by("window_end").process(TopN(), Types.STRING()).set_parallelism(2).explain()
+    assert "distributed : yes" in out.getvalue()
+    graph = counts.window_all(TumblingEventTimeWindows.of(Time.seconds(10))).reduce(
+        lambda a, b: a if a.n >= b.n else b)
     with pytest.raises(PipelineError, match=r"setParallelism\(2\): this stream graph runs in "
-                       r"one task \(source 0 uses with_idleness"):
+                       r"one task \(.* is not keyed"):
         graph.set_parallelism(2)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         graph.explain()
-    assert "distributed : no: source 0 uses with_idleness" in out.getvalue()
+    assert "is not keyed: it runs with parallelism 1, as in Flink" in out.getvalue()
 
 
 SHIPPED = '''

@@ -22,7 +22,6 @@ from test_distributed_graphs import (
     EXPECTED,
     FILES,
     SCHEMA,
-    TopN,
     WithEnd,
     hot_items,
     non_empty,
@@ -34,6 +33,7 @@ import flinkwin
 from flinkwin import (
     Duration,
     OneTaskGraphWarning,
+    ProcessAllWindowFunction,
     Row,
     SlidingEventTimeWindows,
     Time,
@@ -195,18 +195,29 @@ def test_a_restart_after_the_environments_parallelism_changed_follows_the_checkp
     assert Counter(r[0] for r in main.rows()) == Counter(["70000: e=1", "80000: e=1"])
 
 
+class TopOfAll(ProcessAllWindowFunction):
+    """TopN over all items at once: a windowAll's ``"<end>: item=n ..."``, largest first."""
+
+    def process(self, context: Any, elements: Any) -> Any:
+        ranked = sorted(((e.item, e.n) for e in elements), key=lambda t: (-t[1], t[0]))
+        yield f"{context.window().end}: " + " ".join(f"{k}={n}" for k, n in ranked[:2])
+
+
 def test_a_graph_a_rule_keeps_in_one_task_runs_there_under_the_environments_parallelism(
     spark: Any, fresh_env: Any, tmp_path: Path,
 ) -> None:
-    """with_idleness: the environment's default does not fail the program (a warning, once,
-    and explain() name the rule); the result's own set_parallelism(2) is still refused."""
+    """A windowAll (not keyed: parallelism 1, as in Flink): the environment's default does not
+    fail the program (a warning, once, and explain() name the rule); the result's own
+    set_parallelism(2) is still refused."""
     fresh_env.set_parallelism(2)
     write_batches(tmp_path / "in", [rows(f) for f in FILES[:3]])
     df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
         str(tmp_path / "in"))
-    graph = counts(df, idle=True).key_by("window_end").process(TopN(), Types.STRING())
-    assert "distributed : no: source 0 uses with_idleness" in explained(graph)
-    main = MemorySink("fw_env_idle")
+    graph = counts(df).window_all(TumblingEventTimeWindows.of(Time.seconds(10))).process(
+        TopOfAll(), Types.STRING())
+    rule = "is not keyed: it runs with parallelism 1, as in Flink"
+    assert rule in explained(graph)
+    main = MemorySink("fw_env_all")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         graph.toDF()
@@ -216,14 +227,14 @@ def test_a_graph_a_rule_keeps_in_one_task_runs_there_under_the_environments_para
     one_task = [w for w in caught if issubclass(w.category, OneTaskGraphWarning)]
     assert len(one_task) == 1
     assert "environment's parallelism is 2" in str(one_task[0].message)
-    assert "source 0 uses with_idleness" in str(one_task[0].message)
+    assert rule in str(one_task[0].message)
     assert one_task[0].filename == __file__  # it points at the user's line
     [operator] = query.lastProgress["stateOperators"]
     assert operator["operatorName"] == "applyInPandasWithState"
     assert Counter(r[0] for r in main.rows()) == Counter([
         "10000: a=2 b=1", "20000: a=4 b=2", "30000: a=1 b=1"])
     with pytest.raises(PipelineError, match=r"setParallelism\(2\): this stream graph runs in "
-                       r"one task \(source 0 uses with_idleness"):
+                       r"one task \(.*is not keyed"):
         graph.set_parallelism(2)
 
 

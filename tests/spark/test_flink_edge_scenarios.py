@@ -868,7 +868,7 @@ def test_a_window_on_one_source_fires_in_the_next_batch_with_rows(
     assert non_empty(main) == expect({0: [("b", 10, 500)], 2: [("a", 1, 1000)]})
 
 
-@pytest.mark.parametrize("parallelism", [1])  # with_idleness: one task
+@pytest.mark.parametrize("parallelism", PLANS)
 def test_a_union_with_an_idle_input_fires_on_the_active_inputs_last_watermark(
     spark: Any, tmp_path: Path, parallelism: int
 ) -> None:
@@ -885,8 +885,7 @@ def test_a_union_with_an_idle_input_fires_on_the_active_inputs_last_watermark(
         return s.source("a").union(b).key_by("k").window(TUMBLING_5S).sum("v")
 
     main, _ = Scenario(spark, tmp_path, "idle_last").run(
-        {"a": OWN_CLOCK["a"], "b": [[ev("b", 10, 500)], [], []]}, build, parallelism,
-        plans=[1])
+        {"a": OWN_CLOCK["a"], "b": [[ev("b", 10, 500)], [], []]}, build, parallelism)
     assert non_empty(main) == expect({2: [("a", 1, 1000), ("b", 10, 500)]})
 
 

@@ -8,6 +8,8 @@ fired them, and a late re-firing upstream arrives late downstream.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from pathlib import Path
 from typing import Any
@@ -139,8 +141,14 @@ def test_an_idle_input_stops_holding_the_union_back(spark: Any, tmp_path: Path) 
     assert flat(main) == main[2] + main[3]
 
 
+class PassesOn(KeyedProcessFunction):
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        yield value
+
+
+@pytest.mark.parametrize("plan", ["keyed", "distributed"])
 def test_an_input_resuming_behind_the_unions_watermark_is_left_out_until_it_catches_up(
-    spark: Any, tmp_path: Path
+    spark: Any, tmp_path: Path, plan: str
 ) -> None:
     """R (withIdleness(5 s)) is idle after a pause longer than that, and resumes in batch 4
     at 5000, far behind the union's 24999. As in Flink's StatusWatermarkValve it is unaligned
@@ -149,7 +157,9 @@ def test_an_input_resuming_behind_the_unions_watermark_is_left_out_until_it_catc
     back at R's watermark 4999: a@26000 went into that window, which fired 25, a sum Flink
     never emits). After a restart R is still unaligned: L's 49999 fires [40 s, 50 s). (On a
     machine so slow that batches 4 and 5 are 5 s apart, R is idle in batch 5 and the
-    results are the same.)"""
+    results are the same.) Both plans of several key groups: the window's key groups by its
+    key column, and, with a re-keying process function after it at parallelism 2, the
+    distributed one: each key group is told which sources had elements."""
     left = [[ev("a", 1, 1000)], [ev("a", 2, 3000)], [ev("a", 3, 12000)], [ev("a", 4, 25000)],
             [ev("a", 5, 40000)], [], [ev("a", 6, 50000)]]
     right = [[ev("a", 10, 2000)], [], [], [], [ev("a", 20, 5000)], [ev("a", 21, 26000)], []]
@@ -168,7 +178,15 @@ def test_an_input_resuming_behind_the_unions_watermark_is_left_out_until_it_catc
         result = (l_stream.union(r_stream).key_by("k")
                   .window(TumblingEventTimeWindows.of(Time.seconds(10)))
                   .side_output_late_data(LATE).sum("v"))
-        main, sides = run(result, tmp_path / "cp", f"resume_behind_{run_number}", (LATE,))
+        if plan == "distributed":
+            result = (result.key_by(lambda r: r.v).process(PassesOn(), output_type=SCHEMA)
+                      .set_parallelism(2))
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                result.explain()
+            assert "distributed : yes" in out.getvalue()
+        main, sides = run(result, tmp_path / "cp", f"resume_behind_{plan}{run_number}",
+                          (LATE,))
         sums += [r[1] for r in flat(main)]
         late += flat(sides["late"])
     assert sums == [13, 3, 4, 5]
