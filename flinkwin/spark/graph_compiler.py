@@ -146,9 +146,13 @@ def compile_graph(
     # wake-up clock
     own_clocks = streaming and _wake_clock(sources)
     partition = partitioning(plan)
-    if partition is not None and len(sources) > 1 and not own_clocks and any(
-            s.idle_timeout_ms is not None for s in sources):
-        partition = None  # an idle input is told apart by the sources' own clocks only
+    scaled = (default_parallelism if parallelism is None else parallelism) not in (None, 1)
+    if partition is not None and any(s.idle_timeout_ms is not None for s in sources) and (
+            not scaled or (len(sources) > 1 and not own_clocks)):
+        # idle inputs: in key groups with the sources' own clocks only, and only where the
+        # parallelism asks for it (a checkpoint of a flinkwin that kept such graphs in one
+        # key group restarts so)
+        partition = None
     key_groups = plan.sources[0]._key_groups if partition is not None else 1
 
     main_type = plan.head_type

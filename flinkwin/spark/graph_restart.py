@@ -246,6 +246,20 @@ def prepare_graph_restart(
                "plan again: set_parallelism(n) with n > 1 on the graph's result or on the "
                "environment")
         ])
+    before = recorded.get("key_groups") if isinstance(recorded, dict) else None
+    if written == kind == "graph" and before != key_groups and 1 in (before, key_groups):
+        raise IncompatibleRestartError(store.location, [
+            f"key_groups: {before} -> {key_groups}: the checkpoint was written with the graph "
+            + ("in one key group (one task)" if before == 1 else f"in {before} key groups")
+            + ", this program runs it "
+            + ("in one key group" if key_groups == 1 else f"in {key_groups} key groups")
+            + "; Spark cannot move its state between them. Start from a new checkpoint "
+            "location, or run it as the checkpoint was written"
+            + (": a graph with with_idleness runs in one key group unless set_parallelism(n) "
+               "with n > 1 is set on its result or on the environment" if any(
+                   getattr(s._watermark, "idle_timeout_ms", None) is not None
+                   for s in plan.sources) else "")
+        ])
     names = [node.spec.name for node in plan.nodes]
     check_recorded(store, document(plan, key_groups, fingerprint, kind),
                    lambda recorded, current: changes(recorded, current, names))

@@ -14,15 +14,27 @@ from typing import Any
 
 import pytest
 from spark_scenarios import write_batches
-from upgrade_programs import BATCHES, BEFORE, LATE, SECOND, TUMBLING, _parity, source
+from upgrade_programs import (
+    BATCHES,
+    BEFORE,
+    LATE,
+    SCHEMA,
+    SECOND,
+    TUMBLING,
+    _parity,
+    source,
+)
 
 from flinkwin import (
+    Duration,
     IncompatibleRestartError,
     RestartedWatermarksWarning,
     Time,
     TumblingEventTimeWindows,
     Types,
+    WatermarkStrategy,
 )
+from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
 from flinkwin.spark.graph_restart import changes
 from flinkwin.spark.restart import DOCUMENT
@@ -205,3 +217,32 @@ def test_a_restart_on_sparks_watermark_of_several_sources_warns_that_their_clock
             _run(build(filtered), checkpoint, f"clocks_{filtered}_1")
         warned = [w for w in caught if w.category is RestartedWatermarksWarning]
         assert bool(warned) == filtered, [str(w.message) for w in caught]
+
+
+def test_a_graph_with_idleness_restarted_in_other_key_groups_is_refused_naming_the_fix(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A union with with_idleness runs in one key group at a graph's default parallelism (as
+    flinkwin ran every such graph before, so their checkpoints restart) and in the stream's
+    key groups at set_parallelism(2): a checkpoint of the one restarted as the other is
+    refused at start, naming both and the setting that decides; as written, it goes on."""
+    inputs = tmp_path / "in"
+    for name, batches in (("a", BATCHES), ("b", SECOND)):
+        write_batches(inputs / name, batches[:BEFORE])
+    idle = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(1)) \
+        .with_timestamp_assigner("ts").with_idleness(Duration.of_seconds(30))
+
+    def build(parallelism: int) -> Any:
+        b = DataStream(spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1)
+                       .json(str(inputs / "b"))).assign_timestamps_and_watermarks(idle)
+        union = source(spark, inputs / "a").union(b).key_by("k").window(TUMBLING).sum("v")
+        return union.set_parallelism(parallelism) if parallelism > 1 else union
+
+    checkpoint = tmp_path / "ck"
+    _run(build(1), checkpoint, "idle_kg_0", late=False)
+    with pytest.raises(IncompatibleRestartError, match=(
+            r"key_groups: 1 -> \d+: the checkpoint was written with the graph in one key "
+            r"group \(one task\), this program runs it in \d+ key groups.*a graph with "
+            r"with_idleness runs in one key group unless set_parallelism\(n\)")):
+        _run(build(2), checkpoint, "idle_kg_1", late=False)
+    _run(build(1), checkpoint, "idle_kg_2", late=False)

@@ -157,8 +157,8 @@ def test_an_input_resuming_behind_the_unions_watermark_is_left_out_until_it_catc
     back at R's watermark 4999: a@26000 went into that window, which fired 25, a sum Flink
     never emits). After a restart R is still unaligned: L's 49999 fires [40 s, 50 s). (On a
     machine so slow that batches 4 and 5 are 5 s apart, R is idle in batch 5 and the
-    results are the same.) Both plans of several key groups: the window's key groups by its
-    key column, and, with a re-keying process function after it at parallelism 2, the
+    results are the same.) Both plans of several key groups, at parallelism 2: the window's
+    key groups by its key column, and, with a re-keying process function after it, the
     distributed one: each key group is told which sources had elements."""
     left = [[ev("a", 1, 1000)], [ev("a", 2, 3000)], [ev("a", 3, 12000)], [ev("a", 4, 25000)],
             [ev("a", 5, 40000)], [], [ev("a", 6, 50000)]]
@@ -178,7 +178,9 @@ def test_an_input_resuming_behind_the_unions_watermark_is_left_out_until_it_catc
         result = (l_stream.union(r_stream).key_by("k")
                   .window(TumblingEventTimeWindows.of(Time.seconds(10)))
                   .side_output_late_data(LATE).sum("v"))
-        if plan == "distributed":
+        if plan == "keyed":
+            result = result.set_parallelism(2)
+        else:
             result = (result.key_by(lambda r: r.v).process(PassesOn(), output_type=SCHEMA)
                       .set_parallelism(2))
             out = io.StringIO()
