@@ -1,13 +1,15 @@
 """Java ``long`` arithmetic: how window bounds, timers, lateness and sums are computed.
 
-Flink computes them in Java ``long``, which wraps around silently on overflow. flinkwin computes
-them identically on every path (per element, vectorized, columnar) under one of two policies:
+Flink computes them in Java ``long``, which wraps around silently on overflow (and sums an
+``int``, ``short`` or ``byte`` field in that type: ``SumFunction``'s ``IntSum``, ``ShortSum``,
+``ByteSum``). flinkwin computes them identically on every path (per element, vectorized,
+columnar) under one of two policies:
 
 - ``"wrap"`` (:data:`WRAP`, the core's default, as Flink): Java's two's-complement wrap-around,
   step by step as Flink's code does it;
-- ``"error"`` (:data:`ERROR`): a result outside ``[MIN_LONG, MAX_LONG]`` raises
-  :class:`LongOverflowError` naming what overflowed. On Spark this follows
-  ``spark.sql.ansi.enabled`` (on by default in Spark 4), as Spark's own long arithmetic does.
+- ``"error"`` (:data:`ERROR`): a result outside the type's range (``[MIN_LONG, MAX_LONG]`` for a
+  long) raises :class:`LongOverflowError` naming what overflowed. On Spark this follows
+  ``spark.sql.ansi.enabled`` (on by default in Spark 4), as Spark's own arithmetic does.
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from flinkwin.time import MAX_LONG, MIN_LONG
 WRAP = "wrap"
 ERROR = "error"
 OVERFLOW_POLICIES = (WRAP, ERROR)
-_BIAS = 2**63
-_MASK = 2**64 - 1
+#: Java's integral types by width in bits.
+JAVA_INTEGERS = {8: "byte", 16: "short", 32: "int", 64: "long"}
+_RANGES = {bits: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) for bits in JAVA_INTEGERS}
 
 
 class LongOverflowError(ArithmeticError):
-    """A long result overflowed under the ``"error"`` policy."""
+    """A long result (or an ``int``/``short``/``byte`` sum) overflowed under the ``"error"``
+    policy."""
 
 
 def located(exc: LongOverflowError, key: Any, window: Any) -> LongOverflowError:
@@ -44,23 +48,31 @@ def check_policy(overflow: str) -> str:
     return overflow
 
 
-def wrap(value: int) -> int:
-    """``value`` reduced to a Java long (two's complement wrap-around)."""
-    return ((value + _BIAS) & _MASK) - _BIAS
+def java_range(bits: int) -> tuple[int, int]:
+    """The smallest and largest value of the Java integral type of ``bits`` bits."""
+    return _RANGES[bits]
 
 
-def to_long(value: int, overflow: str, what: str) -> int:
-    """``value`` if it fits a long; otherwise wrapped (``"wrap"``) or a
-    :class:`LongOverflowError` naming ``what`` (``"error"``)."""
-    if MIN_LONG <= value <= MAX_LONG:
+def wrap(value: int, bits: int = 64) -> int:
+    """``value`` reduced to a Java long, or to the integral type of ``bits`` bits (two's
+    complement wrap-around, as Java's arithmetic and narrowing casts do)."""
+    bias = 1 << (bits - 1)
+    return ((value + bias) & ((1 << bits) - 1)) - bias
+
+
+def to_long(value: int, overflow: str, what: str, bits: int = 64) -> int:
+    """``value`` if it fits a long (or the integral type of ``bits`` bits); otherwise wrapped
+    (``"wrap"``) or a :class:`LongOverflowError` naming ``what`` (``"error"``)."""
+    low, high = _RANGES[bits]
+    if low <= value <= high:
         return value
     if overflow == ERROR:
         raise LongOverflowError(
-            f"long overflow: {what} = {value} is outside [{MIN_LONG}, {MAX_LONG}] (overflow="
-            f"'error', e.g. spark.sql.ansi.enabled=true; Flink's Java arithmetic, "
-            f"overflow='wrap', would give {wrap(value)})"
+            f"{JAVA_INTEGERS[bits]} overflow: {what} = {value} is outside [{low}, {high}] "
+            f"(overflow='error', e.g. spark.sql.ansi.enabled=true; Flink's Java arithmetic, "
+            f"overflow='wrap', would give {wrap(value, bits)})"
         )
-    return wrap(value)
+    return wrap(value, bits)
 
 
 def add(a: int, b: int, overflow: str, what: str) -> int:
@@ -85,24 +97,29 @@ def safe_band(margin: int) -> tuple[int, int]:
 SUM_SAFE = 2.0**62
 
 
-def sums_may_overflow(values: np.ndarray, starts: np.ndarray, existing: Any = None) -> bool:
+def sums_may_overflow(
+    values: np.ndarray, starts: np.ndarray, existing: Any = None, bits: int = 64
+) -> bool:
     """Could a running sum over any segment ``values[starts[i]:starts[i + 1]]`` (plus
-    ``existing[i]``, the pane's current sum) leave the long range? Conservative (float)."""
+    ``existing[i]``, the pane's current sum) leave the long range (or the range of the
+    integral type of ``bits`` bits, whose magnitudes a float adds exactly)? Conservative."""
     if len(values) == 0:
         return False
     magnitude = np.add.reduceat(np.abs(values.astype(np.float64)), starts)
     if existing is not None:
         magnitude = magnitude + np.abs(np.asarray(existing, dtype=np.float64))
-    return bool((magnitude >= SUM_SAFE).any())
+    return bool((magnitude >= (SUM_SAFE if bits == 64 else 2.0 ** (bits - 1))).any())
 
 
 __all__ = [
     "ERROR",
+    "JAVA_INTEGERS",
     "OVERFLOW_POLICIES",
     "WRAP",
     "LongOverflowError",
     "add",
     "check_policy",
+    "java_range",
     "located",
     "safe_band",
     "sums_may_overflow",

@@ -8,8 +8,6 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql.types import FloatType
-
 from flinkwin.assigners.base import MergingWindowAssigner, WindowAssigner
 from flinkwin.assigners.count import CountSlidingWindowAssigner, CountTumblingWindowAssigner
 from flinkwin.assigners.global_windows import GlobalWindows
@@ -31,7 +29,7 @@ from flinkwin.functions.internal import (
 )
 from flinkwin.functions.transform import function_label
 from flinkwin.output_tag import OutputTag
-from flinkwin.spark.aggregations import check_aggregatable
+from flinkwin.spark.aggregations import check_aggregatable, over_field
 from flinkwin.spark.graph_nodes import window_node
 from flinkwin.spark.pipeline import WindowPipeline
 from flinkwin.spark.schema import parse_schema
@@ -311,10 +309,8 @@ class WindowedStream:
         function = factory(field)
         dtype = schema[field].dataType
         check_aggregatable(function.kind, f"{name}({field!r})", field, dtype)
-        if isinstance(dtype, FloatType):
-            function = function.with_single_precision()
         return self._finish(
-            function, f"{name}({field!r})", None, None, with_window, with_firing
+            over_field(function, dtype), f"{name}({field!r})", None, None, with_window, with_firing
         )
 
     def _finish(

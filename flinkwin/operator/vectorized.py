@@ -33,7 +33,7 @@ from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.builtin import BuiltinAggregation
 from flinkwin.functions.internal import AGGREGATING, LIST, REDUCING
 from flinkwin.keys import flink_key
-from flinkwin.longs import ERROR, LongOverflowError, located, sums_may_overflow, to_long
+from flinkwin.longs import LongOverflowError, located, to_long
 from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.element_rows import column_values, op_records
 from flinkwin.operator.ordering import stable_order
@@ -361,8 +361,9 @@ class _Batch:
         """Built-in sum/min/max over an integer column with numpy; False to fall back.
 
         Sums are int64 sums, which wrap exactly as Java's long sums (``overflow="wrap"``);
-        under ``"error"`` a batch whose sums could overflow falls back to the per-element fold,
-        which raises at the first overflowing addition, as the per-element path does."""
+        under ``"error"``, or over a field narrower than a long, a batch whose sums could leave
+        the field's range falls back to the per-element fold, which wraps or raises at the
+        first overflowing addition, as the per-element path does."""
         if agg.kind not in ("sum", "min", "max") or agg.field not in self.frame.columns:
             return False
         column = self.frame[agg.field].to_numpy()
@@ -375,9 +376,9 @@ class _Batch:
         slots = [(pane_key[p], pane_window[p]) for p in quiet_list]
         existing = [contents.get(slot) for slot in slots]
         field, kind = agg.field, agg.kind
-        if kind == "sum" and agg.overflow == ERROR:
+        if not agg.int64_exact:
             held = [0 if e is None else e[field] for e in existing]
-            if any(type(h) is not int for h in held) or sums_may_overflow(
+            if any(type(h) is not int for h in held) or agg.sums_may_overflow(
                 values, seg_starts, held
             ):
                 return False

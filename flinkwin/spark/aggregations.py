@@ -6,7 +6,10 @@ when the aggregation is created ("DataStream cannot be summed because the class 
 support the + operator."). ``min``/``max``/``minBy``/``maxBy`` (``ComparableAggregator``) cast
 the field to ``Comparable``: strings, booleans, decimals, dates, timestamps and durations
 compare; ``byte[]``, arrays, maps and rows do not (Flink fails at the first two elements with a
-``ClassCastException``; here, when the aggregation is built).
+``ClassCastException``; here, when the aggregation is built). A sum adds in the field's class:
+a ``float`` field's in single precision (``FloatSum``), an ``int``, ``smallint`` or ``tinyint``
+field's in Java ``int``, ``short`` or ``byte``, wrapping around there (``IntSum``, ``ShortSum``,
+``ByteSum``), or raising under the ``"error"`` overflow policy (:mod:`flinkwin.longs`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from flinkwin.functions.builtin import BuiltinAggregation
+
 _SUMMABLE = (ByteType, ShortType, IntegerType, LongType, FloatType, DoubleType)
 _JAVA_CLASSES: tuple[tuple[type, str], ...] = (
     (ByteType, "Byte"), (ShortType, "Short"), (IntegerType, "Integer"), (LongType, "Long"),
@@ -42,6 +47,8 @@ _JAVA_CLASSES: tuple[tuple[type, str], ...] = (
     (MapType, "Map"), (StructType, "Row"),
 )
 _NOT_COMPARABLE = (BinaryType, ArrayType, MapType, StructType)
+#: The integral column types narrower than a Java long, by width in bits.
+_NARROW = ((ByteType, 8), (ShortType, 16), (IntegerType, 32))
 
 
 def java_class(dtype: DataType) -> str:
@@ -67,4 +74,13 @@ def check_aggregatable(kind: str, call: str, field: str, dtype: DataType) -> Non
         )
 
 
-__all__ = ["check_aggregatable", "java_class"]
+def over_field(function: BuiltinAggregation, dtype: DataType) -> BuiltinAggregation:
+    """``function`` adding a ``dtype`` field as Flink's ``SumFunction`` adds its class (see
+    module docstring)."""
+    if isinstance(dtype, FloatType):
+        return function.with_single_precision()
+    bits = next((b for t, b in _NARROW if isinstance(dtype, t)), 64)
+    return function if bits == 64 else function.with_bits(bits)
+
+
+__all__ = ["check_aggregatable", "java_class", "over_field"]

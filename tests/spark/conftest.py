@@ -101,6 +101,15 @@ def spark() -> Iterator[object]:
 
 
 @pytest.fixture
+def ansi(spark: Any) -> Iterator[Any]:
+    """Sets spark.sql.ansi.enabled (which picks the overflow policy) for one test, then
+    restores it."""
+    previous = spark.conf.get("spark.sql.ansi.enabled")
+    yield lambda on: spark.conf.set("spark.sql.ansi.enabled", "true" if on else "false")
+    spark.conf.set("spark.sql.ansi.enabled", previous)
+
+
+@pytest.fixture
 def fresh_env(monkeypatch: pytest.MonkeyPatch) -> object:
     """A new process-wide StreamExecutionEnvironment for one test: its settings (runtime mode,
     max parallelism...) do not leak into other tests."""

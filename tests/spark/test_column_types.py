@@ -1,7 +1,8 @@
 """Column types through the window stage: a day-time interval round-trips exactly in every
 role (pass-through, key, reduce/maxBy value, late data); the types Arrow cannot carry
 (year-month and calendar intervals) and variants fail when the pipeline is built, naming the
-column and its type (see the bad-input table in ``docs/reliability.md``)."""
+column and its type (see the bad-input table in ``docs/reliability.md``); a window sum keeps an
+``int``/``smallint``/``tinyint`` column's type and overflows as Flink's does on every path."""
 
 from __future__ import annotations
 
@@ -101,14 +102,94 @@ def test_a_declared_output_column_flinkwin_cannot_carry_fails_at_build(spark: An
         windowed.apply(Nothing(), output_schema="k string, span interval year to month")
 
 
-def test_an_int_column_sum_outside_the_int_range_fails_naming_the_value(spark: Any) -> None:
-    """Flink's Integer sum wraps at 32 bits; flinkwin fails the batch instead (documented in
-    docs/spark-semantics.md): no silently different value."""
-    df = spark.createDataFrame([("a", 1, 2**31 - 1), ("a", 2, 1)], "k string, ts long, v int")
-    result = (
-        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
-        .window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v")
+B = 2_000_000_000
+INT_SCHEMA = "k string, ts long, v int"
+#: Flink's IntSum overflowing (ANSI off) and the error naming it (ANSI on)
+WRAPPED = -294_967_296  # 2,000,000,000 + 2,000,000,000 in Java int arithmetic
+INT_OVERFLOW = (r"key 'a', window TimeWindow\(start=0, end=10000\): int overflow: sum of "
+                r"field 'v': 2000000000 \+ 2000000000 = 4000000000")
+
+
+def _int_sums(stream: DataStream, lateness: int = 0) -> Any:
+    return (
+        stream.assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .allowedLateness(Time.seconds(lateness)).sum("v")
     )
-    assert result.toDF().schema["v"].dataType.simpleString() == "int"
-    with pytest.raises(Exception, match="field 'v' is declared int but got 2147483648"):
-        result.toDF().collect()
+
+
+@pytest.mark.parametrize(("column", "value", "wrapped", "overflow"), [
+    ("int", B, WRAPPED, "int overflow: .* = 4000000000"),
+    ("smallint", 30_000, -5_536, r"short overflow: .* = 60000 is outside \[-32768, 32767\]"),
+    ("tinyint", 100, -56, r"byte overflow: .* = 200 is outside \[-128, 127\]"),
+])
+def test_a_narrow_int_window_sum_on_a_static_dataframe_wraps_as_flinks_or_fails_under_ansi(
+    spark: Any, ansi: Any, column: str, value: int, wrapped: int, overflow: str
+) -> None:
+    """Flink's SumFunction adds an Integer (Short, Byte) field in its own type: the sum keeps
+    the column's type and wraps around, or fails under the "error" policy."""
+    df = spark.createDataFrame([("a", 1, value), ("a", 2, value)], f"k string, ts long, v {column}")
+    ansi(False)
+    result = _int_sums(DataStream(df)).toDF()
+    assert result.schema["v"].dataType.simpleString() == column
+    assert [(r.k, r.v) for r in result.collect()] == [("a", wrapped)]
+    ansi(True)
+    failing = _int_sums(DataStream(df)).toDF()
+    with pytest.raises(Exception, match=f"key 'a', window TimeWindow.*{overflow}"):
+        failing.collect()
+
+
+def test_an_int_window_sum_fired_by_the_watermark_wraps_as_flinks_or_fails_under_ansi(
+    spark: Any, tmp_path: Path, ansi: Any
+) -> None:
+    write_batches(tmp_path / "in", [
+        [{"k": "a", "ts": 1000, "v": B}, {"k": "a", "ts": 2000, "v": B}],
+        [{"k": "b", "ts": 15000, "v": 1}],  # watermark 14999: fires [0, 10 s)
+    ])
+    ansi(False)
+    run = run_stream(spark, tmp_path / "in", tmp_path / "ck", INT_SCHEMA, _int_sums)
+    fired = [(r["k"], r["v"]) for rows in run.main.values() for r in rows]
+    assert fired == [("a", WRAPPED)]
+    ansi(True)
+    with pytest.raises(Exception, match=INT_OVERFLOW):
+        run_stream(spark, tmp_path / "in", tmp_path / "ck-error", INT_SCHEMA, _int_sums)
+
+
+def test_an_int_window_sum_fired_by_a_late_element_wraps_as_flinks_or_fails_under_ansi(
+    spark: Any, tmp_path: Path, ansi: Any
+) -> None:
+    write_batches(tmp_path / "in", [
+        [{"k": "a", "ts": 1000, "v": B}],
+        [{"k": "b", "ts": 15000, "v": 1}],  # watermark 14999: fires [0, 10 s) with B
+        [{"k": "a", "ts": 2000, "v": B}],  # late, within the lateness: fires it on arrival
+    ])
+    ansi(False)
+    run = run_stream(spark, tmp_path / "in", tmp_path / "ck", INT_SCHEMA,
+                     lambda s: _int_sums(s, lateness=10))
+    fired = [(r["k"], r["v"]) for rows in run.main.values() for r in rows]
+    assert fired == [("a", B), ("a", WRAPPED)]
+    ansi(True)
+    with pytest.raises(Exception, match=INT_OVERFLOW):
+        run_stream(spark, tmp_path / "in", tmp_path / "ck-error", INT_SCHEMA,
+                   lambda s: _int_sums(s, lateness=10))
+
+
+def test_an_int_sum_of_a_window_after_a_window_wraps_as_flinks_or_fails_under_ansi(
+    spark: Any, ansi: Any
+) -> None:
+    """In a stream graph, the second window's sum of the first's int sums adds in int too."""
+    df = spark.createDataFrame([("a", 1000, B), ("a", 11000, B)], INT_SCHEMA)
+
+    def graph() -> Any:
+        return (
+            _int_sums(DataStream(df)).key_by("k")
+            .window(TumblingEventTimeWindows.of(Time.seconds(20))).sum("v").toDF()
+        )
+
+    ansi(False)
+    assert [(r.k, r.v) for r in graph().collect()] == [("a", WRAPPED)]
+    ansi(True)
+    failing = graph()
+    with pytest.raises(Exception, match=r"key 'a', window TimeWindow\(start=0, end=20000\): "
+                       "int overflow: sum of field 'v'"):
+        failing.collect()

@@ -4,7 +4,6 @@ otherwise; never an encoder crash."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,14 +16,6 @@ from flinkwin.time import MAX_LONG
 
 SCHEMA = "k string, ts long, v long"
 T0 = 1_700_000_123_457
-
-
-@pytest.fixture
-def ansi(spark: Any) -> Iterator[Any]:
-    """Sets spark.sql.ansi.enabled for one test, then restores it."""
-    previous = spark.conf.get("spark.sql.ansi.enabled")
-    yield lambda on: spark.conf.set("spark.sql.ansi.enabled", "true" if on else "false")
-    spark.conf.set("spark.sql.ansi.enabled", previous)
 
 
 def _sum(

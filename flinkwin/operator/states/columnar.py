@@ -36,7 +36,6 @@ from flinkwin.assigners.tumbling import TumblingEventTimeWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
 from flinkwin.keys import float_codes
-from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.batch_windows import _codes, assign_event_windows, in_safe_band
 from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import (
@@ -107,7 +106,7 @@ class ColumnarAggregation:
         self.key_fields = list(template.key_selector.fields)
         self.field = builtin.field
         self.kind = builtin.kind
-        self.overflow = getattr(template, "overflow", WRAP)
+        self.builtin = builtin
         self._factory = operator_factory
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
@@ -233,8 +232,7 @@ class ColumnarAggregation:
         if not in_safe_band(self.assigner, self.lateness, timestamps, self.timer_margin):
             return False
         if (
-            self.kind == "sum" and self.overflow == ERROR and not sums_checked
-            and self._sum_may_overflow(frame)
+            not self.builtin.int64_exact and not sums_checked and self._sum_may_overflow(frame)
         ):
             return False
         _, _, ends = assign_event_windows(self.assigner, timestamps)
@@ -248,7 +246,7 @@ class ColumnarAggregation:
         if self.panes is not None and len(self.panes):
             held = int(np.abs(self.panes[self.field].to_numpy(dtype=np.float64)).max())
         values = frame[self.field].to_numpy()
-        return sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
+        return self.builtin.sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
 
     def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
         """Process the rows of ``frame`` (in processing order) with their timestamps; the batch

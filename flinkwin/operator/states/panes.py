@@ -39,7 +39,6 @@ from flinkwin.assigners.sliding import SlidingEventTimeWindows
 from flinkwin.assigners.stagger import WindowStagger
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
-from flinkwin.longs import ERROR, WRAP, sums_may_overflow
 from flinkwin.operator.batch_windows import _codes, assign_event_windows
 from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import drain_frames, read_frame, write_frame
@@ -104,7 +103,7 @@ class PaneAggregation:
         self.key_fields = list(template.key_selector.fields)
         self.field = builtin.field
         self.kind = builtin.kind
-        self.overflow = getattr(template, "overflow", WRAP)
+        self.builtin = builtin
         self._factory = operator_factory
         self.current_watermark = MIN_LONG
         self.current_processing_time = MIN_LONG
@@ -225,16 +224,17 @@ class PaneAggregation:
             return False
         if not (np.abs(timestamps) < _LIMIT).all():
             return False
-        # under the "error" long policy a sum must not wrap silently: conservatively, every
-        # prefix and window sum stays below the total magnitude held and added
-        return not (self.kind == "sum" and self.overflow == ERROR and self._sum_may_overflow(frame))
+        # a sum that int64 does not wrap as the field's Java type (under "error", or of a field
+        # narrower than a long) must stay in the field's range: conservatively, every prefix
+        # and window sum stays below the total magnitude held and added
+        return self.builtin.int64_exact or not self._sum_may_overflow(frame)
 
     def _sum_may_overflow(self, frame: pd.DataFrame) -> bool:
         held = 0.0
         if self.panes is not None and len(self.panes):
             held = float(np.abs(self.panes[self.field].to_numpy(dtype=np.float64)).sum())
         values = frame[self.field].to_numpy()
-        return sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
+        return self.builtin.sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
 
     def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
         """Process the rows of ``frame`` (in processing order) with their timestamps; the batch

@@ -49,7 +49,7 @@ import pandas as pd
 from flinkwin.assigners.session import EventTimeSessionWindows
 from flinkwin.functions.base import FieldKeySelector
 from flinkwin.functions.internal import REDUCING
-from flinkwin.longs import ERROR, safe_band, sums_may_overflow
+from flinkwin.longs import safe_band
 from flinkwin.operator.batch_windows import _codes
 from flinkwin.operator.element_rows import column_values
 from flinkwin.operator.frames import drain_frames, drain_frames_timed
@@ -126,7 +126,7 @@ class SessionAggregation(ColumnarAggregation):
         low, high = safe_band(2 * self.gap + self.lateness + 1)
         if not (low <= int(timestamps.min()) and int(timestamps.max()) <= high):
             return False
-        if self.kind == "sum" and self.overflow == ERROR and self._sum_may_overflow(frame):
+        if not self.builtin.int64_exact and self._sum_may_overflow(frame):
             return False
         if self.lateness == 0:
             return True
@@ -156,7 +156,7 @@ class SessionAggregation(ColumnarAggregation):
         if self.panes is not None and len(self.panes):
             held = float(np.abs(self.panes[self.field].to_numpy(dtype=np.float64)).sum())
         values = frame[self.field].to_numpy()
-        return sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
+        return self.builtin.sums_may_overflow(values, np.zeros(1, dtype=np.int64), [held])
 
     def process_batch(self, frame: pd.DataFrame, timestamps: np.ndarray) -> None:
         """Merge the rows of ``frame`` (in processing order) into the sessions; the batch must
