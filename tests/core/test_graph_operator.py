@@ -345,6 +345,38 @@ def test_a_two_input_operator_with_an_input_without_watermarks_has_none() -> Non
     assert join is not None and join.current_watermark == MIN_LONG
 
 
+def whole_and_in_key_groups(
+    plan: GraphPlan, batches: list[tuple[int | None, list[tuple[int, str, int, int]]]]
+) -> tuple[list[Any], list[Any], list[GraphOperator]]:
+    """Each batch (its processing time, None: not advanced; rows of (source, k, v,
+    timestamp)) through one graph seeing every row and through key groups "a" and "b" of the
+    keyed plan, each seeing its key's rows and every row's source and timestamp (the
+    heartbeats, flinkwin.spark.source_clocks): what the one and the key groups emitted, and
+    the three graphs."""
+    whole = GraphOperator(plan, INFO)
+    groups = {k: GraphOperator(plan, INFO) for k in "ab"}
+    got: dict[str, list[Any]] = {"whole": [], "groups": []}
+
+    def drain(op: GraphOperator, into: str) -> None:
+        got[into] += [("main", tuple(v), ts) for v, ts in op.drain_output()]
+        got[into] += [("late", tuple(v), ts) for v, ts in op.drain_side_outputs().get(LATE, [])]
+
+    for now, rows in batches:
+        if now is not None:
+            whole.advance_processing_time(now)
+        whole.process_batch(frame([r[:3] for r in rows]), [r[3] for r in rows])
+        drain(whole, "whole")
+        for key, op in groups.items():
+            mine = [r for r in rows if r[1] == key]
+            if now is not None:
+                op.advance_processing_time(now)
+            if mine:
+                op.process_batch(frame([r[:3] for r in mine]), [r[3] for r in mine])
+            op.see_source_clocks([r[0] for r in rows], [r[3] for r in rows], advance=not mine)
+            drain(op, "groups")
+    return got["whole"], got["groups"], [whole, *groups.values()]
+
+
 def test_key_groups_seeing_the_sources_clocks_fire_as_one_that_sees_every_row() -> None:
     """The keyed plan (flinkwin.spark.source_clocks): a key group sees only its keys' rows
     and, from the heartbeats, each source's greatest timestamp of the batch; its windows fire
@@ -359,28 +391,10 @@ def test_key_groups_seeing_the_sources_clocks_fire_as_one_that_sees_every_row() 
         [(0, "b", 4, 3)],
     ]
     plan = replace(union_window_plan(LATE), sides={LATE: ("side", 1, LATE)})
-    whole = GraphOperator(plan, INFO)
-    groups = {k: GraphOperator(plan, INFO) for k in "ab"}
-    got: dict[str, list[Any]] = {"whole": [], "groups": []}
-    for rows in batches:
-        whole.process_batch(frame([r[:3] for r in rows]), [r[3] for r in rows])
-        got["whole"] += [("main", tuple(v), ts) for v, ts in whole.drain_output()]
-        got["whole"] += [("late", tuple(v), ts)
-                         for v, ts in whole.drain_side_outputs().get(LATE, [])]
-        sources = [r[0] for r in rows]
-        stamps = [r[3] for r in rows]
-        for key, op in groups.items():
-            mine = [r for r in rows if r[1] == key]
-            if mine:
-                op.process_batch(frame([r[:3] for r in mine]), [r[3] for r in mine])
-            op.see_source_clocks(sources, stamps, advance=not mine)
-            got["groups"] += [("main", tuple(v), ts) for v, ts in op.drain_output()]
-            got["groups"] += [("late", tuple(v), ts)
-                              for v, ts in op.drain_side_outputs().get(LATE, [])]
-    print(got)
-    assert sorted(got["groups"]) == sorted(got["whole"]) == [
+    whole, groups, ops = whole_and_in_key_groups(plan, [(None, rows) for rows in batches])
+    assert sorted(groups) == sorted(whole) == [
         ("late", ("b", 4), 3), ("main", ("a", 11), 9), ("main", ("b", 2), 29)]
-    for op in (whole, *groups.values()):
+    for op in ops:
         assert op.source_max == [31, 30]
 
 
@@ -447,27 +461,8 @@ def test_key_groups_seeing_the_sources_clocks_turn_a_source_idle_as_one_that_see
         (13, [(1, "a", 21, 26), (1, "b", 7, 27)]),  # it holds nothing back
         (14, [(0, "b", 8, 28)]),
     ]
-    whole = GraphOperator(plan, INFO)
-    groups = {k: GraphOperator(plan, INFO) for k in "ab"}
-    got: dict[str, list[Any]] = {"whole": [], "groups": []}
-    for now, rows in batches:
-        whole.advance_processing_time(now)
-        whole.process_batch(frame([r[:3] for r in rows]), [r[3] for r in rows])
-        got["whole"] += [("main", tuple(v), ts) for v, ts in whole.drain_output()]
-        got["whole"] += [("late", tuple(v), ts)
-                         for v, ts in whole.drain_side_outputs().get(LATE, [])]
-        sources = [r[0] for r in rows]
-        stamps = [r[3] for r in rows]
-        for key, op in groups.items():
-            mine = [r for r in rows if r[1] == key]
-            op.advance_processing_time(now)
-            if mine:
-                op.process_batch(frame([r[:3] for r in mine]), [r[3] for r in mine])
-            op.see_source_clocks(sources, stamps, advance=not mine)
-            got["groups"] += [("main", tuple(v), ts) for v, ts in op.drain_output()]
-            got["groups"] += [("late", tuple(v), ts)
-                              for v, ts in op.drain_side_outputs().get(LATE, [])]
-    assert sorted(got["groups"]) == sorted(got["whole"]) == sorted([
+    whole, groups, _ = whole_and_in_key_groups(plan, batches)
+    assert sorted(groups) == sorted(whole) == sorted([
         ("main", ("a", 13), 9), ("main", ("a", 3), 19), ("main", ("a", 4), 29),
         ("late", ("a", 20), 5), ("late", ("a", 21), 26), ("late", ("b", 7), 27),
         ("late", ("b", 8), 28)])
