@@ -21,10 +21,12 @@ if TYPE_CHECKING:
 
 def column_values(column: pd.Series, rows: np.ndarray | None = None) -> list[Any]:
     """A column as Python values (with ``rows``, the values at these positions); timestamps
-    become ``datetime.datetime`` (what a ``pyspark.sql.Row`` holds) rather than
-    ``pandas.Timestamp``."""
+    become ``datetime.datetime`` and durations ``datetime.timedelta`` (what a
+    ``pyspark.sql.Row`` holds) rather than ``pandas.Timestamp``/``Timedelta``, a null None."""
     if column.dtype.kind == "M":
         return _datetimes(column.array if rows is None else column.array.take(rows))
+    if column.dtype.kind == "m":
+        return _timedeltas(column.to_numpy() if rows is None else column.to_numpy()[rows])
     if rows is None:
         return column.tolist()
     if isinstance(column.dtype, np.dtype) and column.dtype.kind in "biufO":
@@ -68,6 +70,16 @@ def _datetimes(array: Any) -> list[Any]:
                 deltas = ints.astype(f"timedelta64[{unit}]").tolist()
                 return list(map(operator.add, repeat(_UTC_EPOCH, len(deltas)), deltas))
     return list(array.to_pydatetime())
+
+
+def _timedeltas(values: np.ndarray) -> list[Any]:
+    """A ``timedelta64`` array as ``datetime.timedelta`` values, ``NaT`` as None (what a
+    ``pyspark.sql.Row`` holds; pandas gives ``Timedelta`` and ``NaT``), exact to the
+    microsecond over the whole range of Spark's day-time intervals."""
+    micros = values.astype("timedelta64[us]").astype(np.int64)
+    nulls = np.isnat(values)
+    return [None if null else datetime.timedelta(microseconds=m)
+            for m, null in zip(micros.tolist(), nulls.tolist())]
 
 
 def _records(

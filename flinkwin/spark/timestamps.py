@@ -22,6 +22,13 @@ naive value coming back in that zone. flinkwin does not rely on that conversion:
   inside a nested output value into null, so such fields leave the stage with their floats as
   Arrow's text (``nan``, ``-0``, the shortest round-trip digits) and Spark casts them back to
   the declared type right after it.
+- **Day-time intervals** at the top level travel as microseconds too (Spark's exact decimal
+  of their seconds, times 10^6: PySpark's pandas conversion would take them through
+  nanoseconds, wrapping those beyond about 292 years, and hand a null as ``NaT``); their
+  nulls travel in the column's null mask (:mod:`flinkwin.spark.nulls`), and the workers
+  rebuild them as ``timedelta64[us]`` (a null as ``NaT``, which the elements hold as ``None``:
+  :func:`flinkwin.operator.element_rows.column_values`). Inside arrays, maps and structs
+  PySpark hands them over exactly.
 - **Out**: the stage returns timestamps as Arrow arrays with an explicit UTC zone (instants) or
   without one (``TIMESTAMP_NTZ`` wall time), which Spark stores exactly; see
   :class:`flinkwin.spark.row_encoder.RowEncoder` for how returned values are read.
@@ -40,6 +47,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     DataType,
+    DayTimeIntervalType,
     DoubleType,
     FloatType,
     MapType,
@@ -86,8 +94,9 @@ def _changed(dtype: DataType) -> bool:
 
 def on_wire(dtype: DataType) -> bool:
     """True if an input column of ``dtype`` travels changed (see module docstring): a
-    timestamp at any depth, or a float inside an array, map or struct."""
-    if has_timestamps(dtype):
+    timestamp at any depth, a day-time interval, or a float inside an array, map or
+    struct."""
+    if has_timestamps(dtype) or isinstance(dtype, DayTimeIntervalType):
         return True
     return isinstance(dtype, (ArrayType, MapType, StructType)) and _has_floats(dtype)
 
@@ -147,6 +156,9 @@ def to_wire(column: Column, dtype: DataType) -> Column:
     """``column`` with every timestamp in it as epoch microseconds (see module docstring)."""
     if isinstance(dtype, _TIMESTAMPS):
         return F.coalesce(F.unix_micros(column), F.lit(MIN_LONG))
+    if isinstance(dtype, DayTimeIntervalType):  # exact over the type's whole range
+        seconds = column.cast("interval second").cast("decimal(38,6)")
+        return (seconds * F.lit(1_000_000)).cast("bigint")
     return _nested_to_wire(column, dtype)
 
 
@@ -187,6 +199,15 @@ def from_wire(values: np.ndarray, dtype: DataType, time_zone: str) -> Any:
         if isinstance(dtype, TimestampNTZType):
             return wall
         return pd.DatetimeIndex(wall).tz_localize("UTC").tz_convert(time_zone).array
+    if isinstance(dtype, DayTimeIntervalType):  # int64 micros, or ints and None (nulls)
+        array = np.asarray(values)
+        if array.dtype == object:
+            nulls = np.array([v is None for v in array.tolist()], dtype=bool)
+            array = np.where(nulls, 0, array).astype(np.int64)
+            deltas = array.astype("timedelta64[us]")
+            deltas[nulls] = np.timedelta64("NaT")
+            return deltas
+        return array.astype(np.int64, copy=False).astype("timedelta64[us]")
     decode = decoder(dtype, time_zone)
     out = np.empty(len(values), dtype=object)
     for i, value in enumerate(values):

@@ -1,8 +1,9 @@
 """Column types through the window stage: a day-time interval round-trips exactly in every
-role (pass-through, key, reduce/maxBy value, late data); the types Arrow cannot carry
-(year-month and calendar intervals) and variants fail when the pipeline is built, naming the
-column and its type (see the bad-input table in ``docs/reliability.md``); a window sum keeps an
-``int``/``smallint``/``tinyint`` column's type and overflows as Flink's does on every path."""
+role (pass-through, key, reduce/maxBy value, late data), beyond 292 years and null too; the
+types Arrow cannot carry (year-month and calendar intervals) and variants fail when the
+pipeline is built, naming the column and its type (see the bad-input table in
+``docs/reliability.md``); a window sum keeps an ``int``/``smallint``/``tinyint`` column's type
+and overflows as Flink's does on every path."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ from typing import Any
 import pytest
 from spark_scenarios import run_stream, watermark, write_batches
 
-from flinkwin import OutputTag, Time, TumblingEventTimeWindows, WindowFunction
+from flinkwin import (
+    OutputTag,
+    ProcessWindowFunction,
+    Time,
+    TumblingEventTimeWindows,
+    WindowFunction,
+)
 from flinkwin.datastream import DataStream
 
 LATE = OutputTag("late_intervals")
@@ -25,7 +32,8 @@ D2 = -datetime.timedelta(microseconds=7)
 def _intervals(df: Any) -> Any:
     return df.selectExpr(
         "k", "ts", "v",
-        "make_dt_interval(0, 0, 0, cast(us as decimal(18, 6)) / 1000000) as d",
+        "make_dt_interval(0, 0, 0, cast(cast(us as decimal(38, 6)) / 1000000 as decimal(18, 6)))"
+        " as d",
     )
 
 
@@ -63,6 +71,51 @@ def test_day_time_intervals_round_trip_in_every_role(spark: Any, tmp_path: Path)
     assert sorted((r["d"], r["v"]) for r in by_interval) == [(D2, 2), (D1, 1), (D1, 3)]
     reduced = _windowed(DataStream(static)).reduce(lambda a, b: b).toDF().collect()
     assert sorted((r["k"], r["d"]) for r in reduced) == [("a", D2), ("b", D1)]
+
+
+#: beyond pandas' nanosecond range (about 292 years), either sign
+BIG = datetime.timedelta(days=200_000, microseconds=7)
+
+
+class Seen(ProcessWindowFunction):
+    """Each element's interval as the function sees it: its text and whether it is None."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        for e in elements:
+            yield key, str(e.d), e.d is None, type(e.d).__name__
+
+
+def test_day_time_intervals_beyond_292_years_and_nulls_reach_functions_exactly(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A top-level interval column travels as microseconds (PySpark's pandas conversion took
+    it through nanoseconds: 200000 days became -13504 days, silently) and a null one arrives
+    as None, not pandas' NaT (which failed the batch when passed on, and which min/max
+    skipped where Flink fails): functions see datetime.timedelta and None, late data keeps
+    the value, a null in a maxBy field fails naming the row."""
+    batches = [
+        [{"k": "a", "ts": 1000, "v": 1, "us": _us(BIG)}],
+        [{"k": "a", "ts": 2000, "v": 2, "us": None}],
+        [{"k": "b", "ts": 15000, "v": 3, "us": _us(-BIG)}],
+        [{"k": "a", "ts": 3000, "v": 4, "us": _us(-BIG)}],  # late: the watermark is 14999
+    ]
+    write_batches(tmp_path / "in", batches)
+    schema = "k string, ts long, v long, us long"
+    run = run_stream(
+        spark, tmp_path / "in", tmp_path / "ck", schema,
+        lambda s: _windowed(s).sideOutputLateData(LATE).process(
+            Seen(), output_schema="k string, d string, absent boolean, kind string"), [LATE],
+    )
+    fired = [(r["k"], r["d"], r["absent"], r["kind"]) for rows in run.main.values() for r in rows]
+    assert fired == [("a", str(BIG), False, "timedelta"), ("a", "None", True, "NoneType")]
+    late = [r for rows in run.sides[LATE.tag_id].values() for r in rows]
+    assert [(r["k"], r["d"]) for r in late] == [("a", -BIG)]
+
+    static = spark.createDataFrame([r for b in batches[:2] for r in b], schema)
+    reduced = _windowed(DataStream(static)).reduce(lambda a, b: a).toDF().collect()
+    assert [(r["k"], r["d"]) for r in reduced] == [("a", BIG)]
+    with pytest.raises(Exception, match=r"max_by\('d'\): field 'd' is null in Row\("):
+        _windowed(DataStream(static)).maxBy("d").toDF().collect()
 
 
 @pytest.mark.parametrize(
