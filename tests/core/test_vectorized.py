@@ -149,8 +149,10 @@ def test_elements_at_positions_are_the_elements_taken_from_the_whole_batch() -> 
 
 
 def test_column_values_at_positions_equal_the_whole_columns_values_for_every_dtype() -> None:
-    """The positional read gives the values the whole-column read gives: a duration stays a
-    duration (numpy's ``tolist`` of ``timedelta64[ns]`` would give integers of nanoseconds)."""
+    """The positional read gives the values the whole-column read gives; a duration is a
+    ``datetime.timedelta`` (numpy's ``tolist`` of ``timedelta64[ns]`` would give integers of
+    nanoseconds, pandas' a ``Timedelta``) and a null one None (pandas: ``NaT``), exact beyond
+    the nanoseconds' 292 years."""
     import datetime
 
     import pandas as pd
@@ -158,9 +160,16 @@ def test_column_values_at_positions_equal_the_whole_columns_values_for_every_dty
     from flinkwin.operator.element_rows import column_values
 
     rows = np.array([2, 0])
+    big = datetime.timedelta(days=200_000, microseconds=7)
+    micros = np.array([-7, (big // datetime.timedelta(microseconds=1))], dtype=np.int64)
+    durations = np.concatenate([micros.astype("timedelta64[us]"),
+                                np.array(["NaT"], dtype="timedelta64[us]")])
+    assert column_values(pd.Series(durations)) == [
+        datetime.timedelta(microseconds=-7), big, None]
     columns = [
         pd.Series([datetime.timedelta(microseconds=-7), datetime.timedelta(days=1),
                    datetime.timedelta(seconds=3)]),
+        pd.Series(durations),
         pd.Series([1, 2, 3]),
         pd.Series([0.5, float("nan"), -1.0]),
         pd.Series([True, False, True]),
@@ -168,7 +177,7 @@ def test_column_values_at_positions_equal_the_whole_columns_values_for_every_dty
         pd.Series([1, None, 3], dtype="Int64"),
     ]
     for column in columns:
-        whole = column.tolist()
+        whole = column_values(column)
         got = column_values(column, rows)
         assert [type(v) for v in got] == [type(whole[i]) for i in rows]
         assert [repr(v) for v in got] == [repr(whole[i]) for i in rows]
