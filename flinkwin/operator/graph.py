@@ -81,7 +81,6 @@ if TYPE_CHECKING:
     from flinkwin.operator.graph_subtask import GraphSubtask
 
 
-
 def source_maxima(sources: Sequence[int] | np.ndarray, timestamps: Sequence[int] | np.ndarray,
                   count: int) -> np.ndarray:
     """Each of ``count`` sources' greatest timestamp among rows (``sources``: their source
