@@ -57,6 +57,7 @@ from pyspark.sql.types import (
 )
 
 from flinkwin.operator import emission_wire
+from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.graph import GraphPlan, source_maxima
 from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
 from flinkwin.operator.graph_subtask import GraphSubtask
@@ -207,7 +208,10 @@ class ChainedGraph:
         young_collections_only()
         context = TaskContext.get()
         partition = context.partitionId() if context is not None else 0
-        frames = [arrow_to_pandas(pa.Table.from_batches([b])) for b in batches if b.num_rows]
+        # as PySpark hands a stage its rows (a null boolean None, not pandas' NA; dates as
+        # datetime.date), values exact
+        frames = [from_arrow(pa.Table.from_batches([b]), date_as_object=True)
+                  for b in batches if b.num_rows]
         rows, _ = self.runtime._inputs.rows(frames)
         counts = np.zeros(len(METRICS), dtype=np.int64)
         label = self.labels[partition % self.key_groups]

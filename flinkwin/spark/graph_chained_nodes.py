@@ -26,6 +26,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 
 from flinkwin.errors import UnsupportedOperationError
+from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes
 from flinkwin.operator.graph_subtask import GraphSubtask
 
@@ -41,7 +42,6 @@ from .graph_chained import (
     ChainedGraph,
     _node_counts,
 )
-from .row_encoder import arrow_to_pandas
 from .subtasks import SUBTASKS, current_run, reused_worker
 from .watermarks import flink_watermark
 
@@ -115,8 +115,10 @@ class ChainedNode(StatefulProcessor):
         blobs, see pack), else the elements sent to this node."""
         if not self.takes_rows:
             return None, self.graph.decode(blobs)
-        frames = [arrow_to_pandas(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all())
-                  for blob in blobs]
+        # as PySpark hands a stage its rows (a null boolean None, not pandas' NA; dates as
+        # datetime.date), values exact (frames.from_arrow)
+        frames = [from_arrow(pa.ipc.open_stream(pa.py_buffer(bytes(blob))).read_all(),
+                             date_as_object=True) for blob in blobs]
         return self.graph.runtime._inputs.rows(frames)[0], []
 
     def _run(self, label: int, blobs: list[Any], timer_values: Any, expired: int | None,

@@ -13,6 +13,7 @@ across plan kinds is refused naming the cause.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import io
 import math
 from collections import Counter
@@ -323,6 +324,49 @@ def test_the_distributed_plans_outputs_keep_values_exact(spark: Any, tmp_path: P
             assert r["x"] == 0.0 and math.copysign(1.0, r["x"]) == -1.0
         else:
             assert r["x"] is None
+
+
+class Seen(KeyedProcessFunction):
+    """Each element's values as the function sees them: a null boolean must be None."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        yield Row(item=value.item, flag=value.flag, none=value.flag is None,
+                  day=value.day, kind=type(value.day).__name__)
+
+
+@pytest.mark.parametrize("key", ["column", "function"])
+def test_the_distributed_plans_inputs_reach_functions_as_pyspark_rows_hold_them(
+    spark: Any, tmp_path: Path, key: str
+) -> None:
+    """A distributed graph's source rows reach its first operator (taken by its key column,
+    or through the sources' step for a key function) with a null boolean as None (it came as
+    pandas' NA: `is None` was False, and passed on it failed the batch) and a date as a
+    datetime.date, as in a one-task graph."""
+    write_batches(tmp_path / "in", [
+        [{"item": "a", "ts": 1000, "flag": None, "day": "2024-02-29"},
+         {"item": "b", "ts": 2000, "flag": True, "day": None}],
+        [{"item": "c", "ts": 30000, "flag": False, "day": "0001-01-01"}],
+    ])
+    df = spark.readStream.schema("item string, ts long, flag boolean, day date").option(
+        "maxFilesPerTrigger", 1).json(str(tmp_path / "in"))
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)).with_timestamp_assigner("ts")
+    keyed = DataStream(df).assign_timestamps_and_watermarks(strategy)
+    keyed = keyed.key_by("item") if key == "column" else keyed.key_by(_item)
+    firsts = keyed.window(TumblingEventTimeWindows.of(Time.seconds(10))).reduce(
+        lambda a, b: a)
+    seen = firsts.key_by(lambda r: r.ts).process(
+        Seen(), "item string, flag boolean, none boolean, day date, kind string"
+    ).set_parallelism(2)
+    main = MemorySink(f"fw_inputs_{key}")
+    query = seen.start(main=main, checkpoint_location=str(tmp_path / "ck"),
+                       trigger={"availableNow": True})
+    query.awaitTermination()
+    assert len(query.lastProgress["stateOperators"]) == 2  # the distributed plan
+    assert sorted(tuple(r) for r in main.rows()) == [
+        ("a", None, True, datetime.date(2024, 2, 29), "date"),
+        ("b", True, False, None, "NoneType"),
+    ]
 
 
 def test_hot_items_on_static_input_runs_in_one_task_and_refuses_more(spark: Any) -> None:
