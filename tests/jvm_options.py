@@ -6,7 +6,13 @@ than the JVM's defaults (C2 compiler threads, G1) on a 2-core machine; once the 
 is made (:mod:`class_archive`), they also map Spark's classes from it. Spark's launcher reads
 ``SPARK_SUBMIT_OPTS``; tests/conftest.py sets it for every process the tests start, unless
 the environment sets it already, and the tests' own shared sessions are launched without the
-compiler and collector options (:func:`long_lived`): they live the whole run."""
+compiler and collector options (:func:`long_lived`): they live the whole run.
+
+Every one of them, the shared sessions too, starts its child processes with ``vfork``
+(:data:`FORK`): without Hadoop's native library, Spark's local file system runs ``chmod`` and
+``readlink`` as processes for each checkpoint file a micro-batch writes and renames, and the
+JVM's default ``posix_spawn`` through a helper costs several times a ``vfork`` of the JVM.
+The option is the JVM's own (JDK 17); what the processes compute is unchanged."""
 
 from __future__ import annotations
 
@@ -17,7 +23,9 @@ from pathlib import Path
 
 import class_archive
 
-SHORT_LIVED = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: how the JVM starts child processes (module docstring)
+FORK = "-Djdk.lang.Process.launchMechanism=VFORK"
+SHORT_LIVED = f"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC {FORK}"
 VARIABLE = "SPARK_SUBMIT_OPTS"
 #: the value set here (None: the environment's own, left alone) and the archive's options
 _ours: str | None = None
@@ -55,10 +63,7 @@ def long_lived() -> Iterator[None]:
     kept)."""
     ours = _ours is not None and os.environ.get(VARIABLE) == _ours
     if ours:
-        if _archive:
-            os.environ[VARIABLE] = _archive
-        else:
-            del os.environ[VARIABLE]
+        os.environ[VARIABLE] = f"{FORK} {_archive}" if _archive else FORK
     try:
         yield
     finally:
