@@ -9,10 +9,11 @@ the environment sets it already, and the tests' own shared sessions are launched
 compiler and collector options (:func:`long_lived`): they live the whole run.
 
 Every one of them, the shared sessions too, starts its child processes with ``vfork``
-(:data:`FORK`): without Hadoop's native library, Spark's local file system runs ``chmod`` and
-``readlink`` as processes for each checkpoint file a micro-batch writes and renames, and the
-JVM's default ``posix_spawn`` through a helper costs several times a ``vfork`` of the JVM.
-The option is the JVM's own (JDK 17); what the processes compute is unchanged."""
+(:data:`FORK`) instead of the JDK's default ``posix_spawn`` through its ``jspawnhelper``
+program: without Hadoop's native library, Spark's local file system runs ``chmod`` (and, with
+Spark's default checkpoint file manager, ``readlink``) as a process for each checkpoint file a
+micro-batch writes (docs/operations.md, "Checkpoint files on a local disk"). The option is the
+JDK's own (17); what the processes compute is unchanged."""
 
 from __future__ import annotations
 

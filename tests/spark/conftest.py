@@ -30,10 +30,8 @@ SETTINGS = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.streaming.minBatchesToRetain": "5",
-    # Without Hadoop's native library the local file system forks a process (`readlink`) for
-    # each of the many link checks of a FileContext rename (Spark's default checkpoint file
-    # manager on file:): the plain FileSystem's rename, atomic on a local disk, checks none.
-    # The crash test's and the users' scripts' own sessions keep Spark's default.
+    # the tests' checkpoints are on a local disk: docs/operations.md, "Checkpoint files on a
+    # local disk" (the crash test's and the users' scripts' own sessions keep Spark's default)
     "spark.sql.streaming.checkpointFileManagerClass": "org.apache.spark.sql.execution."
     "streaming.checkpointing.FileSystemBasedCheckpointFileManager",
 }

@@ -302,6 +302,7 @@ def test_state_copied_into_another_querys_checkpoint_is_refused_and_the_original
         shutil.copytree(tmp_path / "ck", copy)
         metadata = json.loads((copy / "metadata").read_text())
         (copy / "metadata").write_text(json.dumps({**metadata, "id": str(uuid.uuid4())}))
+        (copy / ".metadata.crc").unlink(missing_ok=True)  # as whoever rewrites the file would
         write_batches(path, [[ev("c", 15000, 3)]], first=1)
         with pytest.raises(Exception, match=(
             r"(?s)HMAC-SHA256 check of the stored state failed .*spark.flinkwin.state.secret"
