@@ -110,7 +110,7 @@ from .schema import check_carried
 from .state_key import stage_fingerprint, state_pickler
 from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
-from .timestamps import on_wire, quoted, to_wire
+from .timestamps import on_wire, quoted, to_wire, with_checked_timestamps
 from .watermarks import watermark_shift
 from .window_tagging import with_window_tagging
 
@@ -200,7 +200,7 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         isinstance(f.dataType, _COLUMNAR_TYPES) for f in input_schema.fields
     )
     kind = state_kind(template, frame_state)
-    staged = df
+    staged = with_checked_timestamps(df, input_schema)
     # STREAMING mode: each row's arrival sequence, taken before any shuffle (see
     # flinkwin.spark.arrival); on a stream, the element stage counts it if there is one
     arrival = mode is RuntimeExecutionMode.STREAMING

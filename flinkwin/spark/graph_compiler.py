@@ -84,7 +84,7 @@ from .source_clocks import with_source_clocks
 from .state_key import stage_fingerprint
 from .stops import watch_stops
 from .subtasks import DEFAULT_IDLE_CLOSE_S, idle_close_seconds
-from .timestamps import on_wire, quoted, to_wire
+from .timestamps import on_wire, quoted, to_wire, with_checked_timestamps
 from .watermarks import watermark_shift
 
 SOURCE_COLUMN = "_fw_in"
@@ -451,6 +451,7 @@ def _source_frame(
         staged = staged.withColumn(EVENT_COLUMN, F.col(RECORD_TIMESTAMP_COLUMN))
     else:
         staged = staged.withColumn(EVENT_COLUMN, F.lit(MIN_LONG).cast("long"))
+    staged = with_checked_timestamps(staged, schema)
     names = schema.fieldNames()
     columns = [f"_fw_i{index}_{j}" for j in range(len(names))]
     keep = [quoted(n).alias(c) for n, c in zip(names, columns)]

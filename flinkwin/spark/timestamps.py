@@ -7,7 +7,9 @@ naive value coming back in that zone. flinkwin does not rely on that conversion:
 - **In**: every ``TIMESTAMP`` and ``TIMESTAMP_NTZ`` of the input, at any depth (arrays, maps,
   structs), travels as epoch microseconds (``unix_micros``; for ``TIMESTAMP_NTZ`` its wall time
   read as UTC, which is exact whatever the session zone). A null top-level value travels as
-  ``MIN_LONG`` (no valid timestamp), so the column stays ``int64`` and exact in pandas. The
+  ``MIN_LONG``, so the column stays ``int64`` and exact in pandas; a value of exactly
+  ``MIN_LONG`` microseconds (outside a Python ``datetime``) fails as the row enters the stage
+  (:func:`with_checked_timestamps`) rather than arrive as a null. The
   workers rebuild the values: a ``TIMESTAMP`` becomes a time-zone aware datetime in the session
   time zone (as PyFlink hands a ``TIMESTAMP_LTZ``), a ``TIMESTAMP_NTZ`` a naive datetime (as
   PyFlink hands a ``TIMESTAMP``).
@@ -27,8 +29,9 @@ naive value coming back in that zone. flinkwin does not rely on that conversion:
   nanoseconds, wrapping those beyond about 292 years, and hand a null as ``NaT``); their
   nulls travel in the column's null mask (:mod:`flinkwin.spark.nulls`), and the workers
   rebuild them as ``timedelta64[us]`` (a null as ``NaT``, which the elements hold as ``None``:
-  :func:`flinkwin.operator.element_rows.column_values`). Inside arrays, maps and structs
-  PySpark hands them over exactly.
+  :func:`flinkwin.operator.element_rows.column_values`), or, in a batch holding Spark's least
+  interval (-2^63 µs, which is ``NaT`` in numpy), as ``datetime.timedelta`` objects. Inside
+  arrays, maps and structs PySpark hands them over exactly.
 - **Out**: the stage returns timestamps as Arrow arrays with an explicit UTC zone (instants) or
   without one (``TIMESTAMP_NTZ`` wall time), which Spark stores exactly; see
   :class:`flinkwin.spark.row_encoder.RowEncoder` for how returned values are read.
@@ -42,7 +45,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
@@ -186,6 +189,28 @@ def _nested_to_wire(column: Column, dtype: DataType) -> Column:
     return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(*fields))
 
 
+def with_checked_timestamps(df: DataFrame, schema: StructType) -> DataFrame:
+    """``df``, whose public columns are ``schema``'s, with each top-level timestamp failing
+    the query, naming the column and its row, when it holds exactly ``MIN_LONG``
+    microseconds: the wire's null marker (about 292,000 years before 1970, outside what a
+    Python ``datetime`` holds), which would reach the stage as a null."""
+    checked = {}
+    for f in schema.fields:
+        if isinstance(f.dataType, _TIMESTAMPS):
+            message = F.concat(
+                F.lit(f"column {f.name!r} holds the {f.dataType.simpleString().upper()} value "
+                      f"of {MIN_LONG} microseconds since the epoch (about 292,000 years before "
+                      "1970), which a Python datetime cannot hold (years 1 to 9999) and which "
+                      "flinkwin would otherwise take for a null, in row "),
+                described_row(schema.fieldNames()),
+            )
+            column = quoted(f.name)
+            checked[f.name] = F.when(
+                F.unix_micros(column) == F.lit(MIN_LONG), F.raise_error(message)
+            ).otherwise(column)
+    return df.withColumns(checked) if checked else df
+
+
 # ----------------------------------------------------------------------- worker side
 def from_wire(values: np.ndarray, dtype: DataType, time_zone: str) -> Any:
     """The column's values rebuilt from the wire (see module docstring): a pandas datetime
@@ -204,10 +229,19 @@ def from_wire(values: np.ndarray, dtype: DataType, time_zone: str) -> Any:
         if array.dtype == object:
             nulls = np.array([v is None for v in array.tolist()], dtype=bool)
             array = np.where(nulls, 0, array).astype(np.int64)
-            deltas = array.astype("timedelta64[us]")
+        else:
+            array, nulls = array.astype(np.int64, copy=False), None
+        if (array == MIN_LONG).any() and (nulls is None or (array[~nulls] == MIN_LONG).any()):
+            # Spark's least interval, -2^63 us, is numpy's NaT: the values as timedeltas
+            out = np.empty(len(array), dtype=object)
+            out[:] = [datetime.timedelta(microseconds=v) for v in array.tolist()]
+            if nulls is not None:
+                out[nulls] = None
+            return out
+        deltas = array.astype("timedelta64[us]")
+        if nulls is not None:
             deltas[nulls] = np.timedelta64("NaT")
-            return deltas
-        return array.astype(np.int64, copy=False).astype("timedelta64[us]")
+        return deltas
     decode = decoder(dtype, time_zone)
     out = np.empty(len(values), dtype=object)
     for i, value in enumerate(values):

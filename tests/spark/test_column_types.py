@@ -246,3 +246,62 @@ def test_an_int_sum_of_a_window_after_a_window_wraps_as_flinks_or_fails_under_an
     with pytest.raises(Exception, match=r"key 'a', window TimeWindow\(start=0, end=20000\): "
                        "int overflow: sum of field 'v'"):
         failing.collect()
+
+
+#: Spark's least day-time interval: -2^63 microseconds, numpy's NaT
+LEAST = datetime.timedelta(microseconds=-(2**63))
+
+
+class Described(ProcessWindowFunction):
+    """Each element's interval as the function sees it (repr), and whether it is None."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        for e in elements:
+            yield key, repr(e.d), e.d is None
+
+
+def test_the_least_day_time_interval_reaches_functions_exactly_not_as_null(spark: Any) -> None:
+    """-2^63 microseconds is Spark's least interval and numpy's NaT: it reaches the function
+    as that timedelta, beside a null that reaches it as None (it read as null before)."""
+    df = spark.createDataFrame(
+        [("a", 1000, 1, 0), ("a", 2000, 2, 1), ("a", 3000, 3, 2)],
+        "k string, ts long, v long, n int",
+    ).selectExpr(
+        "k", "ts", "v",
+        "case n when 0 then make_dt_interval(-106751991, -4, 0, -54.775808) "
+        "when 1 then cast(null as interval day to second) "
+        "else make_dt_interval(0, 0, 0, 1.5) end as d",
+    )
+    out = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .process(Described(), output_schema="k string, d string, absent boolean")
+        .toDF().collect()
+    )
+    assert [(r["d"], r["absent"]) for r in out] == [
+        (repr(LEAST), False), ("None", True), (repr(datetime.timedelta(seconds=1.5)), False),
+    ]
+
+
+@pytest.mark.parametrize("graph", [False, True], ids=["chain", "graph"])
+def test_a_timestamp_of_the_least_long_fails_naming_the_column_instead_of_reading_as_null(
+    spark: Any, graph: bool
+) -> None:
+    """A top-level timestamp of -2^63 microseconds (outside what a Python datetime holds)
+    is the wire's null marker: it fails the query naming the column and the row, on a chain
+    and in a graph, where it reached the functions as None before."""
+    df = spark.createDataFrame([("a", 1000, 0), ("a", 2000, 1)], "k string, ts long, n int")
+    df = df.selectExpr(
+        "k", "ts", "case n when 0 then timestamp_micros(-9223372036854775808) "
+        "else timestamp_micros(5) end as t2",
+    )
+    stream = DataStream(df).assignTimestampsAndWatermarks(watermark(0))
+    if graph:
+        stream = stream.union(DataStream(df.limit(0)).assignTimestampsAndWatermarks(watermark(0)))
+    result = (
+        stream.keyBy("k").window(TumblingEventTimeWindows.of(Time.seconds(10)))
+        .reduce(lambda a, b: a)
+    )
+    with pytest.raises(Exception, match=r"column 't2' holds the TIMESTAMP value of "
+                       r"-9223372036854775808 microseconds since the epoch .* in row \{"):
+        result.toDF().collect()
