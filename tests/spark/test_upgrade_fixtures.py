@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from upgrade_programs import CASES, LATE, SINCE
+from upgrade_programs import CASES, LATE, SINCE, plain
 
 from flinkwin.spark import MemorySink
 from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checkpoints"
-RELEASES = ("c45addd", "93994cd", "6d45d1e")
+RELEASES = ("c45addd", "93994cd", "6d45d1e", "a49b90f")
 
 
 def _cases(release: str) -> list[str]:
@@ -83,8 +83,8 @@ def _check(run: _Restart | Exception) -> None:
     assert progress and progress[0]["batchId"] == meta["batches_before"] + 1  # continued
     before = json.loads((run.fixture / "before.json").read_text())
     expected = json.loads((run.fixture / "expected.json").read_text())
-    after = {"main": [list(r) for r in run.main.rows()],
-             "late": [list(r) for r in run.late.rows()]}
+    after = {"main": [plain(r) for r in run.main.rows()],
+             "late": [plain(r) for r in run.late.rows()]}
     assert {k: sorted(before[k] + after[k]) for k in before} == expected
     recorded = json.loads((run.root / "checkpoint" / "flinkwin" / DOCUMENT).read_text())
     assert recorded["state_format"] == STATE_FORMAT  # this flinkwin's formats from now on
@@ -146,6 +146,17 @@ def test_a_distributed_graph_checkpoint_written_by_flinkwin_6d45d1e_restarts_und
     assert isinstance(run, _Restart)
     recorded = json.loads((run.root / "checkpoint" / "flinkwin" / DOCUMENT).read_text())
     assert recorded["stage"] == "distributed graph"
+
+
+@pytest.mark.parametrize("case", _cases("a49b90f"))
+def test_an_interval_keyed_checkpoint_written_by_flinkwin_a49b90f_restarts_under_this_version(
+    restarts: dict[tuple[str, str], _Restart | Exception], case: str
+) -> None:
+    """The last flinkwin whose keys of a day-time interval column were ``pandas.Timedelta``
+    (``datetime.timedelta`` since): a window open at the stop, restored with its old key,
+    and the restart's elements of the same interval are one key (each window fires once with
+    all of its values)."""
+    _check(restarts["a49b90f", case])
 
 
 def test_every_case_newer_than_a_release_has_its_fixture() -> None:
