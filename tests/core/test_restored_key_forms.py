@@ -292,3 +292,35 @@ def test_a_graph_refuses_a_snapshot_whose_operator_holds_a_key_in_another_form(
         r"key 'a' \(str\)\. This flinkwin version keys STRING keys differently"
     )):
         GraphOperator(plan, TaskInfo("Graph", 0, 1, 1)).restore(snapshot)
+
+
+class IntervalKeyAndValues(ProcessWindowFunction):
+    def process(self, key: Any, context: Any, elements: Any) -> Iterator[Any]:
+        yield type(key), key, [e["v"] for e in elements]
+
+
+@pytest.mark.parametrize("columns", [("d",), ("k", "d")], ids=["interval", "with_a_string"])
+def test_interval_column_keys_held_as_pandas_timedelta_restore_as_datetime_timedelta(
+    columns: tuple[str, ...],
+) -> None:
+    """A flinkwin up to a49b90f keyed an interval column by the ``pandas.Timedelta`` PySpark
+    handed it; this one by ``datetime.timedelta``. A snapshot holding the old form restores
+    as one key with the new elements of that interval (one firing with every value), and the
+    function sees ``datetime.timedelta``, as for keys of this flinkwin's own snapshots."""
+    day = datetime.timedelta(days=1, microseconds=7)
+
+    def op() -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)),
+                              IntervalKeyAndValues(), key_selector=list(columns))
+
+    old = op()
+    old.process_element(Row(k="a", d=pd.Timedelta(day), v=1), 1)  # the old key form
+    restored = op()
+    restored.restore(old.snapshot())
+    restored.process_element(Row(k="a", d=day, v=2), 2)
+    restored.advance_watermark(MAX_LONG)
+    [(kind, key, values)] = [value for value, _ in restored.drain_output()]
+    assert values == [1, 2]
+    held = key if len(columns) == 1 else key[1]
+    assert type(held) is datetime.timedelta and held == day
+    assert kind is (datetime.timedelta if len(columns) == 1 else type(key))

@@ -189,9 +189,8 @@ class DescribeInterval(ProcessWindowFunction):
 
 def interval_key(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """A window keyed by a day-time interval column: its keys were ``pandas.Timedelta`` up to
-    a49b90f and are ``datetime.timedelta`` since. The two are equal and hash into the same key
-    group; a window restored from such a checkpoint still hands its function the key as the
-    ``pandas.Timedelta`` it was stored as (a subclass of ``datetime.timedelta``)."""
+    a49b90f and are ``datetime.timedelta`` since, restored keys too (equal, same key group;
+    ``tests/core/test_restored_key_forms.py`` checks the class functions see)."""
     stream = source(spark, inputs / "a", before_1970)
     days = stream.toDF().selectExpr(
         "k", "ts", "v", "make_dt_interval(ascii(k) - 96, 0, 0, 0.000007) as d")

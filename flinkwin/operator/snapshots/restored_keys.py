@@ -20,6 +20,7 @@ import operator
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from flinkwin.declared_keys import _HELD_AS, JavaBigDecimal, declared_key, key_type_mismatch
 from flinkwin.keys import plain_key, restored_key
@@ -42,6 +43,8 @@ def restore_keys(keys: list[Any], by_value: bool, key_type: Any, where: str) -> 
     without a declared ``key_type`` :func:`flinkwin.keys.restored_key` of each; with one, each
     as :func:`declared_form` finds it (most often the stored keys themselves, after one pass
     over their classes), else :class:`IncompatibleKeyError` naming the keys it refuses."""
+    if by_value and key_type is None:
+        return _plain_durations(keys)
     if key_type is None or not by_value:
         return [restored_key(k, by_value) for k in keys]
     if _kept_as_stored(keys, key_type):
@@ -51,6 +54,25 @@ def restore_keys(keys: list[Any], by_value: bool, key_type: Any, where: str) -> 
     if refused:
         raise IncompatibleKeyError(_message(refused, key_type, where))
     return restored
+
+
+def _plain_durations(keys: list[Any]) -> list[Any]:
+    """Column keys as this flinkwin builds them: a day-time interval as ``datetime.timedelta``,
+    which flinkwin up to a49b90f held as the ``pandas.Timedelta`` PySpark handed it (equal,
+    same hash and key group: the key is unchanged, only the class functions see). The list
+    itself when no key is, or holds, one."""
+    classes = set(map(type, keys))
+    if not any(c is pd.Timedelta or issubclass(c, tuple) for c in classes):
+        return keys
+    return [_plain_duration(k) for k in keys]
+
+
+def _plain_duration(key: Any) -> Any:
+    if type(key) is pd.Timedelta:
+        return key.to_pytimedelta()  # exact: Spark's intervals are whole microseconds
+    if isinstance(key, tuple) and any(type(k) is pd.Timedelta for k in key):
+        return tuple.__new__(type(key), [_plain_duration(k) for k in key])
+    return key
 
 
 def declared_form(key: Any, key_type: Any) -> Any:
