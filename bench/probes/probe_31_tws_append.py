@@ -39,51 +39,59 @@ ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvi
 GROUPS = 16
 
 
-class Whole(StatefulProcessor):
-    """The key group's state as one blob, rewritten every call."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
+class _KeyGroup(StatefulProcessor):
+    """One call per key group and micro-batch: ``write`` stores its ``n``-th state (0 first)."""
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        self.state = handle.getValueState("blob", "blob binary, n long")
-
-    def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[pd.DataFrame]:
-        for _ in rows:
-            pass
-        stored = self.state.get()
-        n = 0 if stored is None else stored[1] + 1
-        self.state.update((os.urandom(self.size), n))
-        yield pd.DataFrame({"kg": [int(key[0])], "n": [n]})
-
-    def close(self) -> None:
-        pass
-
-
-class Append(StatefulProcessor):
-    """The key group's state as segments: the whole state once, then one change per call."""
-
-    def __init__(self, size: int, change: int) -> None:
-        self.size, self.change = size, change
-
-    def init(self, handle: StatefulProcessorHandle) -> None:
-        self.segments = handle.getListState("segments", "segment binary")
         self.count = handle.getValueState("n", "n long")
+        self.open(handle)
 
     def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[pd.DataFrame]:
         for _ in rows:
             pass
         stored = self.count.get()
         n = 0 if stored is None else stored[0] + 1
+        self.write(n)
+        self.count.update((n,))
+        yield pd.DataFrame({"kg": [int(key[0])], "n": [n]})
+
+    def open(self, handle: StatefulProcessorHandle) -> None:
+        raise NotImplementedError
+
+    def write(self, n: int) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class Whole(_KeyGroup):
+    """The key group's state as one blob, rewritten every call."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def open(self, handle: StatefulProcessorHandle) -> None:
+        self.blob = handle.getValueState("blob", "blob binary")
+
+    def write(self, n: int) -> None:
+        self.blob.update((os.urandom(self.size),))
+
+
+class Append(_KeyGroup):
+    """The key group's state as segments: the whole state once, then one change per call."""
+
+    def __init__(self, size: int, change: int) -> None:
+        self.size, self.change = size, change
+
+    def open(self, handle: StatefulProcessorHandle) -> None:
+        self.segments = handle.getListState("segments", "segment binary")
+
+    def write(self, n: int) -> None:
         if n == 0:
             self.segments.put([(os.urandom(self.size),)])
         else:
             self.segments.appendValue((os.urandom(self.change),))
-        self.count.update((n,))
-        yield pd.DataFrame({"kg": [int(key[0])], "n": [n]})
-
-    def close(self) -> None:
-        pass
 
 
 def _size(path: Path) -> int:
