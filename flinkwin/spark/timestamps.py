@@ -274,7 +274,14 @@ def decoder(dtype: DataType, time_zone: str) -> Callable[[Any], Any]:
 
 
 def instant(micros: int, time_zone: str) -> datetime.datetime:
-    """Epoch microseconds as an aware datetime in ``time_zone``."""
+    """Epoch microseconds as an aware datetime in ``time_zone``; ``MIN_LONG`` (pandas' ``NaT``,
+    outside what a ``datetime`` holds) fails naming the value."""
+    if micros == MIN_LONG:
+        raise ValueError(
+            f"a TIMESTAMP of {MIN_LONG} microseconds since the epoch (about 292,000 years "
+            "before 1970) inside an array, map or struct: a Python datetime cannot hold it "
+            "(years 1 to 9999)"
+        )
     return pd.Timestamp(micros, unit="us", tz="UTC").tz_convert(time_zone).to_pydatetime()
 
 

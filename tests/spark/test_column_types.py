@@ -305,3 +305,21 @@ def test_a_timestamp_of_the_least_long_fails_naming_the_column_instead_of_readin
     with pytest.raises(Exception, match=r"column 't2' holds the TIMESTAMP value of "
                        r"-9223372036854775808 microseconds since the epoch .* in row \{"):
         result.toDF().collect()
+
+
+def test_a_nested_timestamp_of_the_least_long_fails_instead_of_reaching_functions_as_nat(
+    spark: Any,
+) -> None:
+    """Inside an array, -2^63 microseconds reached the function as pandas' NaT (neither a
+    datetime nor None); it fails naming the value, and a null element stays None."""
+    df = spark.createDataFrame([("a", 1000, 0)], "k string, ts long, n int").selectExpr(
+        "k", "ts", "array(timestamp_micros(-9223372036854775808), cast(null as timestamp)) "
+        "as t2",
+    )
+    result = (
+        DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10))).reduce(lambda a, b: a)
+    )
+    with pytest.raises(Exception, match=r"a TIMESTAMP of -9223372036854775808 microseconds "
+                       r"since the epoch .* inside an array, map or struct"):
+        result.toDF().collect()
