@@ -407,7 +407,7 @@ def _source_frame(
     type_info = stream.get_type()
     strategy = stream._watermark
     carried = strategy is None and RECORD_TIMESTAMP_COLUMN in df.columns
-    staged = df
+    staged = with_checked_timestamps(df, schema)  # before any Python assigner reads a row
     has_wm = False
     if strategy is not None:
         assigner = strategy.timestamp_column
@@ -451,7 +451,6 @@ def _source_frame(
         staged = staged.withColumn(EVENT_COLUMN, F.col(RECORD_TIMESTAMP_COLUMN))
     else:
         staged = staged.withColumn(EVENT_COLUMN, F.lit(MIN_LONG).cast("long"))
-    staged = with_checked_timestamps(staged, schema)
     names = schema.fieldNames()
     columns = [f"_fw_i{index}_{j}" for j in range(len(names))]
     keep = [quoted(n).alias(c) for n, c in zip(names, columns)]

@@ -18,7 +18,9 @@ from flinkwin import (
     OutputTag,
     ProcessWindowFunction,
     Time,
+    TimestampAssigner,
     TumblingEventTimeWindows,
+    WatermarkStrategy,
     WindowFunction,
 )
 from flinkwin.datastream import DataStream
@@ -283,21 +285,36 @@ def test_the_least_day_time_interval_reaches_functions_exactly_not_as_null(spark
     ]
 
 
-@pytest.mark.parametrize("graph", [False, True], ids=["chain", "graph"])
+class SecondsOfT2(TimestampAssigner):
+    """Reads the timestamp column itself: it must never see the wire's null marker."""
+
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value[2].timestamp() * 1000)
+
+
+@pytest.mark.parametrize(
+    "graph,assigner", [(False, False), (True, False), (False, True), (True, True)],
+    ids=["chain", "graph", "chain-python-assigner", "graph-python-assigner"],
+)
 def test_a_timestamp_of_the_least_long_fails_naming_the_column_instead_of_reading_as_null(
-    spark: Any, graph: bool
+    spark: Any, graph: bool, assigner: bool
 ) -> None:
     """A top-level timestamp of -2^63 microseconds (outside what a Python datetime holds)
     is the wire's null marker: it fails the query naming the column and the row, on a chain
-    and in a graph, where it reached the functions as None before."""
+    and in a graph, where it reached the functions as None before; a Python
+    TimestampAssigner never sees it (it saw None in a graph before)."""
     df = spark.createDataFrame([("a", 1000, 0), ("a", 2000, 1)], "k string, ts long, n int")
     df = df.selectExpr(
         "k", "ts", "case n when 0 then timestamp_micros(-9223372036854775808) "
         "else timestamp_micros(5) end as t2",
     )
-    stream = DataStream(df).assignTimestampsAndWatermarks(watermark(0))
+    strategy = (
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(SecondsOfT2())
+        if assigner else watermark(0)
+    )
+    stream = DataStream(df).assignTimestampsAndWatermarks(strategy)
     if graph:
-        stream = stream.union(DataStream(df.limit(0)).assignTimestampsAndWatermarks(watermark(0)))
+        stream = stream.union(DataStream(df.limit(0)).assignTimestampsAndWatermarks(strategy))
     result = (
         stream.keyBy("k").window(TumblingEventTimeWindows.of(Time.seconds(10)))
         .reduce(lambda a, b: a)
@@ -305,6 +322,34 @@ def test_a_timestamp_of_the_least_long_fails_naming_the_column_instead_of_readin
     with pytest.raises(Exception, match=r"column 't2' holds the TIMESTAMP value of "
                        r"-9223372036854775808 microseconds since the epoch .* in row \{"):
         result.toDF().collect()
+
+
+def test_a_timestamp_ntz_of_the_least_long_fails_in_a_session_outside_utc_too(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A TIMESTAMP_NTZ is checked on its own wall-clock microseconds, not shifted by the
+    session's zone (New York's offset would move -2^63 off the marker and past the check)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({
+        "k": ["a", "a"], "ts": pa.array([1000, 2000], pa.int64()),
+        "t2": pa.array([-(2**63), 5], pa.timestamp("us")),
+    }), str(tmp_path / "ntz.parquet"))
+    previous = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    try:
+        df = spark.read.parquet(str(tmp_path))
+        assert df.schema["t2"].dataType.simpleString() == "timestamp_ntz"
+        result = (
+            DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+            .window(TumblingEventTimeWindows.of(Time.seconds(10))).reduce(lambda a, b: a)
+        )
+        with pytest.raises(Exception, match=r"column 't2' holds the TIMESTAMP_NTZ value of "
+                           r"-9223372036854775808 microseconds since the epoch"):
+            result.toDF().collect()
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", previous)
 
 
 def test_a_nested_timestamp_of_the_least_long_fails_instead_of_reaching_functions_as_nat(
