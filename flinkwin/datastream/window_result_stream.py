@@ -19,7 +19,7 @@ from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
-from flinkwin.spark.compiler import compile_pipeline
+from flinkwin.spark.compiler import InputStage, compile_pipeline, input_stage
 from flinkwin.spark.graph import StreamPlan
 from flinkwin.spark.graph_nodes import window_node
 from flinkwin.spark.parallelism import (
@@ -49,6 +49,7 @@ class WindowResultStream(DataStream):
         self._pipeline = pipeline
         self._declared = type_info
         self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
+        self._input: InputStage | None = None  # shared by the stages of all outputs
         # outputs without a declared type are pickled values (flinkwin's own schema decides,
         # never the DataFrame's metadata)
         pickled = is_pickled(main_schema(pipeline))
@@ -84,7 +85,9 @@ class WindowResultStream(DataStream):
     def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
         key = tuple(side_tags)
         if key not in self._stages:
-            self._stages[key] = compile_pipeline(self._pipeline, side_tags)
+            if self._input is None:
+                self._input = input_stage(self._pipeline)
+            self._stages[key] = compile_pipeline(self._pipeline, side_tags, self._input)
         return self._stages[key]
 
     def _wakes_keys_in_processing_time(self) -> bool:

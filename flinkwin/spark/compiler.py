@@ -20,8 +20,9 @@ pipeline, what follows from it alone and the compiled stage's outputs are
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from pyspark.sql import Observation
+from pyspark.sql import DataFrame, Observation
 from pyspark.sql.streaming.state import GroupStateTimeout
 from pyspark.sql.types import (
     BinaryType,
@@ -48,6 +49,7 @@ from flinkwin.longs import ERROR
 from flinkwin.operator.snapshots import StatePickler
 from flinkwin.operator.states import DESCRIPTIONS as STATE_DESCRIPTIONS
 from flinkwin.operator.states import state_kind
+from flinkwin.operator.states.partials import PartialSpec
 from flinkwin.output_tag import OutputTag
 from flinkwin.runtime_mode import RuntimeExecutionMode, effective_mode
 from flinkwin.timestamps import TimestampAssigner
@@ -74,6 +76,7 @@ from .event_time import (
 from .inputs import EventTime
 from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
 from .nested import element_converters
+from .nulls import NullMask
 from .nulls import plan as null_plan
 from .nulls import to_wire as nulls_to_wire
 from .operator_spec import OperatorSpec
@@ -129,8 +132,154 @@ _TIMEOUTS = {
 
 
 # --------------------------------------------------------------------------- compiler
-def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -> CompiledStage:
-    """Build the stateful stage producing the main output and ``side_tags``."""
+@dataclass(frozen=True)
+class InputStage:
+    """What a window stage reads and how it keeps its state, whichever outputs it produces:
+    the input's rows as the stateful operator takes them (``staged``), built once per pipeline
+    by :func:`input_stage` and shared by the stages of its main output and side outputs."""
+
+    staged: DataFrame
+    operator: OperatorSpec
+    kind: str
+    streaming: bool
+    mode: RuntimeExecutionMode
+    domain: str
+    shift: int
+    case_sensitive: bool
+    session_tz: str
+    strategy: WatermarkStrategy | None
+    event_time: EventTime | None
+    arrival: bool
+    heartbeats: bool
+    masks: tuple[NullMask, ...]
+    partial: PartialSpec | None
+
+
+def compile_pipeline(
+    pipeline: WindowPipeline, side_tags: Sequence[OutputTag], staged: InputStage | None = None
+) -> CompiledStage:
+    """Build the stateful stage producing the main output and ``side_tags``, on ``staged``
+    (:func:`input_stage` of ``pipeline`` when None)."""
+    inputs = input_stage(pipeline) if staged is None else staged
+    df, input_schema = pipeline.df, pipeline.input_schema
+    streaming, domain, mode, arrival = inputs.streaming, inputs.domain, inputs.mode, inputs.arrival
+    operator, kind, session_tz, event_time = (
+        inputs.operator, inputs.kind, inputs.session_tz, inputs.event_time
+    )
+    case_sensitive, masks, partial = inputs.case_sensitive, inputs.masks, inputs.partial
+    heartbeats, shift, strategy = inputs.heartbeats, inputs.shift, inputs.strategy
+
+    main = main_schema(pipeline)
+    if pipeline.with_window:
+        main_out = StructType(
+            list(main.fields)
+            + [StructField(name, TimestampType(), True) for name in WINDOW_COLUMNS]
+        )
+    else:
+        main_out = main
+    if pipeline.with_firing:
+        main_out = StructType(list(main_out.fields) + list(FIRING_COLUMNS))
+    check_unique_names(
+        main_out.fieldNames(), f"the {pipeline.function_name} output", case_sensitive
+    )
+    check_carried(main, f"the {pipeline.function_name} output")
+    casts: dict[str, DataType] = {}
+    out_main, main_columns = _nullable(main_out, "_fw_m", casts)
+    out_fields = [
+        StructField(TAG_COLUMN, ByteType(), False),
+        *out_main.fields,
+        StructField(RECORD_TIMESTAMP_COLUMN, LongType(), True),
+    ]
+    side_columns: dict[OutputTag, list[tuple[str, str]]] = {}
+    side_schemas = []
+    for j, tag in enumerate(side_tags, start=1):
+        schema = side_schema(pipeline, tag)
+        check_unique_names(schema.fieldNames(), f"side output {tag.tag_id!r}", case_sensitive)
+        check_carried(schema, f"side output {tag.tag_id!r}")
+        side_schemas.append(schema)
+        out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_", casts)
+        out_fields.extend(out_side.fields)
+    out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
+    output_schema = StructType(out_fields)
+
+    runtime = KeyGroupRuntime(
+        operator=operator,
+        input_schema=input_schema,
+        null_timestamp_tag=null_timestamp_tag(pipeline),
+        event_time=event_time,
+        time_zone=session_tz,
+        has_watermark=strategy is not None and (strategy.emits_watermarks or not streaming),
+        timer_domain=domain,
+        key_groups=pipeline.key_groups,
+        main_encoder=RowEncoder(main, session_tz, f"{pipeline.function_name} output"),
+        with_window=pipeline.with_window,
+        with_firing=pipeline.with_firing,
+        side_tags=list(side_tags),
+        side_encoders=[
+            RowEncoder(s, session_tz, f"side output {t.tag_id!r}")
+            for t, s in zip(side_tags, side_schemas)
+        ],
+        output_schema=output_schema,
+        sequence_column=ARRIVAL_COLUMN if arrival else None,
+        heartbeats=heartbeats,
+        idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
+        null_masks=masks,
+        partial=partial,
+        watermark_shift=shift,
+        stage_fingerprint=stage_fingerprint(
+            "window", pipeline.df.schema.simpleString(), main.simpleString(),
+        ),
+    )
+    runtime.state_kind = kind
+    runtime.packed_output = streaming and many_results(pipeline.assigner, pipeline.trigger)
+
+    grouped = inputs.staged.groupBy(_KG)
+    if streaming:
+        watch_stops(df.sparkSession)  # the workers close a query run's functions when it ends
+        if runtime.packed_output:
+            combined = grouped.applyInPandasWithState(
+                stream_function(runtime), PACKED_SCHEMA, STATE_SCHEMA, "append",
+                _TIMEOUTS[domain],
+            ).mapInArrow(unpack, output_schema)
+        else:
+            combined = grouped.applyInPandasWithState(
+                stream_function(runtime), output_schema, STATE_SCHEMA, "append",
+                _TIMEOUTS[domain],
+            )
+        metrics_name = observed_metrics_name(df)
+        combined = combined.observe(metrics_name, *metric_aggregates())
+        observation = None
+    else:
+        combined = grouped.applyInPandas(static_function(runtime), output_schema)
+        # the static stage's metrics, read after an action with WindowResultStream.metrics()
+        observation = Observation(observed_metrics_name(df))
+        combined = combined.observe(observation, *metric_aggregates())
+    summary = _summary(pipeline, domain, streaming, side_tags, mode)
+    if streaming:
+        summary["metrics"] = f"query.lastProgress['observedMetrics'][{metrics_name!r}]"
+    else:
+        summary["metrics"] = "result.metrics(), after an action"
+    if runtime.packed_output:
+        summary["outputs"] = PACKED_SUMMARY
+    summary["window state"] += STATE_DESCRIPTIONS[runtime.state_kind]
+    summary["shuffle"] = (
+        f"elements combined per key and window of each input partition ({COMBINE_CONF})"
+        if partial is not None else "every element"
+    )
+    if event_time is not None:
+        summary["event time"] = _describe_event_time(event_time)
+    summary["long overflow"] = (
+        "error (spark.sql.ansi.enabled)" if runtime.operator.overflow == ERROR
+        else "Java wrap-around, as Flink (spark.sql.ansi.enabled=false)"
+    )
+    return CompiledStage(
+        pipeline, combined, main_columns, side_columns, domain, summary, observation, casts
+    )
+
+
+def input_stage(pipeline: WindowPipeline) -> InputStage:
+    """``pipeline``'s input as its window stage reads it (see :class:`InputStage`); checks the
+    pipeline first."""
     df = pipeline.df
     case_sensitive = str(
         df.sparkSession.conf.get("spark.sql.caseSensitive") or "false"
@@ -276,112 +425,9 @@ def compile_pipeline(pipeline: WindowPipeline, side_tags: Sequence[OutputTag]) -
         staged = watermark_mark(staged, strategy)  # the mark the Python pass dropped
     else:
         staged = nulls_to_wire(staged, masks, input_schema)
-
-    main = main_schema(pipeline)
-    if pipeline.with_window:
-        main_out = StructType(
-            list(main.fields)
-            + [StructField(name, TimestampType(), True) for name in WINDOW_COLUMNS]
-        )
-    else:
-        main_out = main
-    if pipeline.with_firing:
-        main_out = StructType(list(main_out.fields) + list(FIRING_COLUMNS))
-    check_unique_names(
-        main_out.fieldNames(), f"the {pipeline.function_name} output", case_sensitive
-    )
-    check_carried(main, f"the {pipeline.function_name} output")
-    casts: dict[str, DataType] = {}
-    out_main, main_columns = _nullable(main_out, "_fw_m", casts)
-    out_fields = [
-        StructField(TAG_COLUMN, ByteType(), False),
-        *out_main.fields,
-        StructField(RECORD_TIMESTAMP_COLUMN, LongType(), True),
-    ]
-    side_columns: dict[OutputTag, list[tuple[str, str]]] = {}
-    side_schemas = []
-    for j, tag in enumerate(side_tags, start=1):
-        schema = side_schema(pipeline, tag)
-        check_unique_names(schema.fieldNames(), f"side output {tag.tag_id!r}", case_sensitive)
-        check_carried(schema, f"side output {tag.tag_id!r}")
-        side_schemas.append(schema)
-        out_side, side_columns[tag] = _nullable(schema, f"_fw_s{j}_", casts)
-        out_fields.extend(out_side.fields)
-    out_fields.extend(StructField(c, LongType(), True) for c in METRIC_COLUMNS)
-    output_schema = StructType(out_fields)
-
-    runtime = KeyGroupRuntime(
-        operator=operator,
-        input_schema=input_schema,
-        null_timestamp_tag=null_timestamp_tag(pipeline),
-        event_time=event_time,
-        time_zone=session_tz,
-        has_watermark=strategy is not None and (strategy.emits_watermarks or not streaming),
-        timer_domain=domain,
-        key_groups=pipeline.key_groups,
-        main_encoder=RowEncoder(main, session_tz, f"{pipeline.function_name} output"),
-        with_window=pipeline.with_window,
-        with_firing=pipeline.with_firing,
-        side_tags=list(side_tags),
-        side_encoders=[
-            RowEncoder(s, session_tz, f"side output {t.tag_id!r}")
-            for t, s in zip(side_tags, side_schemas)
-        ],
-        output_schema=output_schema,
-        sequence_column=ARRIVAL_COLUMN if arrival else None,
-        heartbeats=heartbeats,
-        idle_close_s=idle_close_seconds(df.sparkSession) if streaming else DEFAULT_IDLE_CLOSE_S,
-        null_masks=masks,
-        partial=partial,
-        watermark_shift=shift,
-        stage_fingerprint=stage_fingerprint(
-            "window", pipeline.df.schema.simpleString(), main.simpleString(),
-        ),
-    )
-    runtime.state_kind = kind
-    runtime.packed_output = streaming and many_results(pipeline.assigner, pipeline.trigger)
-
-    grouped = staged.groupBy(_KG)
-    if streaming:
-        watch_stops(df.sparkSession)  # the workers close a query run's functions when it ends
-        if runtime.packed_output:
-            combined = grouped.applyInPandasWithState(
-                stream_function(runtime), PACKED_SCHEMA, STATE_SCHEMA, "append",
-                _TIMEOUTS[domain],
-            ).mapInArrow(unpack, output_schema)
-        else:
-            combined = grouped.applyInPandasWithState(
-                stream_function(runtime), output_schema, STATE_SCHEMA, "append",
-                _TIMEOUTS[domain],
-            )
-        metrics_name = observed_metrics_name(df)
-        combined = combined.observe(metrics_name, *metric_aggregates())
-        observation = None
-    else:
-        combined = grouped.applyInPandas(static_function(runtime), output_schema)
-        # the static stage's metrics, read after an action with WindowResultStream.metrics()
-        observation = Observation(observed_metrics_name(df))
-        combined = combined.observe(observation, *metric_aggregates())
-    summary = _summary(pipeline, domain, streaming, side_tags, mode)
-    if streaming:
-        summary["metrics"] = f"query.lastProgress['observedMetrics'][{metrics_name!r}]"
-    else:
-        summary["metrics"] = "result.metrics(), after an action"
-    if runtime.packed_output:
-        summary["outputs"] = PACKED_SUMMARY
-    summary["window state"] += STATE_DESCRIPTIONS[runtime.state_kind]
-    summary["shuffle"] = (
-        f"elements combined per key and window of each input partition ({COMBINE_CONF})"
-        if partial is not None else "every element"
-    )
-    if event_time is not None:
-        summary["event time"] = _describe_event_time(event_time)
-    summary["long overflow"] = (
-        "error (spark.sql.ansi.enabled)" if runtime.operator.overflow == ERROR
-        else "Java wrap-around, as Flink (spark.sql.ansi.enabled=false)"
-    )
-    return CompiledStage(
-        pipeline, combined, main_columns, side_columns, domain, summary, observation, casts
+    return InputStage(
+        staged, operator, kind, streaming, mode, domain, shift, case_sensitive, session_tz,
+        strategy, event_time, arrival, heartbeats, masks, partial,
     )
 
 
@@ -473,4 +519,4 @@ def _summary(
     }
 
 
-__all__ = ["compile_pipeline"]
+__all__ = ["InputStage", "compile_pipeline", "input_stage"]

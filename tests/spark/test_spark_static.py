@@ -87,6 +87,35 @@ def test_static_sum_is_final_result(events: DataStream) -> None:
     assert result.getSideOutput(LATE).toDF().collect() == []
 
 
+def test_the_main_and_side_outputs_stages_read_one_input_stage_built_once(
+    events: DataStream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stages of a result's main output and of its side outputs differ only in their
+    outputs: the input's part of the plan (event time, key groups, wire columns...) is built
+    once per result, and each output's stage reads that same DataFrame."""
+    import flinkwin.datastream.window_result_stream as results
+
+    built: list[Any] = []
+    original = results.input_stage
+
+    def counting(pipeline: Any) -> Any:
+        built.append(original(pipeline))
+        return built[-1]
+
+    monkeypatch.setattr(results, "input_stage", counting)
+    result = (
+        events.assignTimestampsAndWatermarks(watermark(2000)).keyBy("k")
+        .window(TumblingEventTimeWindows.of(Time.seconds(10))).sideOutputLateData(LATE)
+        .sum("v")
+    )
+    late = result.getSideOutput(LATE)
+    both = result._stage([LATE])
+    assert len(built) == 1
+    assert result._stage([]).combined is not both.combined  # its own output schema
+    assert late.toDF().collect() == []
+    assert canon(result.toDF().collect()) == canon(both.main_timed().drop("_fw_rts").collect())
+
+
 def test_streams_can_be_used_as_dataframes(events: DataStream) -> None:
     """getSideOutput's stream (and any DataStream) answers DataFrame methods itself."""
     result = (
