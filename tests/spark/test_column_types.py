@@ -341,13 +341,8 @@ def test_a_timestamp_ntz_of_the_least_long_fails_in_a_session_outside_utc_too(
     try:
         df = spark.read.parquet(str(tmp_path))
         assert df.schema["t2"].dataType.simpleString() == "timestamp_ntz"
-        result = (
-            DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
-            .window(TumblingEventTimeWindows.of(Time.seconds(10))).reduce(lambda a, b: a)
-        )
-        with pytest.raises(Exception, match=r"column 't2' holds the TIMESTAMP_NTZ value of "
-                           r"-9223372036854775808 microseconds since the epoch"):
-            result.toDF().collect()
+        _windowing_fails(df, r"column 't2' holds the TIMESTAMP_NTZ value of "
+                         r"-9223372036854775808 microseconds since the epoch")
     finally:
         spark.conf.set("spark.sql.session.timeZone", previous)
 
@@ -361,10 +356,15 @@ def test_a_nested_timestamp_of_the_least_long_fails_instead_of_reaching_function
         "k", "ts", "array(timestamp_micros(-9223372036854775808), cast(null as timestamp)) "
         "as t2",
     )
+    _windowing_fails(df, r"a TIMESTAMP of -9223372036854775808 microseconds since the epoch "
+                     r".* inside an array, map or struct")
+
+
+def _windowing_fails(df: Any, message: str) -> None:
+    """A 10 s tumbling reduce keyed by ``k`` over ``df`` fails with ``message``."""
     result = (
         DataStream(df).assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
         .window(TumblingEventTimeWindows.of(Time.seconds(10))).reduce(lambda a, b: a)
     )
-    with pytest.raises(Exception, match=r"a TIMESTAMP of -9223372036854775808 microseconds "
-                       r"since the epoch .* inside an array, map or struct"):
+    with pytest.raises(Exception, match=message):
         result.toDF().collect()
