@@ -19,9 +19,10 @@ from flinkwin.datastream.data_stream import DataStream
 from flinkwin.output_tag import OutputTag
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
-from flinkwin.spark.compiler import InputStage, compile_pipeline, input_stage
+from flinkwin.spark.compiler import compile_pipeline
 from flinkwin.spark.graph import StreamPlan
 from flinkwin.spark.graph_nodes import window_node
+from flinkwin.spark.input_stage import InputStage, input_stage
 from flinkwin.spark.parallelism import (
     check_max_parallelism,
     describe_parallelism,
