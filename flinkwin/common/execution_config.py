@@ -5,6 +5,12 @@ its own setting. The max parallelism is flinkwin's number of key groups: a ``Dat
 created afterwards without ``key_groups=`` uses it (see ``docs/porting.md``). The automatic
 watermark interval and the global job parameters are recorded; flinkwin's watermarks advance
 once per micro-batch whatever the interval (``docs/spark-semantics.md``).
+
+PyFlink's switches for its JVM runtime (object reuse, the closure cleaner, generic types, Kryo
+and Avro, auto-generated uids, latency tracking, task cancellation, snapshot compression) are
+recorded and read back, and change nothing: flinkwin's Python functions always get fresh
+objects, as Flink's do without object reuse, and Spark serializes and compresses its state
+itself.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ class ExecutionConfig:
         self._max_parallelism = PARALLELISM_DEFAULT
         self._auto_watermark_interval = 200
         self._global_job_parameters: dict[str, str] = {}
+        self._switches = dict(_SWITCHES)
+        self._intervals = dict(_INTERVALS)
 
     def set_parallelism(self, parallelism: int) -> ExecutionConfig:
         """Record the default parallelism (a positive int)."""
@@ -65,6 +73,107 @@ class ExecutionConfig:
 
     def get_global_job_parameters(self) -> dict[str, str]:
         return dict(self._global_job_parameters)
+
+    def _switch(self, name: str, on: bool) -> ExecutionConfig:
+        self._switches[name] = on
+        return self
+
+    def _interval(self, name: str, value: int) -> ExecutionConfig:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"{name} must be an int (milliseconds), got {value!r}")
+        self._intervals[name] = value
+        return self
+
+    def enable_object_reuse(self) -> ExecutionConfig:
+        """Record object reuse (see module docstring: elements are never reused)."""
+        return self._switch("object_reuse", True)
+
+    def disable_object_reuse(self) -> ExecutionConfig:
+        return self._switch("object_reuse", False)
+
+    def is_object_reuse_enabled(self) -> bool:
+        return self._switches["object_reuse"]
+
+    def enable_closure_cleaner(self) -> ExecutionConfig:
+        return self._switch("closure_cleaner", True)
+
+    def disable_closure_cleaner(self) -> ExecutionConfig:
+        return self._switch("closure_cleaner", False)
+
+    def is_closure_cleaner_enabled(self) -> bool:
+        return self._switches["closure_cleaner"]
+
+    def enable_generic_types(self) -> ExecutionConfig:
+        return self._switch("generic_types", True)
+
+    def disable_generic_types(self) -> ExecutionConfig:
+        return self._switch("generic_types", False)
+
+    def has_generic_types_disabled(self) -> bool:
+        return not self._switches["generic_types"]
+
+    def enable_force_kryo(self) -> ExecutionConfig:
+        return self._switch("force_kryo", True)
+
+    def disable_force_kryo(self) -> ExecutionConfig:
+        return self._switch("force_kryo", False)
+
+    def is_force_kryo_enabled(self) -> bool:
+        return self._switches["force_kryo"]
+
+    def enable_force_avro(self) -> ExecutionConfig:
+        return self._switch("force_avro", True)
+
+    def disable_force_avro(self) -> ExecutionConfig:
+        return self._switch("force_avro", False)
+
+    def is_force_avro_enabled(self) -> bool:
+        return self._switches["force_avro"]
+
+    def enable_auto_generated_uids(self) -> ExecutionConfig:
+        return self._switch("auto_generated_uids", True)
+
+    def disable_auto_generated_uids(self) -> ExecutionConfig:
+        return self._switch("auto_generated_uids", False)
+
+    def has_auto_generated_uids_enabled(self) -> bool:
+        return self._switches["auto_generated_uids"]
+
+    def set_use_snapshot_compression(self, use_snapshot_compression: bool) -> ExecutionConfig:
+        return self._switch("snapshot_compression", bool(use_snapshot_compression))
+
+    def is_use_snapshot_compression(self) -> bool:
+        return self._switches["snapshot_compression"]
+
+    def set_latency_tracking_interval(self, interval: int) -> ExecutionConfig:
+        return self._interval("latency_tracking_interval", interval)
+
+    def get_latency_tracking_interval(self) -> int:
+        return self._intervals["latency_tracking_interval"]
+
+    def set_task_cancellation_interval(self, interval: int) -> ExecutionConfig:
+        return self._interval("task_cancellation_interval", interval)
+
+    def get_task_cancellation_interval(self) -> int:
+        return self._intervals["task_cancellation_interval"]
+
+    def set_task_cancellation_timeout(self, timeout: int) -> ExecutionConfig:
+        return self._interval("task_cancellation_timeout", timeout)
+
+    def get_task_cancellation_timeout(self) -> int:
+        return self._intervals["task_cancellation_timeout"]
+
+
+#: PyFlink's switches and Flink's defaults for them (see module docstring)
+_SWITCHES = {
+    "object_reuse": False, "closure_cleaner": True, "generic_types": True, "force_kryo": False,
+    "force_avro": False, "auto_generated_uids": True, "snapshot_compression": False,
+}
+#: Flink's defaults: latency tracking off (0), cancellation every 30 s, timeout 180 s
+_INTERVALS = {
+    "latency_tracking_interval": 0, "task_cancellation_interval": 30_000,
+    "task_cancellation_timeout": 180_000,
+}
 
 
 __all__ = ["PARALLELISM_DEFAULT", "ExecutionConfig"]

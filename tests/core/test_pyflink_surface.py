@@ -54,6 +54,31 @@ def test_a_ports_environment_lines_run_and_are_recorded(env: StreamExecutionEnvi
     env.disable_operator_chaining()
     assert not env.is_chaining_enabled()
     assert env.execute("job") is None
+
+
+def test_the_execution_configs_runtime_switches_are_recorded_with_flinks_defaults(
+    env: StreamExecutionEnvironment,
+) -> None:
+    """SideOutputITCase calls ``env.get_config().enable_object_reuse()``; PyFlink's other
+    switches of its JVM runtime are recorded too, starting at Flink's defaults."""
+    config = env.get_config()
+    assert not config.is_object_reuse_enabled()
+    assert config.enable_object_reuse() is config and config.is_object_reuse_enabled()
+    assert not config.disable_object_reuse().is_object_reuse_enabled()
+    assert config.is_closure_cleaner_enabled()
+    assert not config.disable_closure_cleaner().is_closure_cleaner_enabled()
+    assert not config.has_generic_types_disabled()
+    assert config.disable_generic_types().has_generic_types_disabled()
+    assert config.enable_force_kryo().is_force_kryo_enabled()
+    assert config.enable_force_avro().is_force_avro_enabled()
+    assert not config.disable_auto_generated_uids().has_auto_generated_uids_enabled()
+    assert config.set_use_snapshot_compression(True).is_use_snapshot_compression()
+    assert config.get_latency_tracking_interval() == 0
+    assert config.set_latency_tracking_interval(500).get_latency_tracking_interval() == 500
+    assert config.get_task_cancellation_interval() == 30_000
+    assert config.set_task_cancellation_timeout(0).get_task_cancellation_timeout() == 0
+    with pytest.raises(ValueError, match="latency_tracking_interval must be an int"):
+        config.set_latency_tracking_interval("1s")  # type: ignore[arg-type]
     assert env.execute_async() is None
 
 
