@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.types import Types
+
+#: Flink's message (``SingleOutputStreamOperator#getSideOutput``)
+NAME_CLASH = (
+    "A side output with a matching id was already requested with a different type. This is "
+    "not allowed, side output ids need to be unique."
+)
 
 
 class OutputTag:
@@ -34,3 +41,12 @@ class OutputTag:
 
     def __repr__(self) -> str:
         return f"OutputTag({self.tag_id!r})"
+
+
+def request_side_output(requested: dict[str, Any], tag: OutputTag) -> None:
+    """Record that ``tag``'s side output was requested of one operator, whose earlier requests
+    are ``requested`` (id -> type); as Flink's ``getSideOutput``, refuse a tag whose id was
+    requested with another type (no type is PyFlink's default, ``PICKLED_BYTE_ARRAY``)."""
+    type_info = Types.PICKLED_BYTE_ARRAY() if tag.type_info is None else tag.type_info
+    if requested.setdefault(tag.tag_id, type_info) != type_info:
+        raise UnsupportedOperationError(f"getSideOutput({tag!r}): {NAME_CLASH}")

@@ -207,12 +207,12 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
             upstream is not None and upstream._wakes_keys_in_processing_time()
         )
 
-    @staticmethod
-    def _own(df: DataFrame, type_info: TypeInformation | None, **settings: Any) -> DataStream:
+    @classmethod
+    def _own(cls, df: DataFrame, type_info: TypeInformation | None, **settings: Any) -> Any:
         """A stream over a DataFrame flinkwin wrote itself in this pipeline (a function's or a
         side output's results, ``from_collection``): its pickled-values marks stay, with the
         type saying so. Every DataFrame from outside goes through ``DataStream(df)``."""
-        stream = DataStream.__new__(DataStream)
+        stream = cls.__new__(cls)
         stream._from_user = False
         DataStream.__init__(stream, df, **settings)
         stream._df, stream._type_info = df, type_info

@@ -9,6 +9,7 @@ It is used as every flinkwin result is: as a DataFrame (``toDF()``), with ``prin
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 from collections.abc import Mapping
@@ -21,8 +22,9 @@ from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import StructType
 
 from flinkwin.datastream.data_stream import DataStream
+from flinkwin.datastream.side_output_stream import SideOutputStream
 from flinkwin.datastream.stream_execution_environment import default_parallelism
-from flinkwin.output_tag import OutputTag
+from flinkwin.output_tag import OutputTag, request_side_output
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.graph import StreamPlan
@@ -66,6 +68,7 @@ class GraphResultStream(DataStream):
         # transformation takes it when it is created
         self._default_parallelism = default_parallelism()
         self._warned_one_task = False
+        self._requested_sides: dict[str, Any] = {}  # tag id -> type (getSideOutput)
         self._stages: dict[tuple[tuple[OutputTag, ...], bool], CompiledStage] = {}
         first = plan.sources[0]
         head = plan.head_type
@@ -108,9 +111,12 @@ class GraphResultStream(DataStream):
     def getSideOutput(self, output_tag: OutputTag) -> DataStream:  # noqa: N802
         """The side output ``output_tag`` of this stream's operator (late data, or what its
         function sent with ``ctx.output``/``yield tag, value``); starting a query on it runs
-        the graph again: use ``start(side_outputs=...)`` to write both in one query."""
+        the graph again: use ``start(side_outputs=...)`` to write both in one query. An
+        operator, union or step after it joins this graph (the operator runs once for every
+        stream taken from it, see flinkwin.datastream.side_output_stream)."""
         if not isinstance(output_tag, OutputTag):
             raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
+        request_side_output(self._requested_sides, output_tag)
         ref, head = self._plan_value.side_ref(output_tag), self._plan_value.head
         if head[0] == "node" and ref[1] != head[1]:
             # Flink's getSideOutput is the side output of this operator alone
@@ -130,7 +136,7 @@ class GraphResultStream(DataStream):
             type_info = Types.PICKLED_BYTE_ARRAY()
         elif not isinstance(type_info, TypeInformation) or is_pickled_type(type_info):
             type_info = None
-        side = DataStream._own(stage.side(output_tag), type_info,
+        side = SideOutputStream._own(stage.side(output_tag), type_info,
                                key_groups=self._key_groups, runtime_mode=self._runtime_mode)
         side._origin = f"the side output {output_tag!r}"
         side._max_parallelism = self._max_parallelism
@@ -138,6 +144,7 @@ class GraphResultStream(DataStream):
         side._sizing = self._stage_size()
         side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
         side._pickled_fix = side_type.fix
+        side._side_plan = functools.partial(self._plan_value.with_side_head, output_tag)
         return side
 
     def _stage_size(self) -> StageSize:

@@ -16,7 +16,8 @@ from pyspark.sql.types import StructType
 
 from flinkwin.assigners.stagger import fix_stagger
 from flinkwin.datastream.data_stream import DataStream
-from flinkwin.output_tag import OutputTag
+from flinkwin.datastream.side_output_stream import SideOutputStream
+from flinkwin.output_tag import OutputTag, request_side_output
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.compiler import compile_pipeline
@@ -51,6 +52,7 @@ class WindowResultStream(DataStream):
         self._declared = type_info
         self._stages: dict[tuple[OutputTag, ...], CompiledStage] = {}
         self._input: InputStage | None = None  # shared by the stages of all outputs
+        self._requested_sides: dict[str, Any] = {}  # tag id -> type (getSideOutput)
         # outputs without a declared type are pickled values (flinkwin's own schema decides,
         # never the DataFrame's metadata)
         pickled = is_pickled(main_schema(pipeline))
@@ -80,8 +82,14 @@ class WindowResultStream(DataStream):
             )
             source._max_parallelism = pipeline.max_parallelism
         self._check_parallelism()
-        plan = StreamPlan.of_source(source)
-        return plan.with_node(window_node(self._pipeline, plan, self._declared))
+        built = self.__dict__.get("_built_plan")
+        if built is None or built[0] is not self._pipeline or built[1] is not self._declared:
+            # one plan per configuration: the streams taken from this window (its result, its
+            # side outputs) share its node (flinkwin.spark.graph.combine)
+            plan = StreamPlan.of_source(source)
+            plan = plan.with_node(window_node(self._pipeline, plan, self._declared))
+            built = self.__dict__["_built_plan"] = (self._pipeline, self._declared, plan)
+        return built[2]
 
     def _stage(self, side_tags: list[OutputTag]) -> CompiledStage:
         key = tuple(side_tags)
@@ -99,9 +107,12 @@ class WindowResultStream(DataStream):
         ``.toDF()``): late data
         has the input's columns; other tags declare a schema (``OutputTag("x", "a string")``).
         Starting a query on it runs the window stage again, separately from the main output's
-        query; use ``start(side_outputs=...)`` to compute both in one query."""
+        query; use ``start(side_outputs=...)`` to compute both in one query. An operator, union
+        or step after it joins this window's graph, which runs the window once for it and for
+        every other stream taken from the window (see flinkwin.datastream.side_output_stream)."""
         if not isinstance(output_tag, OutputTag):
             raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
+        request_side_output(self._requested_sides, output_tag)
         stage = self._stage([output_tag])
         tag_type = output_tag.type_info
         if output_tag in (self._pipeline.late_tag, null_timestamp_tag(self._pipeline)):
@@ -110,7 +121,7 @@ class WindowResultStream(DataStream):
             type_info = Types.PICKLED_BYTE_ARRAY()  # the values the functions emitted
         else:
             type_info = tag_type if isinstance(tag_type, TypeInformation) else None
-        side = DataStream._own(
+        side = SideOutputStream._own(
             stage.side(output_tag),
             type_info,
             key_groups=self._pipeline.key_groups,
@@ -123,6 +134,7 @@ class WindowResultStream(DataStream):
             check=functools.partial(self._check_restart, side_tags=[output_tag]),
         )
         side._from_processing_time_stage = stage.timer_domain == PROCESSING_TIME
+        side._side_plan = lambda: self._plan.with_side_head(output_tag)
         return side
 
     def _running(self) -> None:

@@ -425,8 +425,9 @@ class GraphOperator:
             self._emit(node, ("node", j), value, _stamp(timestamp))
         for tag, items in op.drain_side_outputs().items():
             ref = ("side", j, tag.tag_id)
+            shape = dict(node.side_shapes).get(tag.tag_id)
             for value, timestamp in items:
-                self._push(ref, value, _stamp(timestamp))
+                self._push(ref, value if shape is None else shape(value), _stamp(timestamp))
 
     # ------------------------------------------------------------------ outputs
     def drain_output(self) -> list[tuple[Any, int | None]]:

@@ -83,6 +83,9 @@ class NodeSpec:
     #: input gate and the two are combined as ``CombinedWatermarkStatus`` does; else every
     #: input is one gate, as after a union (Flink's window join and coGroup are one)
     two_input: bool = False
+    #: per side output id read by a node after it: how its values become the elements that
+    #: node sees (as ``shape`` for the main output)
+    side_shapes: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

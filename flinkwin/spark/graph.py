@@ -11,6 +11,7 @@ into ONE Spark stage.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -89,6 +90,9 @@ class ElementShape:
 
 
 # ------------------------------------------------------------------------------- plan
+_UIDS = itertools.count()
+
+
 @dataclass(frozen=True)
 class PlanNode:
     """A node of a plan: its runtime spec, the type of its main output, the types of the side
@@ -103,6 +107,12 @@ class PlanNode:
     #: per input index, the operator's key as given (column names or a selector); empty for
     #: a node that keys nothing (a step, a union, a non-keyed operator)
     keys: tuple[Any, ...] = ()
+    #: side outputs its function emits (``ctx.output``) that a node after it reads:
+    #: id -> (tag, type); ``sides`` are the ones it declares (late data)
+    emitted: dict[str, tuple[OutputTag, StreamType]] = field(default_factory=dict)
+    #: the node's identity, kept by ``replace``: the plans of streams taken from one node
+    #: share it (see :func:`combine`)
+    uid: int = field(default_factory=lambda: next(_UIDS), compare=False)
 
 
 @dataclass(frozen=True)
@@ -124,7 +134,7 @@ class StreamPlan:
         node = self.nodes[ref[1]]
         if ref[0] == "node":
             return node.output
-        return node.sides[ref[2]][1]
+        return (node.sides.get(ref[2]) or node.emitted[ref[2]])[1]
 
     @property
     def head_type(self) -> StreamType:
@@ -144,6 +154,23 @@ class StreamPlan:
             raise PipelineError(f"{tag!r}: this stream has no operator emitting side outputs")
         return ("side", self.head[1], tag.tag_id)
 
+    def with_side_head(self, tag: OutputTag) -> StreamPlan:
+        """This plan with the head node's side output ``tag`` as its head: the stream a node
+        after ``getSideOutput(tag)`` reads, as a Flink side output is one more stream of the
+        job. A side output the node does not declare (its function's ``ctx.output``) takes the
+        tag's type, and its values reach the nodes after it as that type's elements."""
+        ref = self.side_ref(tag)
+        j = int(ref[1])
+        node = self.nodes[j]
+        if tag.tag_id not in node.sides and tag.tag_id not in node.emitted:
+            side = self.side_type(tag)
+            shape = side.shape()
+            spec = node.spec if shape is None else replace(
+                node.spec, side_shapes=(*node.spec.side_shapes, (tag.tag_id, shape))
+            )
+            node = replace(node, spec=spec, emitted={**node.emitted, tag.tag_id: (tag, side)})
+        return replace(self, nodes=(*self.nodes[:j], node, *self.nodes[j + 1:]), head=ref)
+
     def side_type(self, tag: OutputTag) -> StreamType:
         ref = self.side_ref(tag)
         declared = self.nodes[ref[1]].sides.get(tag.tag_id)
@@ -154,10 +181,13 @@ class StreamPlan:
 
 def combine(plans: Sequence[StreamPlan]) -> tuple[StreamPlan, list[StreamRef]]:
     """One plan holding all of ``plans`` (sources shared by identity, nodes renumbered), and
-    each plan's head in it."""
+    each plan's head in it. A node the plans share (the same node reading the same streams:
+    two streams taken from one operator, its result and a side output, or two side outputs)
+    is one node, as in Flink, where one operator feeds every stream taken from it."""
     sources: list[Any] = []
     nodes: list[PlanNode] = []
     heads: list[StreamRef] = []
+    shared: dict[tuple[int, Any], int] = {}  # (node uid, its inputs) -> its index
     for plan in plans:
         source_map = []
         for stream in plan.sources:
@@ -166,19 +196,37 @@ def combine(plans: Sequence[StreamPlan]) -> tuple[StreamPlan, list[StreamRef]]:
                 index = len(sources)
                 sources.append(stream)
             source_map.append(index)
-        offset = len(nodes)
+        node_map: list[int] = []
 
-        def moved(ref: StreamRef, source_map: list[int] = source_map, offset: int = offset
-                  ) -> StreamRef:
+        def moved(ref: StreamRef, source_map: list[int] = source_map,
+                  node_map: list[int] = node_map) -> StreamRef:
             if ref[0] == "source":
                 return ("source", source_map[ref[1]])
-            return (ref[0], ref[1] + offset, *ref[2:])
+            return (ref[0], node_map[ref[1]], *ref[2:])
 
         for node in plan.nodes:
             spec = replace(node.spec, inputs=tuple((moved(r), i) for r, i in node.spec.inputs))
-            nodes.append(replace(node, spec=spec))
+            index = shared.get((node.uid, spec.inputs))
+            if index is None:
+                index = shared[(node.uid, spec.inputs)] = len(nodes)
+                nodes.append(replace(node, spec=spec))
+            else:
+                nodes[index] = _merged(nodes[index], node)
+            node_map.append(index)
         heads.append(moved(plan.head))
     return StreamPlan(tuple(sources), tuple(nodes), heads[0] if heads else ("source", 0)), heads
+
+
+def _merged(kept: PlanNode, other: PlanNode) -> PlanNode:
+    """``kept`` (one node of several plans) with the side outputs ``other``, the same node in
+    another plan, has nodes after it read."""
+    emitted = {**other.emitted, **kept.emitted}
+    if len(emitted) == len(kept.emitted):
+        return kept
+    shapes = dict(kept.spec.side_shapes)
+    shapes.update((i, shape) for i, shape in other.spec.side_shapes if i not in shapes)
+    return replace(kept, emitted=emitted,
+                   spec=replace(kept.spec, side_shapes=tuple(shapes.items())))
 
 
 def plan_of(stream: Any) -> StreamPlan:

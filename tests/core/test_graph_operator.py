@@ -153,6 +153,39 @@ def test_steps_map_between_operators_and_keep_timestamps() -> None:
     assert [(tuple(v), ts) for v, ts in op.drain_output()] == [(("a", 6), 9)]
 
 
+class _OddsAside(ProcessFunction):
+    """Odd values to the side output ``odd`` as ``(k, v)`` tuples, every value to the main."""
+
+    def process_element(self, value: Any, ctx: ProcessFunction.Context) -> Any:
+        if value.v % 2:
+            ctx.output(ODD, (value.k, value.v))
+        yield value.v
+
+
+ODD = OutputTag("odd")
+
+
+def test_a_side_output_reaches_the_nodes_reading_it_shaped_as_its_type() -> None:
+    """Flink: a side output is a stream of the job (SideOutputITCase): node 1 reads node 0's
+    side output ``odd``, whose values it sees through the shape its type gives (here: the
+    pair as a dict), and the union after both gets node 0's main output and node 1's: per
+    element the main output first, then the side output's (the documented difference from
+    Flink's emission order, docs/windows/union-and-cascades.md)."""
+    seen: list[Any] = []
+    nodes = (
+        NodeSpec("split", OPERATOR, ((("source", 0), 0),),
+                 build=lambda info, subtask=None: ProcessOperator(_OddsAside(), task_info=info),
+                 side_shapes=(("odd", lambda pair: {"key": pair[0], "odd": pair[1]}),)),
+        NodeSpec("spy", MAP, ((("side", 0, "odd"), 0),),
+                 function=lambda d: seen.append(d) or d["odd"] * 100),
+        NodeSpec("union", UNION, ((("node", 0), 0), (("node", 1), 0))),
+    )
+    op = GraphOperator(GraphPlan((source(0),), nodes, ("node", 2)), INFO)
+    op.process_batch(frame([(0, "a", 1), (0, "b", 2), (0, "c", 3)]), [1, 2, 3])
+    assert seen == [{"key": "a", "odd": 1}, {"key": "c", "odd": 3}]
+    assert [v for v, _ in op.drain_output()] == [1, 100, 2, 3, 300]
+
+
 def test_snapshot_and_restore_keep_operators_and_source_watermarks() -> None:
     plan = union_window_plan()
     op = GraphOperator(plan, INFO)

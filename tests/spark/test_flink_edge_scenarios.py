@@ -995,3 +995,63 @@ def test_the_wake_clock_fires_a_window_on_one_source_before_1970_when_declared(
         .union(declared(s, "b")),
         parallelism, plans=[1])
     assert non_empty(main) == expect({0: [("b", 10, base + 500)], 2: [("a", 1, base + 1000)]})
+
+
+# ------------------------------------------------- side outputs read by operators after them
+SIDE_FILES: Files = {
+    # watermark max - 1: 11999 in batch 1, where a@2000's window [0, 10 s) is already past
+    "in": [[ev("a", 1, 1000), ev("a", 2, 12000)], [ev("a", 3, 2000), ev("a", 4, 25000)],
+           [ev("b", 5, 40000)]],
+}
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_a_window_unioned_with_its_own_late_data_side_output_runs_the_window_once(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Flink: a side output is one more stream of the job (``SideOutputITCase``,
+    ``testSideOutputWithMultipleConsumers``): ``w.union(w.get_side_output(LATE))`` reads the
+    one window's results and its late elements in one query. [0, 10 s) fires at batch 1's
+    watermark 11999, before a@2000 arrives late there; [10 s, 20 s) at 24999 in batch 2;
+    [20 s, 30 s) at the end of input (the sums keep their first element's fields)."""
+    def build(s: Scenario) -> Any:
+        window = (s.source("in").key_by("k").window(TUMBLING_10S)
+                  .side_output_late_data(LATE).sum("v"))
+        return window.union(window.get_side_output(LATE))
+
+    main, _ = Scenario(spark, tmp_path, "window_and_its_late_data").run(
+        SIDE_FILES, build, parallelism)
+    assert in_order(main) == [Counter({("a", 1, 1000): 1, ("a", 3, 2000): 1}),
+                              Counter({("a", 2, 12000): 1}), Counter({("a", 4, 25000): 1})]
+
+
+class _SplitByParity(KeyedProcessFunction):
+    """Odd values to the side output ``odd``, even ones to ``even``; nothing to the main."""
+
+    def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Any:
+        ctx.output(ODD if value.v % 2 else EVEN, value)
+        return iter(())
+
+
+ODD = OutputTag("odd", Types.ROW_NAMED(["k", "v", "ts"], [Types.STRING(), Types.LONG(),
+                                                           Types.LONG()]))
+EVEN = OutputTag("even", ODD.type_info)
+
+
+@pytest.mark.parametrize("parallelism", PLANS)
+def test_two_side_outputs_of_one_operator_unioned_feed_a_window_in_one_query(
+    spark: Any, tmp_path: Path, parallelism: int
+) -> None:
+    """Flink: ``SideOutputITCase#testUnionOfTwoSideOutputs`` on a stream, with a window after
+    the union: every element reaches the window once, through one of the two side outputs of
+    the one process function, as the Rows its tags declare (``key_by("k")`` reads them). The
+    window sees the process function's watermark: a@2000 comes after 11999 passed its window
+    and is dropped there, as in the window before; [40 s, 50 s) waits for a later watermark."""
+    def build(s: Scenario) -> Any:
+        split = s.source("in").key_by("k").process(_SplitByParity())
+        union = split.get_side_output(ODD).union(split.get_side_output(EVEN))
+        return union.key_by("k").window(TUMBLING_10S).sum("v")
+
+    main, _ = Scenario(spark, tmp_path, "two_sides_unioned").run(SIDE_FILES, build, parallelism)
+    assert in_order(main) == [Counter({("a", 1, 1000): 1}), Counter({("a", 2, 12000): 1}),
+                              Counter({("a", 4, 25000): 1})]
