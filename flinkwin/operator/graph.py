@@ -421,13 +421,26 @@ class GraphOperator:
         op = self.operators[j]
         assert op is not None
         node = self.plan.nodes[j]
+        in_order = getattr(op, "drain_in_order", None)
+        if in_order is not None:  # a process function's outputs, in the order it emitted
+            for tag, value, timestamp in in_order():
+                if tag is None:
+                    self._emit(node, ("node", j), value, _stamp(timestamp))
+                else:
+                    self._push_side(node, j, tag, value, _stamp(timestamp))
+            return
         for value, timestamp in op.drain_output():
             self._emit(node, ("node", j), value, _stamp(timestamp))
         for tag, items in op.drain_side_outputs().items():
-            ref = ("side", j, tag.tag_id)
-            shape = dict(node.side_shapes).get(tag.tag_id)
             for value, timestamp in items:
-                self._push(ref, value if shape is None else shape(value), _stamp(timestamp))
+                self._push_side(node, j, tag, value, _stamp(timestamp))
+
+    def _push_side(
+        self, node: NodeSpec, j: int, tag: OutputTag, value: Any, timestamp: int | None
+    ) -> None:
+        """Node ``j``'s side output ``tag`` to where it goes, as its readers' elements."""
+        shape = dict(node.side_shapes).get(tag.tag_id) if node.side_shapes else None
+        self._push(("side", j, tag.tag_id), value if shape is None else shape(value), timestamp)
 
     # ------------------------------------------------------------------ outputs
     def drain_output(self) -> list[tuple[Any, int | None]]:

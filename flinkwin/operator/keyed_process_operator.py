@@ -93,6 +93,8 @@ class _Base:
         self._opened = False
         self._output: list[tuple[Any, int | None]] = []
         self._side_outputs: dict[OutputTag, list[tuple[Any, int | None]]] = {}
+        #: what each emission went to, in the order the function emitted (None: the main)
+        self._order: list[OutputTag | None] = []
 
     def _emit(self, result: Any, where: str, timestamp: int | None, side_timestamp: int) -> None:
         """Emit a user call's outputs: ``(tag, value)`` pairs to side outputs with
@@ -103,16 +105,30 @@ class _Base:
                 self.emit_side(out[0], out[1], side_timestamp)
             else:
                 self._output.append((out, timestamp))
+                self._order.append(None)
 
     def emit_side(self, tag: OutputTag, value: Any, timestamp: int | None) -> None:
         self._side_outputs.setdefault(tag, []).append((value, timestamp))
+        self._order.append(tag)
 
     def drain_output(self) -> list[tuple[Any, int | None]]:
         out, self._output = self._output, []
+        self._order = [tag for tag in self._order if tag is not None]
         return out
 
     def drain_side_outputs(self) -> dict[OutputTag, list[tuple[Any, int | None]]]:
         out, self._side_outputs = self._side_outputs, {}
+        self._order = [tag for tag in self._order if tag is None]
+        return out
+
+    def drain_in_order(self) -> list[tuple[OutputTag | None, Any, int | None]]:
+        """Everything emitted since the last drain, main output (tag None) and side outputs,
+        in the order the function emitted it (Flink's: both reach the operators after this
+        one in that order)."""
+        main = iter(self._output)
+        sides = {tag: iter(items) for tag, items in self._side_outputs.items()}
+        out = [(tag, *next(main if tag is None else sides[tag])) for tag in self._order]
+        self._output, self._side_outputs, self._order = [], {}, []
         return out
 
     def _snapshot(

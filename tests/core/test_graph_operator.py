@@ -168,9 +168,8 @@ ODD = OutputTag("odd")
 def test_a_side_output_reaches_the_nodes_reading_it_shaped_as_its_type() -> None:
     """Flink: a side output is a stream of the job (SideOutputITCase): node 1 reads node 0's
     side output ``odd``, whose values it sees through the shape its type gives (here: the
-    pair as a dict), and the union after both gets node 0's main output and node 1's: per
-    element the main output first, then the side output's (the documented difference from
-    Flink's emission order, docs/windows/union-and-cascades.md)."""
+    pair as a dict), and the union after both gets node 0's main output and node 1's in the
+    order the function emitted them (its side output first for an odd value)."""
     seen: list[Any] = []
     nodes = (
         NodeSpec("split", OPERATOR, ((("source", 0), 0),),
@@ -183,7 +182,7 @@ def test_a_side_output_reaches_the_nodes_reading_it_shaped_as_its_type() -> None
     op = GraphOperator(GraphPlan((source(0),), nodes, ("node", 2)), INFO)
     op.process_batch(frame([(0, "a", 1), (0, "b", 2), (0, "c", 3)]), [1, 2, 3])
     assert seen == [{"key": "a", "odd": 1}, {"key": "c", "odd": 3}]
-    assert [v for v, _ in op.drain_output()] == [1, 100, 2, 3, 300]
+    assert [v for v, _ in op.drain_output()] == [100, 1, 2, 300, 3]
 
 
 def test_snapshot_and_restore_keep_operators_and_source_watermarks() -> None:
