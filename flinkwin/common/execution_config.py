@@ -15,8 +15,26 @@ itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 #: Flink's ``ExecutionConfig.PARALLELISM_DEFAULT``: not set, the engine decides.
 PARALLELISM_DEFAULT = -1
+
+
+def _switches(name: str, read_negated: bool = False) -> tuple[Any, Any, Any]:
+    """PyFlink's ``enable_<x>``, ``disable_<x>`` and its query for the recorded switch
+    ``name`` (the query answers "disabled?" when ``read_negated``)."""
+
+    def enable(self: ExecutionConfig) -> ExecutionConfig:
+        return self._switch(name, True)
+
+    def disable(self: ExecutionConfig) -> ExecutionConfig:
+        return self._switch(name, False)
+
+    def query(self: ExecutionConfig) -> bool:
+        return self._switches[name] is not read_negated
+
+    return enable, disable, query
 
 
 class ExecutionConfig:
@@ -84,60 +102,16 @@ class ExecutionConfig:
         self._intervals[name] = value
         return self
 
-    def enable_object_reuse(self) -> ExecutionConfig:
-        """Record object reuse (see module docstring: elements are never reused)."""
-        return self._switch("object_reuse", True)
-
-    def disable_object_reuse(self) -> ExecutionConfig:
-        return self._switch("object_reuse", False)
-
-    def is_object_reuse_enabled(self) -> bool:
-        return self._switches["object_reuse"]
-
-    def enable_closure_cleaner(self) -> ExecutionConfig:
-        return self._switch("closure_cleaner", True)
-
-    def disable_closure_cleaner(self) -> ExecutionConfig:
-        return self._switch("closure_cleaner", False)
-
-    def is_closure_cleaner_enabled(self) -> bool:
-        return self._switches["closure_cleaner"]
-
-    def enable_generic_types(self) -> ExecutionConfig:
-        return self._switch("generic_types", True)
-
-    def disable_generic_types(self) -> ExecutionConfig:
-        return self._switch("generic_types", False)
-
-    def has_generic_types_disabled(self) -> bool:
-        return not self._switches["generic_types"]
-
-    def enable_force_kryo(self) -> ExecutionConfig:
-        return self._switch("force_kryo", True)
-
-    def disable_force_kryo(self) -> ExecutionConfig:
-        return self._switch("force_kryo", False)
-
-    def is_force_kryo_enabled(self) -> bool:
-        return self._switches["force_kryo"]
-
-    def enable_force_avro(self) -> ExecutionConfig:
-        return self._switch("force_avro", True)
-
-    def disable_force_avro(self) -> ExecutionConfig:
-        return self._switch("force_avro", False)
-
-    def is_force_avro_enabled(self) -> bool:
-        return self._switches["force_avro"]
-
-    def enable_auto_generated_uids(self) -> ExecutionConfig:
-        return self._switch("auto_generated_uids", True)
-
-    def disable_auto_generated_uids(self) -> ExecutionConfig:
-        return self._switch("auto_generated_uids", False)
-
-    def has_auto_generated_uids_enabled(self) -> bool:
-        return self._switches["auto_generated_uids"]
+    enable_object_reuse, disable_object_reuse, is_object_reuse_enabled = _switches(
+        "object_reuse")
+    enable_closure_cleaner, disable_closure_cleaner, is_closure_cleaner_enabled = _switches(
+        "closure_cleaner")
+    enable_generic_types, disable_generic_types, has_generic_types_disabled = _switches(
+        "generic_types", read_negated=True)
+    enable_force_kryo, disable_force_kryo, is_force_kryo_enabled = _switches("force_kryo")
+    enable_force_avro, disable_force_avro, is_force_avro_enabled = _switches("force_avro")
+    enable_auto_generated_uids, disable_auto_generated_uids, has_auto_generated_uids_enabled = (
+        _switches("auto_generated_uids"))
 
     def set_use_snapshot_compression(self, use_snapshot_compression: bool) -> ExecutionConfig:
         return self._switch("snapshot_compression", bool(use_snapshot_compression))
