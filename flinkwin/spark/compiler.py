@@ -182,7 +182,8 @@ def compile_pipeline(
                 _TIMEOUTS[domain],
             )
         metrics_name = observed_metrics_name(df)
-        combined = combined.observe(metrics_name, *metric_aggregates())
+        combined = combined.observe(metrics_name, *metric_aggregates(
+            totals=heartbeats or not pipeline.keyed or pipeline.key_groups == 1))
         observation = None
     else:
         combined = grouped.applyInPandas(static_function(runtime), output_schema)

@@ -60,7 +60,12 @@ from .graph_partitioning import fused_partitioning, partitioning
 from .graph_restart import graph_fingerprint
 from .inputs import EventTime
 from .key_groups import failing_on_null, key_group_labels, label_of
-from .metrics import metric_aggregates, observed_metrics_name, with_heartbeats
+from .metrics import (
+    metric_aggregates,
+    observed_metrics_name,
+    sends_heartbeats,
+    with_heartbeats,
+)
 from .nested import element_converters
 from .nulls import plan as null_plan
 from .nulls import to_wire as nulls_to_wire
@@ -208,9 +213,10 @@ def compile_graph(
     )
     distributed = reason is None
     # the plan is decided: the sources' rows are built once, as it reads them
-    heartbeats = streaming and key_groups > 1
-    fused = fused_partitioning(plan) if distributed else None
     wake_clock = own_clocks
+    # heartbeats carry the sources' clocks (own clocks), else only the metrics' state totals
+    heartbeats = streaming and key_groups > 1 and (wake_clock or sends_heartbeats(key_groups))
+    fused = fused_partitioning(plan) if distributed else None
     if fused is None:
         staged, input_schema, masks = _stage_input(
             plan, tz, streaming, partition, key_groups, heartbeats, before_1970, arrival,
@@ -285,7 +291,8 @@ def compile_graph(
     observation = None
     if streaming:
         watch_stops(session)  # the workers close a query run's functions when it ends
-        combined = combined.observe(observed_metrics_name(first), *metric_aggregates())
+        combined = combined.observe(observed_metrics_name(first), *metric_aggregates(
+            totals=key_groups == 1 or heartbeats or fused is not None))
     else:
         observation = Observation(observed_metrics_name(first))
         combined = combined.observe(observation, *metric_aggregates())

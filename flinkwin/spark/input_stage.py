@@ -45,7 +45,7 @@ from .event_time import (
     _with_watermark,
 )
 from .inputs import EventTime
-from .metrics import with_heartbeats
+from .metrics import sends_heartbeats, with_heartbeats
 from .nested import element_converters
 from .nulls import NullMask
 from .nulls import plan as null_plan
@@ -208,7 +208,7 @@ def input_stage(pipeline: WindowPipeline) -> InputStage:
         staged = staged.withColumn(_KG, key_group_column(pipeline))
     if arrival and ARRIVAL_COLUMN not in staged.columns and not combining:
         staged = with_arrival_sequence(staged)
-    heartbeats = streaming and pipeline.keyed and pipeline.key_groups > 1
+    heartbeats = streaming and pipeline.keyed and sends_heartbeats(pipeline.key_groups)
     if heartbeats and not combining:
         staged = with_heartbeats(staged, pipeline.key_groups)
     event_time: EventTime | None = None

@@ -20,6 +20,17 @@ _KG = KEY_GROUP_COLUMN
 _COPY = "_fw_copy"
 
 
+#: The most key groups that get heartbeats: each costs a Python call of the stage in every
+#: micro-batch with input (about 1-4 ms on a 2-core machine), so beyond this a stage publishes
+#: no state totals instead (docs/metrics.md); Flink's default max parallelism is 128.
+HEARTBEAT_LIMIT = 256
+
+
+def sends_heartbeats(key_groups: int) -> bool:
+    """Whether a keyed stage of ``key_groups`` key groups sends heartbeats for its metrics."""
+    return 1 < key_groups <= HEARTBEAT_LIMIT
+
+
 def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
     """``df`` plus, after the first row of each input partition, one heartbeat row (a copy of
     it with arrival sequence ``HEARTBEAT_SEQUENCE``) for every key group: Spark then calls every
@@ -27,9 +38,12 @@ def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
     ``docs/metrics.md``). ``df`` carries the rows' arrival sequence
     (:mod:`flinkwin.spark.arrival`), which tells the first rows in the JVM; marking the copies
     there sends no extra column through the shuffle."""
+    # the labels as one constant array (a reference in generated code, however many), not
+    # elements of the row's array: that code outgrows Java's 64 KB method limit at a few
+    # thousand key groups, and Spark then interprets the expression
     groups = F.expr(
-        f"CASE WHEN {FIRST_IN_PARTITION} THEN array({sql_name(_KG)}, {label_list(key_groups)}) "
-        f"ELSE array({sql_name(_KG)}) END"
+        f"CASE WHEN {FIRST_IN_PARTITION} THEN concat(array({sql_name(_KG)}), "
+        f"array({label_list(key_groups)})) ELSE array({sql_name(_KG)}) END"
     )
     columns = [quoted(c) for c in df.columns if c != _KG]
     copy = F.col(_COPY)
@@ -43,12 +57,17 @@ def with_heartbeats(df: DataFrame, key_groups: int) -> DataFrame:
     )
 
 
-def metric_aggregates() -> list[Column]:
+def metric_aggregates(totals: bool = True) -> list[Column]:
     """The observed metrics: sums of the calls' metrics rows. The state totals stay null in
-    a batch in which Spark called no key group (the stage's state did not change then)."""
+    a batch in which Spark called no key group (the stage's state did not change then), and
+    in every batch without ``totals`` (a stage whose key groups get no heartbeats, so that
+    Spark calls only some of them)."""
     return [
-        F.expr(f"sum({sql_name(c)}) AS {sql_name(n)}" if n in STATE_METRICS
-               else f"coalesce(sum({sql_name(c)}), 0) AS {sql_name(n)}")
+        F.expr(
+            (f"sum({sql_name(c)})" if totals else "CAST(NULL AS BIGINT)")
+            + f" AS {sql_name(n)}"
+        ) if n in STATE_METRICS
+        else F.expr(f"coalesce(sum({sql_name(c)}), 0) AS {sql_name(n)}")
         for n, c in zip(METRICS, METRIC_COLUMNS)
     ]
 
@@ -69,4 +88,10 @@ def observed_metrics_name(df: DataFrame) -> str:
     return f"flinkwin_{max(int(n) if n else 1 for n in stages) + 1}"
 
 
-__all__ = ["metric_aggregates", "observed_metrics_name", "with_heartbeats"]
+__all__ = [
+    "HEARTBEAT_LIMIT",
+    "metric_aggregates",
+    "observed_metrics_name",
+    "sends_heartbeats",
+    "with_heartbeats",
+]

@@ -12,6 +12,7 @@ from spark_scenarios import watermark, write_batches
 from flinkwin import OutputTag, ProcessWindowFunction, Time, TumblingEventTimeWindows
 from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
+from flinkwin.spark.metrics import HEARTBEAT_LIMIT
 
 SCHEMA = "k string, ts long, v long"
 LATE = OutputTag("late")
@@ -102,6 +103,31 @@ def test_late_drops_fired_windows_and_state_totals_are_in_last_progress(
     assert all(m["stateBytes"] > 0 for m in metrics.values())
     assert _total(metrics, "numRecordsIn") == 6
     assert _total(metrics, "numLateRecordsDropped") == 1
+
+
+def test_above_the_heartbeat_limit_state_totals_are_null_and_the_results_the_same(
+    spark: Any, tmp_path: Path
+) -> None:
+    """With more key groups than HEARTBEAT_LIMIT (here Flink's largest max parallelism,
+    ``1 << 15``) the stage sends no heartbeats: Spark calls only the key groups with rows or a
+    timer due, the state totals are null, the counts and the results as with 16."""
+    write_batches(tmp_path / "in", BATCHES)
+    stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(
+        str(tmp_path / "in"))
+    result = (DataStream(stream, key_groups=HEARTBEAT_LIMIT * 128)
+              .assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+              .window(TumblingEventTimeWindows.of(Time.seconds(10))).sum("v"))
+    assert "concat(array(" not in result.toDF()._jdf.queryExecution().analyzed().toString()
+    main = MemorySink("metrics_many_key_groups")
+    query = result.start(main, checkpoint_location=str(tmp_path / "ck"),
+                         trigger={"availableNow": True})
+    query.awaitTermination()
+    assert sorted((r["k"], r["v"]) for r in main.rows()) == [("a", 3), ("b", 4)]
+    metrics = _by_batch(query)
+    assert metrics[2]["numLateRecordsDropped"] == 1 and metrics[2]["numWindowsFired"] == 2
+    assert metrics[0]["keyGroupCalls"] == 2  # a's and b's key groups only
+    assert all(m[name] is None for m in metrics.values()
+               for name in ("keysInState", "windowsInState", "stateBytes"))
 
 
 def test_state_totals_are_exact_across_a_restart(spark: Any, tmp_path: Path) -> None:
