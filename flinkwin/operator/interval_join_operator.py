@@ -51,6 +51,7 @@ from flinkwin.functions.internal import iterate_outputs
 from flinkwin.functions.process_join import ProcessJoinContext
 from flinkwin.keys import compares_by_value
 from flinkwin.longs import WRAP, check_policy, to_long
+from flinkwin.operator.emissions import OrderedEmissions
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.runtime_context import OperatorRuntimeContext, Subtask, TaskInfo
 from flinkwin.operator.snapshots import StatePickler, formats
@@ -176,7 +177,7 @@ class JoinContext(ProcessJoinContext):
         self._op.emit_side(output_tag, value, self.result_timestamp)
 
 
-class IntervalJoinOperator(UserFunctionLifecycle):
+class IntervalJoinOperator(UserFunctionLifecycle, OrderedEmissions):
     """Flink's ``IntervalJoinOperator`` for all keys of one operator instance (see module
     docstring). The arguments are Java's, in Java's order, then the two key selectors (field
     names, a ``KeySelector`` or a callable, as ``key_by`` takes them)."""
@@ -252,8 +253,7 @@ class IntervalJoinOperator(UserFunctionLifecycle):
         #: keyed state of the function (``get_runtime_context().get_state(...)``)
         self.function_state = StateTables()
         self.event_timers = TimerQueue()
-        self._output: list[tuple[Any, int | None]] = []
-        self._side_outputs: dict[OutputTag, list[tuple[Any, int | None]]] = {}
+        self._reset_emissions()
         self._context = JoinContext(self)
 
     def _long(self, value: int, what: str) -> int:
@@ -340,7 +340,7 @@ class IntervalJoinOperator(UserFunctionLifecycle):
                 if type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag):
                     self.emit_side(out[0], out[1], result_ts)
                 else:
-                    self._output.append((out, result_ts))
+                    self.emit_main(out, result_ts)
         except OPERATOR_ERRORS:
             raise
         except Exception as exc:
@@ -381,19 +381,6 @@ class IntervalJoinOperator(UserFunctionLifecycle):
 
     def next_processing_time_timer(self) -> int | None:
         return None
-
-    # ----------------------------------------------------------------- outputs
-
-    def emit_side(self, tag: OutputTag, value: Any, timestamp: int | None) -> None:
-        self._side_outputs.setdefault(tag, []).append((value, timestamp))
-
-    def drain_output(self) -> list[tuple[Any, int | None]]:
-        out, self._output = self._output, []
-        return out
-
-    def drain_side_outputs(self) -> dict[OutputTag, list[tuple[Any, int | None]]]:
-        out, self._side_outputs = self._side_outputs, {}
-        return out
 
     # ------------------------------------------------------------------- state
 

@@ -37,6 +37,7 @@ from flinkwin.functions.base import CallableKeySelector, FieldKeySelector
 from flinkwin.functions.internal import iterate_outputs, open_function
 from flinkwin.functions.process import KeyedProcessFunction, TimeDomain
 from flinkwin.keys import compares_by_value
+from flinkwin.operator.emissions import OrderedEmissions
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.process_contexts import (
     KeyedContext,
@@ -74,7 +75,7 @@ def _check_function(function: Any) -> None:
         )
 
 
-class _Base:
+class _Base(OrderedEmissions):
     """What both operators share: clocks, outputs, the function's lifecycle and emitting."""
 
     _KIND = ""
@@ -91,10 +92,7 @@ class _Base:
         #: A process operator drops no element as late (always 0).
         self.num_late_records_dropped = 0
         self._opened = False
-        self._output: list[tuple[Any, int | None]] = []
-        self._side_outputs: dict[OutputTag, list[tuple[Any, int | None]]] = {}
-        #: what each emission went to, in the order the function emitted (None: the main)
-        self._order: list[OutputTag | None] = []
+        self._reset_emissions()
 
     def _emit(self, result: Any, where: str, timestamp: int | None, side_timestamp: int) -> None:
         """Emit a user call's outputs: ``(tag, value)`` pairs to side outputs with
@@ -104,32 +102,7 @@ class _Base:
             if _is_side_output(out):
                 self.emit_side(out[0], out[1], side_timestamp)
             else:
-                self._output.append((out, timestamp))
-                self._order.append(None)
-
-    def emit_side(self, tag: OutputTag, value: Any, timestamp: int | None) -> None:
-        self._side_outputs.setdefault(tag, []).append((value, timestamp))
-        self._order.append(tag)
-
-    def drain_output(self) -> list[tuple[Any, int | None]]:
-        out, self._output = self._output, []
-        self._order = [tag for tag in self._order if tag is not None]
-        return out
-
-    def drain_side_outputs(self) -> dict[OutputTag, list[tuple[Any, int | None]]]:
-        out, self._side_outputs = self._side_outputs, {}
-        self._order = [tag for tag in self._order if tag is None]
-        return out
-
-    def drain_in_order(self) -> list[tuple[OutputTag | None, Any, int | None]]:
-        """Everything emitted since the last drain, main output (tag None) and side outputs,
-        in the order the function emitted it (Flink's: both reach the operators after this
-        one in that order)."""
-        main = iter(self._output)
-        sides = {tag: iter(items) for tag, items in self._side_outputs.items()}
-        out = [(tag, *next(main if tag is None else sides[tag])) for tag in self._order]
-        self._output, self._side_outputs, self._order = [], {}, []
-        return out
+                self.emit_main(out, timestamp)
 
     def _snapshot(
         self,

@@ -556,3 +556,29 @@ def test_a_snapshot_written_before_the_valves_were_kept_restores_and_goes_on() -
     again.process_batch(frame([(0, "a", 3), (1, "a", 4)]), [25, 30])
     again.process_batch(frame([]), [])  # the next batch: the sources at 24 and 29
     assert [(tuple(v), ts) for v, ts in again.drain_output()] == [(("a", 3), 9)]
+
+
+def test_ordered_emissions_keep_the_order_across_main_and_side_outputs() -> None:
+    """OrderedEmissions (process functions, interval joins): drain_in_order gives what was
+    emitted in order; draining the main output alone leaves the side outputs in order."""
+    from flinkwin.operator.emissions import OrderedEmissions
+
+    class Op(OrderedEmissions):
+        def __init__(self) -> None:
+            self._reset_emissions()
+
+    op = Op()
+    other = OutputTag("other")
+    op.emit_side(ODD, "s1", 1)
+    op.emit_main("m1", 2)
+    op.emit_side(other, "o1", 3)
+    op.emit_main("m2", 4)
+    assert op.drain_in_order() == [(ODD, "s1", 1), (None, "m1", 2), (other, "o1", 3),
+                                   (None, "m2", 4)]
+    assert op.drain_in_order() == []
+    op.emit_main("m3", 5)
+    op.emit_side(ODD, "s2", 6)
+    op.emit_main("m4", 7)
+    assert op.drain_output() == [("m3", 5), ("m4", 7)]
+    op.emit_side(other, "o2", 8)
+    assert op.drain_in_order() == [(ODD, "s2", 6), (other, "o2", 8)]
