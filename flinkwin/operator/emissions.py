@@ -10,6 +10,7 @@ the order across them (``drain_in_order``, what a graph hands to the nodes after
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flinkwin.output_tag import OutputTag
@@ -56,4 +57,23 @@ class OrderedEmissions:
         return out
 
 
-__all__ = ["OrderedEmissions"]
+def interleaved(
+    main: Sequence[tuple[Any, int | None]],
+    sides: Mapping[OutputTag, Sequence[tuple[Any, int | None]]],
+    marks: list[tuple[OutputTag, int]],
+) -> list[tuple[OutputTag | None, Any, int | None]]:
+    """``main`` and ``sides`` as one list in emission order, from ``marks``: per side-output
+    emission, its tag and how many main outputs came before it (for an operator whose main
+    output is appended on hot paths, where keeping an order list would cost)."""
+    out: list[tuple[OutputTag | None, Any, int | None]] = []
+    items = {tag: iter(values) for tag, values in sides.items()}
+    done = 0
+    for tag, at in marks:
+        out.extend((None, value, ts) for value, ts in main[done:at])
+        done = max(done, at)
+        out.append((tag, *next(items[tag])))
+    out.extend((None, value, ts) for value, ts in main[done:])
+    return out
+
+
+__all__ = ["OrderedEmissions", "interleaved"]

@@ -69,6 +69,7 @@ from flinkwin.operator.contexts import (
     OperatorTriggerContext,
     ProcessContext,
 )
+from flinkwin.operator.emissions import interleaved
 from flinkwin.operator.firings import Firing, FiringTracker
 from flinkwin.operator.lifecycle import UserFunctionLifecycle
 from flinkwin.operator.merging_window_set import MergingWindowSet
@@ -214,6 +215,9 @@ class WindowOperator(UserFunctionLifecycle):
 
         self._output: list[tuple[Any, int]] = []
         self._side_outputs: dict[OutputTag, list[tuple[Any, int]]] = {}
+        #: per side-output emission since the last drain: its tag and the main outputs before
+        #: it (drain_in_order; the main output's hot paths append to _output alone)
+        self._side_marks: list[tuple[OutputTag, int]] = []
         self._bulk_firing = can_fire_in_bulk(self)
         self._trigger_ctx = OperatorTriggerContext(self)
         self._assigner_ctx = OperatorAssignerContext(self)
@@ -326,10 +330,20 @@ class WindowOperator(UserFunctionLifecycle):
 
     def drain_output(self) -> list[tuple[Any, int]]:
         out, self._output = self._output, []
+        if self._side_marks:
+            self._side_marks = [(tag, 0) for tag, _ in self._side_marks]
         return out
 
     def drain_side_output(self, tag: OutputTag) -> list[tuple[Any, int]]:
+        self._side_marks = [mark for mark in self._side_marks if mark[0] != tag]
         return self._side_outputs.pop(tag, [])
+
+    def drain_in_order(self) -> list[tuple[OutputTag | None, Any, int | None]]:
+        """The main and side outputs since the last drain, in the order they were emitted
+        (a ``ProcessWindowFunction``'s ``context.output`` among its results, as in Flink)."""
+        out = interleaved(self._output, self._side_outputs, self._side_marks)
+        self._output, self._side_outputs, self._side_marks = [], {}, []
+        return out
 
     def state_size(self) -> tuple[int, int]:
         """(keys, windows) held: the distinct keys with window contents, and the (key,
@@ -350,11 +364,12 @@ class WindowOperator(UserFunctionLifecycle):
 
     def drain_side_outputs(self) -> dict[OutputTag, list[tuple[Any, int]]]:
         """Every side output's pending values, by tag (all are cleared)."""
-        out, self._side_outputs = self._side_outputs, {}
+        out, self._side_outputs, self._side_marks = self._side_outputs, {}, []
         return out
 
     def emit_side(self, tag: OutputTag, value: Any, timestamp: int) -> None:
         self._side_outputs.setdefault(tag, []).append((value, timestamp))
+        self._side_marks.append((tag, len(self._output)))
 
     # ------------------------------------------------------------ the operator
 

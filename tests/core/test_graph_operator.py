@@ -18,6 +18,7 @@ from flinkwin import (
     OutputTag,
     ProcessFunction,
     ProcessJoinFunction,
+    ProcessWindowFunction,
     Time,
     TumblingEventTimeWindows,
 )
@@ -582,3 +583,30 @@ def test_ordered_emissions_keep_the_order_across_main_and_side_outputs() -> None
     assert op.drain_output() == [("m3", 5), ("m4", 7)]
     op.emit_side(other, "o2", 8)
     assert op.drain_in_order() == [(ODD, "s2", 6), (other, "o2", 8)]
+
+
+class _Announce(ProcessWindowFunction):
+    """The window's sum, with a note to the side output ``odd`` between two results."""
+
+    def process(self, key: Any, context: Any, elements: Any) -> Any:
+        total = sum(e.v for e in elements)
+        yield total
+        context.output(ODD, f"{key} fired")
+        yield -total
+
+
+def test_a_window_functions_side_output_reaches_the_nodes_after_it_in_emission_order() -> None:
+    """A ProcessWindowFunction's ``context.output`` between two results reaches the union after
+    the window between them, as Flink's operator hands each record on when it is emitted."""
+    def build(info: TaskInfo, subtask: Any = None) -> WindowOperator:
+        return WindowOperator(TumblingEventTimeWindows.of(Time.milliseconds(10)), _Announce(),
+                              key_selector="k", task_info=info)
+
+    nodes = (
+        NodeSpec("window", OPERATOR, ((("source", 0), 0),), build=build),
+        NodeSpec("union", UNION, ((("node", 0), 0), (("side", 0, "odd"), 0))),
+    )
+    op = GraphOperator(GraphPlan((source(0),), nodes, ("node", 1)), INFO)
+    op.process_batch(frame([(0, "a", 1), (0, "a", 2)]), [1, 2])
+    op.advance_watermark(MAX_LONG)
+    assert [v for v, _ in op.drain_output()] == [3, "a fired", -3]
