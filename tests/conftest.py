@@ -1,13 +1,22 @@
-"""Settings for every test process and for the Spark processes the tests start."""
+"""Settings for every test process and for the Spark processes the tests start, and the
+Hypothesis profiles of the property tests: ``flinkwin`` (the default) and ``ci``
+(derandomized: every run tries the same cases, so a failure reproduces; choose it with
+``HYPOTHESIS_PROFILE=ci``). Neither has Hypothesis' 200 ms deadline per example: the
+properties check results, not speed, and on a loaded machine a deadline only makes them
+flaky."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from hypothesis import settings
 from jvm_options import set_short_lived, start_class_archive, use_class_archive
 
 set_short_lived()
+settings.register_profile("flinkwin", deadline=None)
+settings.register_profile("ci", derandomize=True, database=None, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "flinkwin"))
 
 _core = os.path.join(os.path.dirname(os.path.abspath(__file__)), "core")
 
