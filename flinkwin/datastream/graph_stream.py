@@ -116,7 +116,6 @@ class GraphResultStream(DataStream):
         stream taken from it, see flinkwin.datastream.side_output_stream)."""
         if not isinstance(output_tag, OutputTag):
             raise TypeError(f"getSideOutput takes an OutputTag, got {output_tag!r}")
-        request_side_output(self._requested_sides, output_tag)
         ref, head = self._plan_value.side_ref(output_tag), self._plan_value.head
         if head[0] == "node" and ref[1] != head[1]:
             # Flink's getSideOutput is the side output of this operator alone
@@ -129,6 +128,7 @@ class GraphResultStream(DataStream):
                 "in the same query with start(side_outputs={tag: sink}) on this stream; give "
                 "this operator's own side output another tag"
             )
+        request_side_output(self._requested_sides, output_tag)
         side_type = self._plan_value.side_type(output_tag)
         stage = self._stage([output_tag])
         type_info = side_type.type_info
