@@ -11,7 +11,10 @@ result serialization, CPU) by stage position; with ``--explain``, the last micro
 physical plan and its node counts.
 
     cd <worktree> && PYTHONPATH=$PWD /work/main/.venv/bin/python \
-        bench/probes/probe_32_batch_fixed_cost.py fw|native [--files 25] [--rest] [--explain]
+        bench/probes/probe_32_batch_fixed_cost.py fw|native|noop [--files 25] [--rest] [--explain]
+
+``noop`` is a plain ``applyInPandasWithState`` stage of the same shape without flinkwin; with
+``--rest`` the SQL metrics' times of the last executions are printed too.
 
 Set ``PROBE_OUT=<file>`` to append one JSON line of the figures (for alternating A/B runs).
 """
@@ -81,7 +84,7 @@ def rest(url: str, path: str):
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["fw", "native"])
+    p.add_argument("mode", choices=["fw", "native", "noop"])
     p.add_argument("--files", type=int, default=25)
     p.add_argument("--rows", type=int, default=20)
     p.add_argument("--rest", action="store_true")
@@ -104,6 +107,8 @@ def main() -> None:
             fw.Duration.of_seconds(1)).with_timestamp_assigner("ts")
         out = (fw.DataStream(df).assign_timestamps_and_watermarks(strategy).key_by("user")
                .window(fw.TumblingEventTimeWindows.of(fw.Time.seconds(10))).sum("v")).toDF()
+    elif a.mode == "noop":
+        out = _noop_stage(df)
     else:
         out = (df.withColumn("t", F.timestamp_millis("ts")).withWatermark("t", "1 second")
                .groupBy("user", F.window("t", "10 seconds")).agg(F.sum("v")))
@@ -211,8 +216,46 @@ def main() -> None:
             n = agg.pop("n")
             print(kind, "x", n, {k: round(v / n, 1) for k, v in agg.items()},
                   "(ms per stage: stage wall, tasks' sums)")
+    if a.rest:
+        _sql_metrics(url, app)
     q.stop()
     shutil.rmtree(root)
+
+
+def _noop_stage(df):
+    """A plain ``applyInPandasWithState`` of the same shape as flinkwin's stage (keyed by
+    user, event-time timeout, one row out per group and batch), without flinkwin."""
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    def fn(key, pdfs, state):
+        import pandas as pd
+
+        n = sum(len(pdf) for pdf in pdfs)
+        if state.hasTimedOut:
+            state.remove()
+            return
+        state.update((n,))
+        state.setTimeoutTimestamp(max(state.getCurrentWatermarkMs(), 0) + 10000)
+        yield pd.DataFrame({"user": [key[0]], "n": [n]})
+
+    return (df.withColumn("t", F.timestamp_millis("ts")).withWatermark("t", "1 second")
+            .groupBy("user").applyInPandasWithState(
+                fn, "user string, n long", "n long", "append",
+                GroupStateTimeout.EventTimeTimeout))
+
+
+def _sql_metrics(url: str, app: str) -> None:
+    """The SQL metrics of the last 20 executions' plan nodes (the last 4 values of each):
+    the stateful operator's update, removal and commit times and the Python runner's."""
+    sqls = rest(url, f"/applications/{app}/sql?details=true&offset=0&length=10000")
+    acc: dict[tuple[str, str], list[str]] = {}
+    for e in sorted(sqls, key=lambda e: e["id"])[-20:]:
+        for node in e.get("nodes", []):
+            for m in node.get("metrics", []):
+                acc.setdefault((node["nodeName"], m["name"]), []).append(m["value"])
+    for (n, m), vals in sorted(acc.items()):
+        if m.startswith("time to"):
+            print(f"{n} | {m} |", [v.replace("\n", " ") for v in vals[-4:]])
 
 
 def _ms(stamp: str) -> float:
