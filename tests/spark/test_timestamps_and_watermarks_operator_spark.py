@@ -39,7 +39,7 @@ from test_timestamp_itcase import (
     t,
 )
 
-from flinkwin import OneTaskGraphWarning, ProcessFunction, WatermarkStrategy
+from flinkwin import OneTaskGraphWarning, ProcessFunction, TimestampAssigner, WatermarkStrategy
 from flinkwin.datastream import DataStream
 from flinkwin.time import MAX_LONG, MIN_LONG
 
@@ -47,21 +47,62 @@ pytestmark = pytest.mark.filterwarnings(f"ignore::{OneTaskGraphWarning.__module_
                                         f"{OneTaskGraphWarning.__name__}")
 
 
+class Timestamps(ProcessFunction):
+    """Each element's value and ``ctx.timestamp()``."""
+
+    def process_element(self, value: Any, ctx: Any) -> Iterator[Any]:
+        yield value.v, ctx.timestamp()
+
+
+class ValuePlus100(TimestampAssigner):
+    """``(element, ts) -> element + 100``"""
+
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value.v) + 100
+
+
+class RecordTimestampLess100(TimestampAssigner):
+    """``(element, recordTimestamp) -> recordTimestamp - 100``"""
+
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return record_timestamp - 100
+
+
+def identity(value: Any) -> Any:
+    return value
+
+
 def test_input_watermarks_are_not_forwarded(spark: Any, tmp_path: Path) -> None:
     """Flink: TimestampsAndWatermarksOperatorTest#inputWatermarksAreNotForwarded and
     #periodicWatermarksEmitOnPeriodicEmitStreamMode: a stream whose upstream strategy
-    (timestamps from ``ts``, 100 ms ahead) would give the watermarks 101 and 103; the second
-    ``assign_timestamps_and_watermarks`` (the element as timestamp) drops them and emits its
-    own at each periodic emit: elements 2 and 4 in two micro-batches give the watermarks 1
-    then 3, and each element has its new timestamp."""
+    (timestamps from ``ts``, 100 ms ahead of ``v``) would give the watermarks 101 and 103;
+    the second ``assign_timestamps_and_watermarks`` drops them and emits its own at each
+    periodic emit: elements 2 and 4 in two micro-batches give the watermarks 1 then 3. The
+    second assigner gets each element's timestamp so far as ``record_timestamp`` (Flink's
+    ``processElement``: ``previousTimestamp``) and takes 100 off: each element has its
+    value as its new timestamp. (flinkwin handed it ``Long.MIN_VALUE``.)"""
     write_batches(tmp_path / "s", [[{"v": 2, "ts": 102}], [{"v": 4, "ts": 104}]])
     source = (stream(spark, tmp_path / "s").assign_timestamps_and_watermarks(monotonous())
-              .assign_timestamps_and_watermarks(monotonous(ValueAsTimestamp())))
+              .assign_timestamps_and_watermarks(monotonous(RecordTimestampLess100())))
     assert run(recorded(source), tmp_path / "cp", "twao_not_forwarded") == {
         0: [e(2, MIN_LONG)],  # periodicWatermarksOnlyEmitOnPeriodicEmit: none before the emit
         1: [e(4, 1)],
         2: [t(2, 3)],
     }
+
+
+@pytest.mark.parametrize("first", ["column", "assigner"])
+def test_the_next_assigner_gets_the_timestamps_so_far(spark: Any, first: str) -> None:
+    """Flink's ``TimestampsAndWatermarksOperator.processElement`` hands the assigner the
+    element's timestamp so far: the previous ``assign_timestamps_and_watermarks``'s, directly
+    after it (a column or a ``TimestampAssigner``) as after a ``map``."""
+    df = spark.createDataFrame([(2, 102), (4, 104)], SCHEMA)
+    strategy = monotonous("ts" if first == "column" else ValuePlus100())
+    for between in (identity, lambda s: s.map(identity, output_type=SCHEMA)):
+        source = between(DataStream(df).assign_timestamps_and_watermarks(strategy)
+                         ).assign_timestamps_and_watermarks(monotonous(RecordTimestampLess100()))
+        result = source.process(Timestamps(), output_type="v long, ts long")
+        assert sorted(tuple(r) for r in result.execute_and_collect()) == [(2, 2), (4, 4)]
 
 
 def test_long_max_input_watermark_is_forwarded(spark: Any) -> None:
@@ -83,11 +124,6 @@ def test_periodic_watermarks_batch_mode(spark: Any) -> None:
         monotonous(ValueAsTimestamp()))
     assert sorted(tuple(r) for r in recorded(source).execute_and_collect()) == [
         e(2, MIN_LONG), e(4, MIN_LONG), t(2, MAX_LONG), t(4, MAX_LONG)]
-
-
-class Timestamps(ProcessFunction):
-    def process_element(self, value: Any, ctx: Any) -> Iterator[Any]:
-        yield value.v, ctx.timestamp()
 
 
 #: flinkwin's event-time range (docs/reliability.md, "Bad input"): Flink takes any long
