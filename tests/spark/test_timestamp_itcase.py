@@ -24,11 +24,7 @@ stream ports check the watermarks up to that point.
 Not ported: testTimestampExtractorWithCustomWatermarkEmit and
 testTimestampExtractorWithLongMaxWatermarkFromSource(2) need a custom ``WatermarkGenerator``
 (punctuated, or none with a source emitting ``Long.MAX_VALUE``), which flinkwin does not have
-(Spark computes the watermark; docs/migration.md); testErrorOnEventTimeOverProcessingTime
-and testErrorOnEventTimeWithoutTimestamps expect a failure Flink 2.x no longer raises
-(``fromData`` elements have no timestamp, a window of them fails at run time), and flinkwin
-refuses an event-time window without a ``WatermarkStrategy`` when it is built
-(``tests/spark/test_spark_static.py``).
+(Spark computes the watermark; docs/migration.md).
 """
 
 from __future__ import annotations
@@ -52,6 +48,7 @@ from flinkwin import (
 )
 from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
+from flinkwin.spark.pipeline import PipelineError
 from flinkwin.time import MAX_LONG, MIN_LONG
 
 pytestmark = pytest.mark.filterwarnings(f"ignore::{OneTaskGraphWarning.__module__}."
@@ -294,3 +291,19 @@ def test_timestamp_extractor_with_decreasing_watermarks(spark: Any, tmp_path: Pa
         2: sorted([e(3, 1), e(2, 1), t(1, 1)]),
         3: [t(2, 2)],
     }
+
+
+# ------------------------------------------------------------------ errors
+def test_error_on_event_time_without_timestamps(spark: Any, fresh_env: Any) -> None:
+    """Flink: TimestampITCase#testErrorOnEventTimeWithoutTimestamps and
+    #testErrorOnEventTimeOverProcessingTime (the same program in Flink 2.x, which has no time
+    characteristic): an event-time window over ``fromData`` elements, which carry no
+    timestamp, fails. Flink fails when the job runs; flinkwin refuses it when it is built,
+    naming the missing ``assign_timestamps_and_watermarks``."""
+    source = fresh_env.from_collection(
+        [("a", 1), ("b", 2)], type_info=Types.TUPLE([Types.STRING(), Types.INT()]))
+    with pytest.raises(PipelineError, match="works on event time: call "
+                                            "assignTimestampsAndWatermarks"):
+        (source.key_by(lambda x: x[0], key_type=Types.STRING())
+         .window(TumblingEventTimeWindows.of(Time.seconds(5))).reduce(lambda a, b: a)
+         .execute_and_collect())
