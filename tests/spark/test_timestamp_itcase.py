@@ -21,10 +21,9 @@ per micro-batch an operator receives one watermark per element, as in Flink's te
 never ends, so it never sends Flink's end-of-input ``MAX_LONG`` (documented there too): the
 stream ports check the watermarks up to that point.
 
-Not ported: testTimestampExtractorWithCustomWatermarkEmit and
-testTimestampExtractorWithLongMaxWatermarkFromSource(2) need a custom ``WatermarkGenerator``
-(punctuated, or none with a source emitting ``Long.MAX_VALUE``), which flinkwin does not have
-(Spark computes the watermark; docs/migration.md).
+Not ported: testTimestampExtractorWithCustomWatermarkEmit needs a custom (punctuated)
+``WatermarkGenerator``, which flinkwin does not have (Spark computes the watermark;
+docs/migration.md).
 """
 
 from __future__ import annotations
@@ -291,6 +290,21 @@ def test_timestamp_extractor_with_decreasing_watermarks(spark: Any, tmp_path: Pa
         2: sorted([e(3, 1), e(2, 1), t(1, 1)]),
         3: [t(2, 2)],
     }
+
+
+def test_timestamp_extractor_with_long_max_watermark_from_source(spark: Any) -> None:
+    """Flink: TimestampITCase#testTimestampExtractorWithLongMaxWatermarkFromSource and ...2
+    (the same program since Flink 2.x): a bounded source emitting k, k - 1 for k = 1..10 with
+    watermarks (here: an upstream ``for_monotonous_timestamps()``), then
+    ``assign_timestamps_and_watermarks`` with a generator that emits none
+    (``no_watermarks()``): the only watermark the operator receives is the end of input's
+    ``MAX_LONG`` (every element sees none, every timer fires under ``MAX_LONG``)."""
+    values = [v for k in range(1, 11) for v in (k, k - 1)]
+    source = (DataStream(static(spark, values)).assign_timestamps_and_watermarks(monotonous())
+              .assign_timestamps_and_watermarks(WatermarkStrategy.no_watermarks()
+                                                .with_timestamp_assigner(ValueAsTimestamp())))
+    rows = sorted(tuple(r) for r in recorded(source).execute_and_collect())
+    assert rows == sorted([e(v, MIN_LONG) for v in values] + [t(v, MAX_LONG) for v in range(11)])
 
 
 # ------------------------------------------------------------------ errors
