@@ -176,14 +176,18 @@ class WatermarkStrategy:
 
     def withIdleness(self, timeout: TimeLike) -> WatermarkStrategy:  # noqa: N802
         """Flink's idle inputs. On an input of a stream graph (``union``, a join, an interval
-        join) that runs in one task: once the input has had no element for ``timeout`` of
-        processing time (micro-batch times), it stops holding back the watermark of the
+        join): once the input has had no element for more than ``timeout`` of processing
+        time (micro-batch times, compared as Flink's ``IdlenessTimer`` does; a timeout of zero
+        or less is refused, as in Flink), it stops holding back the watermark of the
         operators reading it, until its next element (as Flink's ``StatusWatermarkValve``
         ignores an idle input; a watermark never goes back). With no input active the
         watermark stays. On a single window pipeline it changes nothing: Spark's watermark
         follows the maximum event time over all partitions, so no partition holds it back."""
+        timeout_ms = to_millis(timeout, "idleness timeout")
+        if timeout_ms <= 0:  # Flink's checkArgument, word for word
+            raise ValueError("idleTimeout must be greater than zero")
         strategy = copy.copy(self)
-        strategy.idle_timeout_ms = to_millis(timeout, "idleness timeout")
+        strategy.idle_timeout_ms = timeout_ms
         return strategy
 
     def withWatermarkAlignment(  # noqa: N802

@@ -46,7 +46,7 @@ from flinkwin.errors import UnsupportedOperationError, pickled_elements_error
 from flinkwin.functions.base import KeySelector
 from flinkwin.functions.transform import as_callable, function_label
 from flinkwin.runtime_mode import RuntimeExecutionMode
-from flinkwin.spark.carried_time import carry_time
+from flinkwin.spark.carried_time import carry_time, carry_timestamps
 from flinkwin.spark.elements import (
     RECORD_TIMESTAMP_COLUMN,
     TIMESTAMP_COLUMN,
@@ -392,7 +392,17 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
                 "from here on. Assign one strategy: at the source, or only after the map "
                 "(see docs/spark-semantics.md)"
             )
-        return self._derive(self._elements_df(), watermark_strategy=watermark_strategy)
+        df, previous = self._elements_df(), self._watermark
+        if (self._plan is None and previous is not None
+                and previous.timestamp_column not in (None, RECORD_TIMESTAMP_COLUMN)):
+            # Flink's TimestampsAndWatermarksOperator hands the new assigner each element's
+            # timestamp so far (recordTimestamp): the previous strategy's, whose watermarks the
+            # new one replaces. Its timestamps are taken here, without its watermark.
+            if isinstance(previous.timestamp_column, TimestampAssigner):
+                df, _ = self._stamped(df, previous)
+            else:
+                df = carry_timestamps(df, previous, self._public_df().schema)
+        return self._derive(df, watermark_strategy=watermark_strategy)
 
     def keyBy(  # noqa: N802
         self, *keys: Any, key_selector: Any = None, key_type: Any = None

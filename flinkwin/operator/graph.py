@@ -278,12 +278,13 @@ class GraphOperator:
         return MIN_LONG if delay is None or top == MIN_LONG else top - delay - 1
 
     def _idle(self, i: int, now: int) -> bool:
-        """Source ``i`` has had no element for its ``withIdleness`` timeout at ``now``."""
+        """Source ``i`` has had no element for more than its ``withIdleness`` timeout at
+        ``now`` (Flink's ``IdlenessTimer``: ``now - startOfInactivity > timeout``)."""
         timeout = self.plan.sources[i].idle_timeout_ms
         last = self.source_active[i]
         if timeout is None or last == MIN_LONG:
             return False
-        return now - last >= timeout
+        return now - last > timeout
 
     def _source_clocks(self, now: int) -> dict[StreamRef, tuple[int, bool]]:
         """Per source, its watermark and whether it is idle at processing time ``now``: the

@@ -47,8 +47,27 @@ def carry_time(
     strategy must have run already (its timestamps in ``_fw_rts``)."""
     if strategy.watermarked_upstream:
         return df, strategy
+    staged = carry_timestamps(df, strategy, schema)
+    carried = EventTime(RECORD_TIMESTAMP_COLUMN, "ms")
+    following = copy.copy(strategy)
+    following.timestamp_column = RECORD_TIMESTAMP_COLUMN
+    if df.isStreaming:
+        shift = watermark_shift(times_before_1970)
+        staged = _with_watermark(staged, carried, strategy.out_of_orderness_ms, shift)
+        staged = staged.drop(WATERMARK_COLUMN)
+        following.watermarked_upstream = True
+    return staged, following
+
+
+def carry_timestamps(df: DataFrame, strategy: WatermarkStrategy, schema: StructType
+                     ) -> DataFrame:
+    """``df`` with ``strategy``'s timestamps in ``_fw_rts`` (range-checked), and no watermark:
+    what the elements carry past ``assign_timestamps_and_watermarks``, the ``recordTimestamp``
+    Flink's ``TimestampsAndWatermarksOperator`` hands the next strategy's assigner (whose
+    watermarks replace this one's). ``schema`` is the elements' (for error messages); a
+    ``TimestampAssigner`` strategy must have run already (its timestamps in ``_fw_rts``)."""
     if isinstance(strategy.timestamp_column, TimestampAssigner):
-        raise ValueError("carry_time needs the TimestampAssigner's timestamps in _fw_rts")
+        raise ValueError("carry_timestamps needs the TimestampAssigner's timestamps in _fw_rts")
     event_time, helper = _event_time(df, strategy)
     staged = df if helper is None else df.withColumn(_HELPER, helper)
     column = quoted(event_time.column)
@@ -64,14 +83,7 @@ def carry_time(
         shim, strategy, carried, quoted(RECORD_TIMESTAMP_COLUMN)  # type: ignore[arg-type]
     )
     staged = staged.withColumn(RECORD_TIMESTAMP_COLUMN, checked)
-    following = copy.copy(strategy)
-    following.timestamp_column = RECORD_TIMESTAMP_COLUMN
-    if df.isStreaming:
-        shift = watermark_shift(times_before_1970)
-        staged = _with_watermark(staged, carried, strategy.out_of_orderness_ms, shift)
-        staged = staged.drop(WATERMARK_COLUMN)
-        following.watermarked_upstream = True
-    return staged, following
+    return staged
 
 
 def watermark_mark(df: DataFrame, strategy: WatermarkStrategy) -> DataFrame:
@@ -82,4 +94,4 @@ def watermark_mark(df: DataFrame, strategy: WatermarkStrategy) -> DataFrame:
     return marked.withMetadata(WATERMARK_COLUMN, {"spark.watermarkDelayMs": delay})
 
 
-__all__ = ["carry_time", "watermark_mark"]
+__all__ = ["carry_time", "carry_timestamps", "watermark_mark"]

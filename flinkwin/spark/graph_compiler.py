@@ -496,7 +496,10 @@ def _source_spec(index: int, stream: Any, streaming: bool) -> tuple[SourceSpec, 
         atomic_elements=is_atomic_type(type_info) and not pickled,
         converters=element_converters(schema, type_info),
         delay_ms=delay,
-        idle_timeout_ms=None if delay is None else strategy.idle_timeout_ms,
+        # withIdleness on noWatermarks() too: Flink's WatermarksWithIdleness marks such an
+        # input idle as any other, and the operators reading it then follow their others
+        idle_timeout_ms=(strategy.idle_timeout_ms
+                         if strategy is not None and streaming and not upstream else None),
         stage_watermark=upstream,
     )
     return source, streaming and emits

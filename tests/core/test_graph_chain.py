@@ -595,7 +595,7 @@ def test_a_key_groups_own_clocks_leave_an_idle_source_out_as_flinks_valves_do() 
     one-task graph does (StatusWatermarkValve): a source idle for its timeout is left out,
     one resuming behind the watermark stays out until it catches up; the valves survive a
     restore."""
-    idle = replace(source(1), idle_timeout_ms=3)
+    idle = replace(source(1), idle_timeout_ms=2)  # idle more than 2 ms after its elements
     plan = replace(window_join_by_function(), sources=(source(0), idle))
 
     def told(step: ChainStep, now: int, maxima: list[int]) -> None:

@@ -141,6 +141,27 @@ def test_an_idle_input_stops_holding_the_union_back(spark: Any, tmp_path: Path) 
     assert flat(main) == main[2] + main[3]
 
 
+def test_an_idle_input_without_watermarks_stops_holding_the_union_back(
+    spark: Any, tmp_path: Path
+) -> None:
+    """b with ``no_watermarks().with_idleness(1 ms)``: Flink's ``WatermarksWithIdleness``
+    wraps any generator, ``NoWatermarksGenerator`` too, so once b has had no element for the
+    timeout it is idle and the union follows a, as with a watermarked b (the test above:
+    the same results). flinkwin dropped the idleness of a source without watermarks, which
+    then held the union at Long.MIN_VALUE for ever: no window fired."""
+    write_batches(tmp_path / "a", A_BATCHES)
+    write_batches(tmp_path / "b", B_BATCHES[:1])
+    a = stamped(source(spark, tmp_path / "a"))
+    strategy = WatermarkStrategy.no_watermarks().with_timestamp_assigner("ts") \
+        .with_idleness(Duration.of_millis(1))
+    b = DataStream(source(spark, tmp_path / "b")).assign_timestamps_and_watermarks(strategy)
+    result = a.union(b).key_by("k").window(TUMBLING_5S).sum("v")
+    main, _ = run(result, tmp_path / "cp", "union_idle_no_watermarks")
+    assert main[2] == [("a", 11, 1000), ("b", 2, 2000)]
+    assert main[3] == [("a", 3, 6000)]
+    assert flat(main) == main[2] + main[3]
+
+
 class PassesOn(KeyedProcessFunction):
     def process_element(self, value: Any, ctx: Any) -> Any:
         yield value
