@@ -402,6 +402,11 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
                 df, _ = self._stamped(df, previous)
             else:
                 df = carry_timestamps(df, previous, self._public_df().schema)
+        if (watermark_strategy.timestamp_column is None and previous is not None
+                and previous.timestamp_column is not None):
+            # no assigner: Flink's default (RecordTimestampAssigner) keeps the timestamps the
+            # elements carry, the previous strategy's
+            watermark_strategy = watermark_strategy.withTimestampAssigner(RECORD_TIMESTAMP_COLUMN)
         return self._derive(df, watermark_strategy=watermark_strategy)
 
     def keyBy(  # noqa: N802

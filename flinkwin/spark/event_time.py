@@ -40,7 +40,9 @@ def _event_time(df: DataFrame, strategy: WatermarkStrategy) -> tuple[EventTime, 
         return EventTime(TIMESTAMP_COLUMN, "ms"), None
     if spec is None:
         raise PipelineError(
-            "the WatermarkStrategy has no timestamp column: use "
+            "the WatermarkStrategy has no timestamp assigner, and the elements carry no "
+            "timestamps to keep (Flink's default assigner keeps a record's timestamp; the rows "
+            "of a DataFrame have none until a strategy with an assigner stamps them): use "
             ".withTimestampAssigner(\"<column>\")"
         )
     if isinstance(spec, str):

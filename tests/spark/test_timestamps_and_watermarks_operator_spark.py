@@ -105,6 +105,37 @@ def test_the_next_assigner_gets_the_timestamps_so_far(spark: Any, first: str) ->
         assert sorted(tuple(r) for r in result.execute_and_collect()) == [(2, 2), (4, 4)]
 
 
+def test_a_strategy_without_an_assigner_keeps_the_timestamps_so_far(spark: Any) -> None:
+    """A ``WatermarkStrategy`` without ``with_timestamp_assigner`` keeps each element's
+    timestamp (Flink's default ``RecordTimestampAssigner`` returns ``recordTimestamp``):
+    after an earlier strategy, directly or after a ``map``, the elements keep its timestamps.
+    (flinkwin refused the strategy for lack of a timestamp column.)"""
+    df = spark.createDataFrame([(2, 102), (4, 104)], SCHEMA)
+    for between in (identity, lambda s: s.map(identity, output_type=SCHEMA)):
+        source = between(DataStream(df).assign_timestamps_and_watermarks(monotonous())
+                         ).assign_timestamps_and_watermarks(
+                             WatermarkStrategy.for_monotonous_timestamps())
+        result = source.process(Timestamps(), output_type="v long, ts long")
+        assert sorted(tuple(r) for r in result.execute_and_collect()) == [(2, 102), (4, 104)]
+
+
+def test_a_strategy_without_an_assigner_on_a_stream_keeps_the_timestamps_and_its_watermark(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The same on a stream, directly after the first strategy: the elements keep ``ts``
+    (102, 104) and the watermarks are the second strategy's over them (101 after the first
+    micro-batch), as Flink's ``TimestampsAndWatermarksOperator`` with the default
+    assigner gives."""
+    write_batches(tmp_path / "s", [[{"v": 2, "ts": 102}], [{"v": 4, "ts": 104}]])
+    source = (stream(spark, tmp_path / "s").assign_timestamps_and_watermarks(monotonous())
+              .assign_timestamps_and_watermarks(WatermarkStrategy.for_monotonous_timestamps()))
+    assert run(recorded(source), tmp_path / "cp", "twao_default_assigner") == {
+        0: [("e", 2, 102, MIN_LONG)],
+        1: [("e", 4, 104, 101)],
+        2: [("t", 102, 102, 103)],
+    }
+
+
 def test_long_max_input_watermark_is_forwarded(spark: Any) -> None:
     """Flink: TimestampsAndWatermarksOperatorTest#longMaxInputWatermarkIsForwarded: the end of
     a bounded input's ``Long.MAX_VALUE`` watermark passes a strategy emitting no watermarks of
