@@ -402,10 +402,9 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
                 df, _ = self._stamped(df, previous)
             else:
                 df = carry_timestamps(df, previous, self._public_df().schema)
-        if (watermark_strategy.timestamp_column is None and previous is not None
-                and previous.timestamp_column is not None):
+        if watermark_strategy.timestamp_column is None and RECORD_TIMESTAMP_COLUMN in df.columns:
             # no assigner: Flink's default (RecordTimestampAssigner) keeps the timestamps the
-            # elements carry, the previous strategy's
+            # elements carry (an earlier strategy's, or a window's or join's results')
             watermark_strategy = watermark_strategy.withTimestampAssigner(RECORD_TIMESTAMP_COLUMN)
         return self._derive(df, watermark_strategy=watermark_strategy)
 

@@ -39,7 +39,14 @@ from test_timestamp_itcase import (
     t,
 )
 
-from flinkwin import OneTaskGraphWarning, ProcessFunction, TimestampAssigner, WatermarkStrategy
+from flinkwin import (
+    Duration,
+    OneTaskGraphWarning,
+    ProcessFunction,
+    TimestampAssigner,
+    TumblingEventTimeWindows,
+    WatermarkStrategy,
+)
 from flinkwin.datastream import DataStream
 from flinkwin.time import MAX_LONG, MIN_LONG
 
@@ -117,6 +124,13 @@ def test_a_strategy_without_an_assigner_keeps_the_timestamps_so_far(spark: Any) 
                              WatermarkStrategy.for_monotonous_timestamps())
         result = source.process(Timestamps(), output_type="v long, ts long")
         assert sorted(tuple(r) for r in result.execute_and_collect()) == [(2, 102), (4, 104)]
+    # after a window, its results' timestamps: window.max_timestamp()
+    windowed = (DataStream(df).assign_timestamps_and_watermarks(monotonous())
+                .key_by("v").window(TumblingEventTimeWindows.of(Duration.of_millis(100)))
+                .reduce(lambda a, b: a)
+                .assign_timestamps_and_watermarks(WatermarkStrategy.for_monotonous_timestamps()))
+    result = windowed.process(Timestamps(), output_type="v long, ts long")
+    assert sorted(tuple(r) for r in result.execute_and_collect()) == [(2, 199), (4, 199)]
 
 
 def test_a_strategy_without_an_assigner_on_a_stream_keeps_the_timestamps_and_its_watermark(
