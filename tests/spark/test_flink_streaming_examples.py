@@ -24,6 +24,10 @@ Adaptations, where Flink's example is not reproducible as written:
   semantics in the test. ``countWindow`` counts identical ``(word, 1)`` elements, so its output
   does not depend on their order: worked out in the test too.
 
+Also PyFlink's ``windowing/tumbling_time_window_with_continuous_trigger.py``
+(``flink-python/pyflink/examples/datastream``), which ``tests/spark/pyflink_examples`` does not
+cover; it has no test of Flink's, its output is worked out from Flink's semantics.
+
 Not ported: ``SideOutputExample`` (ingestion time, and no test of Flink's; its window also
 reads a stream whose ``assignTimestampsAndWatermarks`` result the program drops),
 ``GroupedProcessingTimeWindowExample`` (processing time, an endless generator), the examples of
@@ -34,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +56,12 @@ from flink_example_data import (
 from spark_scenarios import write_batches
 
 from flinkwin import (
+    ContinuousEventTimeTrigger,
     DeltaTrigger,
     EventTimeSessionWindows,
     GlobalWindows,
     KeySelector,
+    ProcessWindowFunction,
     Time,
     TimeEvictor,
     TumblingEventTimeWindows,
@@ -161,13 +167,13 @@ def test_top_speed_windowing(spark: Any) -> None:
 
 
 def test_top_speed_windowing_stream(spark: Any, tmp_path: Path) -> None:
-    """Flink: TopSpeedWindowingExampleITCase over a stream of ``CAR_DATA`` in 4 micro-batches:
+    """Flink: TopSpeedWindowingExampleITCase over a stream of ``CAR_DATA`` in 2 micro-batches:
     the trigger fires on elements only, so the stream gives all of ``TOP_SPEEDS``, each car's
     in Flink's order, the trigger's last element and the evictor's window carried across
     micro-batches."""
     cars = [dict(zip(("f0", "f1", "f2", "f3"), parse_car(line)))
             for line in CAR_DATA.splitlines()]
-    source = stream_of(spark, tmp_path / "in", CAR_SCHEMA, split(cars, 4), CAR)
+    source = stream_of(spark, tmp_path / "in", CAR_SCHEMA, split(cars, 2), CAR)
     assert_top_speeds(run_query(top_speed_windowing(source), tmp_path / "cp", "top_speeds"))
 
 
@@ -238,7 +244,7 @@ def text_static(spark: Any) -> DataStream:
     return DataStream(df, type_info=Types.STRING())
 
 
-def text_stream(spark: Any, directory: Path, parts: int = 3) -> DataStream:
+def text_stream(spark: Any, directory: Path, parts: int = 2) -> DataStream:
     """``WordCountData.TEXT`` as a stream of lines, ``parts`` micro-batches."""
     lines = [{"line": line} for line in WORD_COUNT_TEXT.splitlines()]
     return stream_of(spark, directory, "line string", split(lines, parts), Types.STRING())
@@ -286,7 +292,7 @@ def test_word_count(spark: Any, fresh_env: Any) -> None:
 
 def test_word_count_stream(spark: Any, tmp_path: Path) -> None:
     """Flink: ``WordCount`` in STREAMING mode (``WordCountData.STREAMING_COUNTS_AS_TUPLES``:
-    each word's running counts 1..n, in order) over 3 micro-batches."""
+    each word's running counts 1..n, in order) over 2 micro-batches."""
     got = by_key(run_query(word_count(text_stream(spark, tmp_path / "in")), tmp_path / "cp",
                            "word_count"))
     assert got == {w: [(w, i) for i in range(1, n + 1)] for w, n in word_counts().items()}
@@ -303,7 +309,7 @@ def test_window_word_count(spark: Any) -> None:
 
 def test_window_word_count_stream(spark: Any, tmp_path: Path) -> None:
     """Flink: ``WindowWordCount`` with its defaults (``--window 10 --slide 5``) over
-    ``WordCountData.TEXT`` in 3 micro-batches: count windows carried across micro-batches."""
+    ``WordCountData.TEXT`` in 2 micro-batches: count windows carried across micro-batches."""
     result = window_word_count(text_stream(spark, tmp_path / "in"), 10, 5)
     assert sorted(run_query(result, tmp_path / "cp", "window_word_count")) == \
         expected_count_windows(10, 5)
@@ -373,15 +379,72 @@ def test_window_join(spark: Any) -> None:
 
 
 def test_window_join_stream(spark: Any, tmp_path: Path) -> None:
-    """Flink: WindowJoinITCase over two streams of 3 micro-batches each: the join's watermark
+    """Flink: WindowJoinITCase over two streams of 2 micro-batches each: the join's watermark
     is the smaller input's, grades' 13 (its last time 14 - 1), so the windows [0, 5) and
     [5, 10) fire and [10, 15), [15, 20) stay open."""
     def lines(name: str, data: str) -> DataStream:
         rows = [{"line": x} for x in join_lines(data)]
-        return timed(stream_of(spark, tmp_path / name, "line string", split(rows, 3),
+        return timed(stream_of(spark, tmp_path / name, "line string", split(rows, 2),
                                Types.STRING()))
 
     result = run_window_join(lines("grades", GRADES_INPUT), lines("salaries", SALARIES_INPUT),
                              WINDOW_MS)
     assert sorted(run_query(result, tmp_path / "cp", "window_join")) == \
         expected_join(WINDOW_MS, 10)
+
+
+# ------------------------------------------------------------------ PyFlink: continuous trigger
+
+#: the PyFlink example's source
+HI = [('hi', 1), ('hi', 2), ('hi', 3), ('hi', 4), ('hi', 5), ('hi', 8), ('hi', 9), ('hi', 15)]
+HI_TYPE = Types.TUPLE([Types.STRING(), Types.INT()])
+
+
+class MyTimestampAssigner(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value[1])
+
+
+class CountWindowProcessFunction(ProcessWindowFunction):
+    def process(self, key: str, context: ProcessWindowFunction.Context,
+                elements: Iterable[tuple]) -> Iterable[tuple]:
+        return [(key, context.window().start, context.window().end,
+                 len([e for e in elements]))]
+
+    def clear(self, context: ProcessWindowFunction.Context) -> None:
+        pass
+
+
+def continuous_trigger_example(data_stream: DataStream) -> Any:
+    """The PyFlink example's pipeline, as written there."""
+    watermark_strategy = WatermarkStrategy.for_monotonous_timestamps() \
+        .with_timestamp_assigner(MyTimestampAssigner())
+    return data_stream.assign_timestamps_and_watermarks(watermark_strategy) \
+        .key_by(lambda x: x[0], key_type=Types.STRING()) \
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(10))) \
+        .trigger(ContinuousEventTimeTrigger.of(Time.milliseconds(5))) \
+        .process(CountWindowProcessFunction(),
+                 Types.TUPLE([Types.STRING(), Types.INT(), Types.INT(), Types.INT()]))
+
+
+def test_tumbling_time_window_with_continuous_trigger(fresh_env: Any) -> None:
+    """PyFlink: windowing/tumbling_time_window_with_continuous_trigger.py on its
+    ``from_collection`` source. The bounded input's only watermark is the end of input's
+    (Flink's periodic watermark does not come between these few elements), which fires
+    [0, 10)'s timers 5 (its next firing, 9) and 9 (its end) with all 7 elements, twice, and
+    [10, 20)'s one timer 19 (firing and end) once."""
+    fresh_env.set_parallelism(1)
+    data_stream = fresh_env.from_collection(HI, type_info=HI_TYPE)
+    assert sorted(continuous_trigger_example(data_stream).execute_and_collect()) == [
+        ('hi', 0, 10, 7), ('hi', 0, 10, 7), ('hi', 10, 20, 1)]
+
+
+def test_tumbling_time_window_with_continuous_trigger_stream(spark: Any, tmp_path: Path) -> None:
+    """The same program over micro-batches 1-3, 4-8, 9-15: batch 2's watermark 7 fires the
+    early timer 5 with the 6 elements before it (the next firing: 9), the watermark 14 after
+    the last batch fires 9 with all 7; [10, 20) waits for 19."""
+    rows = [{"f0": k, "f1": t} for k, t in HI]
+    source = stream_of(spark, tmp_path / "in", "f0 string, f1 int",
+                       [rows[:3], rows[3:6], rows[6:]], HI_TYPE)
+    assert run_query(continuous_trigger_example(source), tmp_path / "cp", "continuous") == [
+        ('hi', 0, 10, 6), ('hi', 0, 10, 7)]
