@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +77,7 @@ from flinkwin import (
     WatermarkStrategy,
 )
 from flinkwin.common.watermark_strategy import TimestampAssigner
-from flinkwin.datastream import DataStream, RuntimeExecutionMode
+from flinkwin.datastream import DataStream, RuntimeExecutionMode, StreamExecutionEnvironment
 from flinkwin.spark import MemorySink
 
 
@@ -99,13 +99,41 @@ def stream_of(spark: Any, directory: Path, schema: str, batches: list[list[dict[
     return DataStream(df, type_info=type_info)
 
 
-def run_query(result: Any, checkpoint: Path, name: str) -> list[tuple[Any, ...]]:
-    """Run ``result`` as a streaming query to the end of its input; its outputs in order."""
-    sink = MemorySink(name)
-    query = result.start(main=sink, checkpoint_location=str(checkpoint),
-                         trigger={"availableNow": True})
-    query.awaitTermination()
-    return [tuple(r) for b in sorted(sink.batches) for r in sink.batches[b]]
+#: the streaming programs: name -> ``build(spark, directory)``, the result to run as a query
+STREAM_PROGRAMS: dict[str, Callable[[Any, Path], Any]] = {}
+
+
+def stream_program(build: Callable[[Any, Path], Any]) -> Callable[[Any, Path], Any]:
+    STREAM_PROGRAMS[build.__name__] = build
+    return build
+
+
+@pytest.fixture(scope="module")
+def streams(spark: Any, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[Callable[[str], list[tuple[Any, ...]]]]:
+    """Every program of ``STREAM_PROGRAMS`` started at once as a streaming query (with a
+    fresh environment), to the end of its input: independent queries, their micro-batches
+    overlap instead of waiting for one another. ``streams(name)`` awaits one and returns its
+    outputs in order."""
+    base = tmp_path_factory.mktemp("examples")
+    started = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(StreamExecutionEnvironment, "_current", None)
+        for name, build in STREAM_PROGRAMS.items():
+            sink = MemorySink(name)
+            query = build(spark, base / name / "in").start(
+                main=sink, checkpoint_location=str(base / name / "cp"),
+                trigger={"availableNow": True})
+            started[name] = (query, sink)
+
+    def outputs(name: str) -> list[tuple[Any, ...]]:
+        query, sink = started[name]
+        query.awaitTermination()
+        return [tuple(r) for b in sorted(sink.batches) for r in sink.batches[b]]
+
+    yield outputs
+    for query, _ in started.values():
+        query.stop()
 
 
 def by_key(rows: list[tuple[Any, ...]]) -> dict[Any, list[tuple[Any, ...]]]:
@@ -174,15 +202,19 @@ def test_top_speed_windowing(spark: Any) -> None:
     assert_top_speeds(rows)
 
 
-def test_top_speed_windowing_stream(spark: Any, tmp_path: Path) -> None:
+@stream_program
+def top_speeds_stream(spark: Any, directory: Path) -> Any:
+    cars = [dict(zip(("f0", "f1", "f2", "f3"), parse_car(line)))
+            for line in CAR_DATA.splitlines()]
+    return top_speed_windowing(stream_of(spark, directory, CAR_SCHEMA, split(cars, 2), CAR))
+
+
+def test_top_speed_windowing_stream(streams: Any) -> None:
     """Flink: TopSpeedWindowingExampleITCase over a stream of ``CAR_DATA`` in 2 micro-batches:
     the trigger fires on elements only, so the stream gives all of ``TOP_SPEEDS``, each car's
     in Flink's order, the trigger's last element and the evictor's window carried across
     micro-batches."""
-    cars = [dict(zip(("f0", "f1", "f2", "f3"), parse_car(line)))
-            for line in CAR_DATA.splitlines()]
-    source = stream_of(spark, tmp_path / "in", CAR_SCHEMA, split(cars, 2), CAR)
-    assert_top_speeds(run_query(top_speed_windowing(source), tmp_path / "cp", "top_speeds"))
+    assert_top_speeds(streams("top_speeds_stream"))
 
 
 # ------------------------------------------------------------------ SessionWindowing
@@ -218,15 +250,18 @@ def test_session_windowing(spark: Any) -> None:
     assert sorted(tuple(r) for r in rows) == expected_sessions()
 
 
-def test_session_windowing_stream(spark: Any, tmp_path: Path) -> None:
+@stream_program
+def sessions_stream(spark: Any, directory: Path) -> Any:
+    rows = [dict(zip(("f0", "f1", "f2"), e)) for e in SESSION_INPUT]
+    return session_windowing(stream_of(spark, directory, SESSION_SCHEMA,
+                                       [rows[:3], rows[3:5], rows[5:]], SESSION))
+
+
+def test_session_windowing_stream(streams: Any) -> None:
     """Flink: SessionWindowingITCase over a stream of 3 micro-batches (b's session merges
     across two): the watermark ends at 10 (the last element's 11 - 1), so Flink's sessions
     (a,10) and (c,11), which need 12 and 13, stay open; the others are Flink's."""
-    rows = [dict(zip(("f0", "f1", "f2"), e)) for e in SESSION_INPUT]
-    source = stream_of(spark, tmp_path / "in", SESSION_SCHEMA,
-                       [rows[:3], rows[3:5], rows[5:]], SESSION)
-    got = run_query(session_windowing(source), tmp_path / "cp", "sessions")
-    assert sorted(got) == [e for e in expected_sessions() if e[1] < 10]
+    assert sorted(streams("sessions_stream")) == [e for e in expected_sessions() if e[1] < 10]
 
 
 # ------------------------------------------------------------------ WordCount, WindowWordCount
@@ -298,11 +333,15 @@ def test_word_count(spark: Any, fresh_env: Any) -> None:
     assert sorted(tuple(r) for r in rows) == sorted(word_counts().items())
 
 
-def test_word_count_stream(spark: Any, tmp_path: Path) -> None:
+@stream_program
+def word_count_stream(spark: Any, directory: Path) -> Any:
+    return word_count(text_stream(spark, directory))
+
+
+def test_word_count_stream(streams: Any) -> None:
     """Flink: ``WordCount`` in STREAMING mode (``WordCountData.STREAMING_COUNTS_AS_TUPLES``:
     each word's running counts 1..n, in order) over 2 micro-batches."""
-    got = by_key(run_query(word_count(text_stream(spark, tmp_path / "in")), tmp_path / "cp",
-                           "word_count"))
+    got = by_key(streams("word_count_stream"))
     assert got == {w: [(w, i) for i in range(1, n + 1)] for w, n in word_counts().items()}
 
 
@@ -315,11 +354,15 @@ def test_window_word_count(spark: Any) -> None:
     assert expected_count_windows(25, 15) == [("der", 15), ("die", 15), ("und", 15)]
 
 
-def test_window_word_count_stream(spark: Any, tmp_path: Path) -> None:
+@stream_program
+def window_word_count_stream(spark: Any, directory: Path) -> Any:
+    return window_word_count(text_stream(spark, directory), 10, 5)
+
+
+def test_window_word_count_stream(streams: Any) -> None:
     """Flink: ``WindowWordCount`` with its defaults (``--window 10 --slide 5``) over
     ``WordCountData.TEXT`` in 2 micro-batches: count windows carried across micro-batches."""
-    result = window_word_count(text_stream(spark, tmp_path / "in"), 10, 5)
-    assert sorted(run_query(result, tmp_path / "cp", "window_word_count")) == \
+    assert sorted(streams("window_word_count_stream")) == \
         expected_count_windows(10, 5)
 
 
@@ -388,18 +431,22 @@ def test_window_join(spark: Any, window_ms: int) -> None:
     assert sorted(tuple(r) for r in rows) == expected_join(window_ms, 100)
 
 
-def test_window_join_stream(spark: Any, tmp_path: Path) -> None:
+@stream_program
+def window_join_stream(spark: Any, directory: Path) -> Any:
+    def lines(name: str, data: str) -> DataStream:
+        rows = [{"line": x} for x in join_lines(data)]
+        return timed(stream_of(spark, directory / name, "line string", split(rows, 2),
+                               Types.STRING()))
+
+    return run_window_join(lines("grades", GRADES_INPUT), lines("salaries", SALARIES_INPUT),
+                           WINDOW_MS)
+
+
+def test_window_join_stream(streams: Any) -> None:
     """Flink: WindowJoinITCase over two streams of 2 micro-batches each: the join's watermark
     is the smaller input's, grades' 13 (its last time 14 - 1), so the windows [0, 5) and
     [5, 10) fire and [10, 15), [15, 20) stay open."""
-    def lines(name: str, data: str) -> DataStream:
-        rows = [{"line": x} for x in join_lines(data)]
-        return timed(stream_of(spark, tmp_path / name, "line string", split(rows, 2),
-                               Types.STRING()))
-
-    result = run_window_join(lines("grades", GRADES_INPUT), lines("salaries", SALARIES_INPUT),
-                             WINDOW_MS)
-    assert sorted(run_query(result, tmp_path / "cp", "window_join")) == \
+    assert sorted(streams("window_join_stream")) == \
         expected_join(WINDOW_MS, 10)
 
 
@@ -449,14 +496,18 @@ def test_tumbling_time_window_with_continuous_trigger(fresh_env: Any) -> None:
         ('hi', 0, 10, 7), ('hi', 0, 10, 7), ('hi', 10, 20, 1)]
 
 
-def test_tumbling_time_window_with_continuous_trigger_stream(spark: Any, tmp_path: Path) -> None:
+@stream_program
+def continuous_trigger_stream(spark: Any, directory: Path) -> Any:
+    rows = [{"f0": k, "f1": t} for k, t in HI]
+    return continuous_trigger_example(stream_of(spark, directory, "f0 string, f1 int",
+                                                [rows[:3], rows[3:6], rows[6:]], HI_TYPE))
+
+
+def test_tumbling_time_window_with_continuous_trigger_stream(streams: Any) -> None:
     """The same program over micro-batches 1-3, 4-8, 9-15: batch 2's watermark 7 fires the
     early timer 5 with the 6 elements before it (the next firing: 9), the watermark 14 after
     the last batch fires 9 with all 7; [10, 20) waits for 19."""
-    rows = [{"f0": k, "f1": t} for k, t in HI]
-    source = stream_of(spark, tmp_path / "in", "f0 string, f1 int",
-                       [rows[:3], rows[3:6], rows[6:]], HI_TYPE)
-    assert run_query(continuous_trigger_example(source), tmp_path / "cp", "continuous") == [
+    assert streams("continuous_trigger_stream") == [
         ('hi', 0, 10, 6), ('hi', 0, 10, 7)]
 
 
