@@ -283,6 +283,11 @@ TOP_SPEEDS = """\
 (1,95,1973.6111111111115,1424952007664)
 """
 
+#: ``TopSpeedWindowingExampleData.TOP_CASE_CLASS_SPEEDS``: what the Scala example's ITCase
+#: expects of its ``CarEvent`` case class, ``TOP_SPEEDS``'s 71 lines each as ``CarEvent(...)``
+#: (Flink's two lists agree line for line)
+TOP_CASE_CLASS_SPEEDS = "".join(f"CarEvent{line}\n" for line in TOP_SPEEDS.splitlines())
+
 #: ``WordCountData.TEXT`` (flink-test-utils, org.apache.flink.test.testdata): the input of the
 #: ``WordCount`` and ``WindowWordCount`` tests in ``StreamingExamplesITCase``
 WORD_COUNT_TEXT = """\

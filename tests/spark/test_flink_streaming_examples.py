@@ -54,6 +54,7 @@ from flink_example_data import (
     GRADES_INPUT,
     SALARIES_INPUT,
     SESSION_WINDOWING_EXPECTED,
+    TOP_CASE_CLASS_SPEEDS,
     TOP_SPEEDS,
     WORD_COUNT_TEXT,
     WORD_COUNTS,
@@ -200,6 +201,35 @@ def test_top_speed_windowing(spark: Any) -> None:
     df = spark.createDataFrame([parse_car(line) for line in CAR_DATA.splitlines()], CAR_SCHEMA)
     rows = [tuple(r) for r in top_speed_windowing(DataStream(df, type_info=CAR)).toDF().collect()]
     assert_top_speeds(rows)
+
+
+#: the Scala example's ``case class CarEvent(carId: Int, speed: Int, distance: Double,
+#: time: Long)`` as a DataFrame's columns (its elements Rows)
+CAR_EVENT_SCHEMA = "carId int, speed int, distance double, time long"
+
+
+def test_top_speed_windowing_scala_case_class(spark: Any) -> None:
+    """Flink: the Scala ``TopSpeedWindowing`` (``CarEvent`` case class,
+    ``assignAscendingTimestamps(_.time)``, ``keyBy(_.carId)``, ``maxBy("speed")``) over
+    ``CAR_DATA``, expected ``TopSpeedWindowingExampleData.TOP_CASE_CLASS_SPEEDS``, each car's
+    in Flink's order; the elements are Rows with named fields."""
+    df = spark.createDataFrame([parse_car(line) for line in CAR_DATA.splitlines()],
+                               CAR_EVENT_SCHEMA)
+    top_speeds = (DataStream(df)
+                  .assignTimestampsAndWatermarks(WatermarkStrategy.forMonotonousTimestamps()
+                                                 .withTimestampAssigner(lambda c, ts: c.time))
+                  .keyBy(lambda c: c.carId, key_type=Types.INT())
+                  .window(GlobalWindows.create())
+                  .evictor(TimeEvictor.of(Time.seconds(10)))
+                  .trigger(DeltaTrigger.of(50.0, lambda old, new: new.distance - old.distance,
+                                           Types.PICKLED_BYTE_ARRAY()))
+                  .maxBy("speed"))
+    rows = [f"CarEvent({r.carId},{r.speed},{r.distance!r},{r.time})"
+            for r in top_speeds.toDF().collect()]
+    expected = TOP_CASE_CLASS_SPEEDS.splitlines()
+    assert sorted(rows) == sorted(expected)
+    for car in ("CarEvent(0,", "CarEvent(1,"):
+        assert [r for r in rows if r.startswith(car)] == [r for r in expected if r.startswith(car)]
 
 
 @stream_program
