@@ -58,7 +58,8 @@ class ElementSinks:
         prints from the driver and returns None; a streaming one starts a query printing each
         micro-batch and returns it."""
         prefix = "" if sink_identifier is None else f"{sink_identifier}> "
-        text = printer(self._type_info, is_pickled(self._public_df().schema))
+        schema = self._public_df().schema
+        text = printer(self._type_info, is_pickled(schema), schema)
 
         def emit(value: Any, _context: Any) -> None:
             print(prefix + text(value))

@@ -63,6 +63,9 @@ def test_map_flat_map_filter_and_print(spark: Any, capsys: Any) -> None:
          "split> +I[b, 10000]",
          "0.25", "2.5", "25.0", "250.0", "2500.0"]
     )
+    # a DataFrame's float column prints as Java's Float.toString (the Row's field is a Float)
+    DataStream(spark.createDataFrame([("a", -73.9947)], "k string, lon float")).print()
+    assert capsys.readouterr().out.splitlines() == ["+I[a, -73.9947]"]
     # without output_type (as PyFlink allows) the values travel pickled
     assert sorted(stream.map(lambda r: r.v).execute_and_collect()) == [1, 10, 100, 1000, 10000]
     with pytest.raises(PythonException, match="map output"):
