@@ -13,6 +13,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.datastream.closeable_iterator import CloseableIterator
+from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.transform import as_callable
 from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN
@@ -100,6 +101,7 @@ class ElementSinks:
             session, None if size is None else size.partitions(session)
         ), state_store(session, size is not None and size.rocksdb):
             query = writer.start()
+        StreamExecutionEnvironment._sink_started(query)  # env.execute() waits for it, as Flink's
         if self._wakes_keys_in_processing_time():
             return settle_on_available_input(query)
         return query
