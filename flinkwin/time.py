@@ -58,6 +58,8 @@ class Time:
     def to_milliseconds(self) -> int:
         return self._ms
 
+    toMilliseconds = to_milliseconds  # noqa: N815 (Java's name)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, (Time, Duration)) and to_millis(other) == self._ms
 

@@ -13,6 +13,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StreamingQuery
 
 from flinkwin.datastream.closeable_iterator import CloseableIterator
+from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvironment
 from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.transform import as_callable
 from flinkwin.spark.elements import RECORD_TIMESTAMP_COLUMN
@@ -58,7 +59,8 @@ class ElementSinks:
         prints from the driver and returns None; a streaming one starts a query printing each
         micro-batch and returns it."""
         prefix = "" if sink_identifier is None else f"{sink_identifier}> "
-        text = printer(self._type_info, is_pickled(self._public_df().schema))
+        schema = self._public_df().schema
+        text = printer(self._type_info, is_pickled(schema), schema)
 
         def emit(value: Any, _context: Any) -> None:
             print(prefix + text(value))
@@ -99,6 +101,7 @@ class ElementSinks:
             session, None if size is None else size.partitions(session)
         ), state_store(session, size is not None and size.rocksdb):
             query = writer.start()
+        StreamExecutionEnvironment._sink_started(query)  # env.execute() waits for it, as Flink's
         if self._wakes_keys_in_processing_time():
             return settle_on_available_input(query)
         return query

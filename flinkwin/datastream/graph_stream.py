@@ -28,6 +28,7 @@ from flinkwin.output_tag import OutputTag, request_side_output
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.graph import StreamPlan
+from flinkwin.spark.graph_chained import STATIC_INPUT
 from flinkwin.spark.graph_compiler import compile_graph
 from flinkwin.spark.graph_restart import prepare_graph_restart
 from flinkwin.spark.parallelism import check_max_parallelism, stage_parallelism
@@ -321,7 +322,10 @@ class GraphResultStream(DataStream):
         (docs/architecture.md#distributed-graphs); as in Flink at that parallelism, elements
         from several upstream tasks then reach an operator in no defined order. A graph whose
         one keyed operator reads its sources directly runs in its key groups either way.
-        Refused, naming the reason, for a graph that must run in one task."""
+        Refused, naming the reason, for a graph that must run in one task; on static input
+        (where every graph runs in one task) accepted with a ``OneTaskGraphWarning``, as the
+        results of a parallelism-1 run are among Flink's, unless a non-keyed operator makes
+        it Flink's own parallelism-1 case."""
         previous: int | None = getattr(self, "_parallelism", None)
         self._parallelism: int | None = parallelism
         self._stages.clear()
@@ -331,6 +335,20 @@ class GraphResultStream(DataStream):
             self._parallelism = previous
             self._stages.clear()
             reason = stage.summary.get("distributed", "").removeprefix("no: ")
+            if reason == STATIC_INPUT:
+                # a bounded input: Flink runs the job at this parallelism, and a parallelism-1
+                # run's results are among the results it may give; refusing here would fail on
+                # a static DataFrame (from_collection, a test) a program that runs on a stream
+                warnings.warn(
+                    f"flinkwin: setParallelism({parallelism}) on this stream graph "
+                    f"({stage.summary.get('operators')}): it runs in one task ({reason}), "
+                    "with the results of a parallelism-1 run",
+                    OneTaskGraphWarning,
+                    stacklevel=_caller_outside_flinkwin(),
+                )
+                self._hints["parallelism"] = parallelism
+                self._df = self._stage([]).main_timed()
+                return self
             raise PipelineError(
                 f"setParallelism({parallelism}): this stream graph runs in one task "
                 f"({reason}); only 1 is possible"

@@ -22,8 +22,12 @@ What it records and reads back, changing nothing on Spark: ``enable_checkpointin
 checkpoints every micro-batch to the ``checkpoint_location`` given to ``start()``),
 ``set_buffer_timeout``, ``disable_operator_chaining``, ``add_jars``, ``add_classpaths``, the
 configuration passed to ``get_execution_environment`` and ``get_config()``'s settings.
-``execute()`` and ``execute_async()`` have nothing left to run: flinkwin's sinks (``print()``,
-``add_sink()``, ``start()``) run when they are called.
+flinkwin's sinks (``print()``, ``add_sink()``, ``start()``) run when they are called: on a static
+DataFrame they deliver at once, on a streaming one they start a query. ``execute()`` then runs
+the job as Flink's does: it waits for the streaming queries that this environment's
+``print()``/``add_sink()`` started (a ported streaming program's last line, which would
+otherwise let the script end, and its queries with it, before any micro-batch ran), and raises
+a query's failure; with none, it returns at once. ``execute_async()`` returns at once.
 
 This module imports no Spark; ``from_collection`` does, when called.
 """
@@ -62,6 +66,7 @@ class StreamExecutionEnvironment:
         self._chaining = True
         self._jars: list[str] = []
         self._classpaths: list[str] = []
+        self._sink_queries: list[Any] = []
 
     @staticmethod
     def get_execution_environment(
@@ -228,7 +233,21 @@ class StreamExecutionEnvironment:
         self._classpaths.extend(classpaths)
 
     def execute(self, job_name: str | None = None) -> None:
-        """Nothing left to run: sinks ran when they were called (see module docstring)."""
+        """Run the job as Flink's ``execute()``: wait until every streaming query this
+        environment's ``print()``/``add_sink()`` started has ended (stopped, or failed: its
+        error is raised); static sinks ran when they were called (see module docstring)."""
+        queries, self._sink_queries = self._sink_queries, []
+        for query in queries:
+            query.awaitTermination()
+
+    @staticmethod
+    def _sink_started(query: Any) -> None:
+        """Called by ``print()``/``add_sink()`` with the streaming query they started: the
+        current environment's ``execute()`` waits for it (a program without an environment
+        has no ``execute()`` to wait)."""
+        env = StreamExecutionEnvironment._current
+        if env is not None:
+            env._sink_queries.append(query)
 
     def execute_async(self, job_name: str = "Flink Streaming Job") -> None:
         """Nothing left to run, as ``execute``."""

@@ -358,12 +358,24 @@ def single_task_reason(plan: GraphPlan) -> str | None:
                     "Long.MIN_VALUE while the others advance")
     every = set(range(len(plan.sources)))
     reads = upstream_sources(plan)
-    info = TaskInfo("check", 0, 1, 1)
     for j in keyed_nodes(plan):
         node = plan.nodes[j]
         if reads[j] != every:
             return (f"{node.name} reads sources {sorted(reads[j])} of {len(every)}: its own "
                     "watermark is not the one of all the graph's sources")
+        reason = non_parallel_reason(plan, j)
+        if reason is not None:
+            return reason
+    return None
+
+
+def non_parallel_reason(plan: GraphPlan, only: int | None = None) -> str | None:
+    """The operator of ``plan`` (or node ``only``) that Flink itself runs at parallelism 1
+    only (a non-keyed ``process``, ``window_all``: Flink refuses ``setParallelism(n > 1)``
+    on it), if any."""
+    info = TaskInfo("check", 0, 1, 1)
+    for j in keyed_nodes(plan) if only is None else (only,):
+        node = plan.nodes[j]
         op = node.build(info)
         keyed = getattr(op, "input_key", None) is not None or getattr(
             op, "key_selector", None) is not None

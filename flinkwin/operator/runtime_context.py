@@ -116,6 +116,24 @@ class CurrentKeyState:
         handle = op.function_state.handle(self._descriptor, op.current_key, VOID_NAMESPACE)
         return getattr(handle, name)
 
+    # Python looks special methods up on the class, not through __getattr__: PyFlink's
+    # MapState is used as a dict (state[k], state[k] = v, del state[k], k in state, for k in
+    # state) and its ListState iterated, so these forward to the current key's handle too
+    def __getitem__(self, key: Any) -> Any:
+        return self.__getattr__("__getitem__")(key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.__getattr__("__setitem__")(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self.__getattr__("__delitem__")(key)
+
+    def __contains__(self, key: Any) -> bool:
+        return bool(self.__getattr__("__contains__")(key))
+
+    def __iter__(self) -> Any:
+        return self.__getattr__("__iter__")()
+
     def __repr__(self) -> str:
         return f"CurrentKeyState({self._descriptor!r})"
 

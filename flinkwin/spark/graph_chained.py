@@ -59,7 +59,13 @@ from pyspark.sql.types import (
 from flinkwin.operator import emission_wire
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.graph import GraphPlan, source_maxima
-from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes, single_task_reason
+from flinkwin.operator.graph_chain import (
+    ChainStep,
+    Emission,
+    keyed_nodes,
+    non_parallel_reason,
+    single_task_reason,
+)
 from flinkwin.operator.graph_subtask import GraphSubtask
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.operator.snapshots import StatePickler
@@ -90,6 +96,10 @@ _IN, _DROPPED, _FIRED, _KEYS, _WINDOWS, _BYTES, _CALLS = (
                                "keysInState", "windowsInState", "stateBytes", "keyGroupCalls"))
 
 
+#: why a graph over static DataFrames runs in one task (at any parallelism asked: a bounded
+#: input gives a parallelism-1 run's results, which Flink's at any parallelism may be)
+STATIC_INPUT = "static input: a graph over static DataFrames runs in one task"
+
 #: why a graph that could run distributed runs in one task: it was not asked to
 PARALLELISM_ONE = (
     "parallelism 1, a graph's default (as Flink's parallelism.default): set_parallelism(n) "
@@ -103,7 +113,7 @@ def chain_reason(
 ) -> str | None:
     """Why the graph runs in one task rather than distributed (None: distributed)."""
     if not streaming:
-        return "static input: a graph over static DataFrames runs in one task"
+        return non_parallel_reason(graph) or STATIC_INPUT
     reason = single_task_reason(graph)
     if reason is not None:
         return reason

@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from pyspark.sql.types import StructType
+from pyspark.sql.types import ArrayType, DataType, FloatType, MapType, StructType
 
 from flinkwin.record import Record, element_class, is_tuple_element
 from flinkwin.spark.nested import element_converters
@@ -62,16 +62,42 @@ def element_shaper(schema: StructType, type_info: TypeInformation | None) -> Cal
     return shape
 
 
-def printer(type_info: TypeInformation | None, pickled: bool) -> Callable[[Any], str]:
+def printer(type_info: TypeInformation | None, pickled: bool,
+            schema: StructType | None = None) -> Callable[[Any], str]:
     """The line ``print()`` writes for an element of a stream of ``type_info`` (see module
-    docstring); ``pickled``: the stream carries pickled values (no declared type)."""
+    docstring); ``pickled``: the stream carries pickled values (no declared type). Without a
+    declared type, ``schema`` (the stream's columns) tells the ``float`` columns, whose values
+    Java holds as ``Float`` (``-73.9947``, not the double ``-73.99469757080078``)."""
     if pickled or getattr(type_info, "name", None) == "PICKLED_BYTE_ARRAY":
         return python_string
     if type_info is None:
+        info = None if schema is None else _spark_info(schema)
+        if info is not None:
+            return lambda value: java_string(value, info)
         return flink_string
     if type_info.name in _RECORDS:
         return _pyflink_row
     return lambda value: java_string(value, type_info)
+
+
+def _spark_info(dtype: DataType) -> TypeInformation | None:
+    """The PyFlink type a value of Spark type ``dtype`` prints as, where the Python value alone
+    cannot tell: ``FLOAT`` for a ``float`` column (a Python float either way), in structs,
+    arrays and maps too; None where the value's own type prints right (no float inside)."""
+    if isinstance(dtype, FloatType):
+        return TypeInformation("FLOAT")
+    if isinstance(dtype, StructType):
+        infos = [_spark_info(f.dataType) for f in dtype.fields]
+        if all(i is None for i in infos):
+            return None
+        return TypeInformation("ROW_NAMED", dtype.fieldNames(), infos)
+    if isinstance(dtype, ArrayType):
+        element = _spark_info(dtype.elementType)
+        return None if element is None else TypeInformation("LIST", element)
+    if isinstance(dtype, MapType):
+        key, value = _spark_info(dtype.keyType), _spark_info(dtype.valueType)
+        return None if key is None and value is None else TypeInformation("MAP", key, value)
+    return None
 
 
 def python_string(value: Any) -> str:

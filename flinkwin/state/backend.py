@@ -8,7 +8,7 @@ Namespaces are windows (trigger and per-window state) or ``VOID_NAMESPACE`` (glo
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 from flinkwin.state.descriptors import (
@@ -163,6 +163,10 @@ class ListState(_Handle, MergingState[Any, list[Any]]):
         else:
             self.clear()
 
+    def __iter__(self) -> Iterator[Any]:
+        """PyFlink's ``for value in list_state``: the values of ``get()``."""
+        return iter(self.get())
+
     addAll = add_all  # noqa: N815
 
 
@@ -236,6 +240,32 @@ class MapState(_Handle):
 
     def is_empty(self) -> bool:
         return not self._map()
+
+    # PyFlink's MapState is also used as a dict: state[k], state[k] = v, del state[k],
+    # k in state, for k in state (its keys)
+    def __getitem__(self, key: Any) -> Any:
+        return self.get(key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.put(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self.remove(key)
+
+    def __contains__(self, key: Any) -> bool:
+        return self.contains(key)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.keys())
+
+    def iterator(self) -> Iterator[tuple[Any, Any]]:
+        """Java's ``iterator()``: the mappings, as ``(key, value)`` pairs."""
+        return iter(self.items())
+
+    # Java's names
+    entries = items
+    isEmpty = is_empty  # noqa: N815
+    putAll = put_all  # noqa: N815
 
 
 _HANDLES: dict[type, type] = {

@@ -12,7 +12,17 @@ import decimal
 
 import pyarrow as pa
 import pytest
-from pyspark.sql.types import IntegerType, MapType, StringType, StructField, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    MapType,
+    StringType,
+    StructField,
+    StructType,
+)
 
 from flinkwin import Row, Types
 from flinkwin.spark.nested import value_converter
@@ -68,6 +78,25 @@ def test_floating_point_prints_as_java() -> None:
     # a FLOAT value reaches Python as the float32's exact double, Java prints the float32
     assert java_string(0.10000000149011612, Types.FLOAT()) == "0.1"
     assert java_string(0.10000000149011612, Types.DOUBLE()) == "0.10000000149011612"
+
+
+def test_float_columns_of_an_undeclared_stream_print_as_java_floats() -> None:
+    # a DataFrame's own rows print as Java's Row.toString: a float column is a Java Float
+    # there (RideCleansing's coordinates: -73.9947f prints -73.9947, not the float32's double)
+    schema = StructType([
+        StructField("id", LongType()), StructField("lon", FloatType()),
+        StructField("d", DoubleType()),
+        StructField("s", StructType([StructField("x", FloatType())])),
+        StructField("a", ArrayType(FloatType())),
+        StructField("m", MapType(StringType(), FloatType())),
+    ])
+    lon, lat, tenth = -73.99469757080078, 40.75062561035156, 0.10000000149011612
+    row = Row(id=3, lon=lon, d=0.1, s=Row(x=lat), a=[tenth], m={"k": tenth})
+    assert printer(None, False, schema)(row) == (
+        "+I[3, -73.9947, 0.1, +I[40.750626], [0.1], {k=0.1}]"
+    )
+    without_floats = StructType([StructField("id", LongType()), StructField("d", DoubleType())])
+    assert printer(None, False, without_floats)(Row(id=1, d=0.1)) == "+I[1, 0.1]"
 
 
 def test_times_and_bytes_print_as_java() -> None:

@@ -170,3 +170,43 @@ def test_aggregating_state() -> None:
                   [(pair, None) for pair in PAIRS])
     expected = [(1, "hi"), (2, "hello"), (4, "hi"), (6, "hello"), (9, "hi"), (12, "hello")]
     assert sorted(results) == sorted(expected)
+
+
+def test_map_and_list_state_work_as_pyflinks_dict_and_iterable_and_with_javas_names() -> None:
+    """PyFlink's ``MapState`` is a dict too (``state[k]``, ``state[k] = v``, ``del state[k]``,
+    ``k in state``, ``for k in state``) and ``ListState`` iterable; Java's ``isEmpty``,
+    ``putAll``, ``entries``, ``iterator`` and ``Time.toMilliseconds`` port Java code (the
+    PseudoWindow of Flink's "event-driven applications" page)."""
+    from flinkwin.common import Time
+
+    class PseudoWindow(KeyedProcessFunction):
+        def __init__(self, size: Time) -> None:
+            self.size = size.toMilliseconds()
+
+        def open(self, runtime_context: RuntimeContext) -> None:
+            self.sums = runtime_context.get_map_state(
+                MapStateDescriptor("sums", Types.LONG(), Types.FLOAT()))
+            self.seen = runtime_context.get_list_state(ListStateDescriptor("seen", Types.LONG()))
+
+        def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Any:
+            end = value[1] - value[1] % self.size + self.size - 1
+            if end not in self.sums:
+                self.sums[end] = 0.0
+            self.sums[end] = self.sums[end] + value[2]
+            self.seen.add(value[1])
+            ctx.timer_service().register_event_time_timer(end)
+
+        def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext) -> Any:
+            assert not self.sums.isEmpty() and sorted(self.sums) == self.sums.keys()
+            assert dict(self.sums.entries()) == dict(self.sums.iterator())
+            yield ctx.get_current_key(), timestamp, self.sums[timestamp], sorted(self.seen)
+            del self.sums[timestamp]
+            self.sums.putAll({})
+
+    op = KeyedProcessOperator(PseudoWindow(Time.milliseconds(10)), lambda x: x[0])
+    for value in [("a", 1, 1.0), ("a", 12, 2.0), ("b", 5, 4.0), ("a", 3, 8.0)]:
+        op.process_element(value, value[1])
+    op.advance_watermark(10)
+    assert sorted(value for value, _ in op.drain_output()) == [
+        ("a", 9, 9.0, [1, 3, 12]), ("b", 9, 4.0, [5])
+    ]

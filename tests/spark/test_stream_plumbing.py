@@ -63,6 +63,9 @@ def test_map_flat_map_filter_and_print(spark: Any, capsys: Any) -> None:
          "split> +I[b, 10000]",
          "0.25", "2.5", "25.0", "250.0", "2500.0"]
     )
+    # a DataFrame's float column prints as Java's Float.toString (the Row's field is a Float)
+    DataStream(spark.createDataFrame([("a", -73.9947)], "k string, lon float")).print()
+    assert capsys.readouterr().out.splitlines() == ["+I[a, -73.9947]"]
     # without output_type (as PyFlink allows) the values travel pickled
     assert sorted(stream.map(lambda r: r.v).execute_and_collect()) == [1, 10, 100, 1000, 10000]
     with pytest.raises(PythonException, match="map output"):
@@ -230,3 +233,32 @@ def test_map_after_assign_timestamps_keeps_the_element_timestamps(spark: Any) ->
     assert sorted(sums.execute_and_collect()) == [
         ("a", 101), ("a", 1000), ("b", 10), ("b", 10000)
     ]
+
+
+def test_env_execute_runs_a_streaming_print_until_its_query_ends(
+    spark: Any, fresh_env: Any, tmp_path: Any, capsys: Any
+) -> None:
+    # a ported Flink program ends with env.execute(): on a stream it must run the job (Flink's
+    # blocks while the job runs), not return and let the script end before any micro-batch
+    import threading
+
+    from batch_files import write_batches
+
+    write_batches(tmp_path, [[{"k": "a", "ts": 1, "v": 1}, {"k": "a", "ts": 6, "v": 2}],
+                             [{"k": "a", "ts": 12, "v": 4}]])
+    source = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(tmp_path))
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner("ts")
+    query = (DataStream(source).assign_timestamps_and_watermarks(strategy).key_by("k")
+             .window(TumblingEventTimeWindows.of(Time.milliseconds(5))).sum("v").print())
+    ended: list[bool] = []
+
+    def operator() -> None:  # whoever stops the job (here: once the input is processed)
+        query.processAllAvailable()
+        ended.append(True)
+        query.stop()
+
+    threading.Thread(target=operator, daemon=True).start()
+    fresh_env.execute("sums")
+    assert ended and not query.isActive
+    assert sorted(capsys.readouterr().out.splitlines()) == ["+I[a, 1, 1]", "+I[a, 6, 2]"]
+    fresh_env.execute("nothing left")  # the query it waited for is done: returns at once
