@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from graph_frames import frame as two_source_frame
+from graph_frames import source
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,7 +45,6 @@ from flinkwin.operator.graph import (
     GraphOperator,
     GraphPlan,
     NodeSpec,
-    SourceSpec,
 )
 from flinkwin.operator.graph_chain import (
     BEFORE,
@@ -62,24 +63,19 @@ from flinkwin.operator.snapshots import StatePickler
 from flinkwin.time import MIN_LONG
 
 LATE1, LATE2 = OutputTag("late1"), OutputTag("late2")
+
+
+def frame(rows: list[tuple[int, str, int]]) -> Any:
+    """The graph stage's rows, objects kept (ints stay ints beside the other source's nulls)."""
+    return two_source_frame(rows, dtype=object)
+
+
 KEYS = ["a1", "a2", "b1", "b2", "c1"]
 
 
 # ------------------------------------------------------------------------- the graphs
-def source(i: int, delay: int = 0) -> SourceSpec:
-    return SourceSpec((f"_fw_i{i}_0", f"_fw_i{i}_1"), ("k", "v"), delay_ms=delay)
 
 
-def frame(rows: list[tuple[int, str, int]]) -> pd.DataFrame:
-    """Rows of (source, k, v) in the graph stage's column layout (two sources)."""
-    data: dict[str, list[Any]] = {"_fw_in": [], "_fw_i0_0": [], "_fw_i0_1": [],
-                                  "_fw_i1_0": [], "_fw_i1_1": []}
-    for src, k, v in rows:
-        data["_fw_in"].append(src)
-        for i in (0, 1):
-            data[f"_fw_i{i}_0"].append(k if i == src else None)
-            data[f"_fw_i{i}_1"].append(v if i == src else None)
-    return pd.DataFrame(data, dtype=object)  # ints stay ints beside the other source's nulls
 
 
 class CountWithEnd(ProcessWindowFunction):

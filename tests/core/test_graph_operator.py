@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pytest
+from graph_frames import frame, source
 
 from flinkwin import (
     OutputTag,
@@ -52,20 +53,8 @@ def window_builder(size_ms: int, key: Any, late: OutputTag | None = None) -> Any
     return build
 
 
-def source(i: int, delay: int | None = 0) -> SourceSpec:
-    return SourceSpec((f"_fw_i{i}_0", f"_fw_i{i}_1"), ("k", "v"), delay_ms=delay)
 
 
-def frame(rows: list[tuple[int, str, int]]) -> pd.DataFrame:
-    """Rows of (source, k, v) in the stage's column layout (two sources)."""
-    data: dict[str, list[Any]] = {"_fw_in": [], "_fw_i0_0": [], "_fw_i0_1": [],
-                                  "_fw_i1_0": [], "_fw_i1_1": []}
-    for src, k, v in rows:
-        data["_fw_in"].append(src)
-        for i in (0, 1):
-            data[f"_fw_i{i}_0"].append(k if i == src else None)
-            data[f"_fw_i{i}_1"].append(v if i == src else None)
-    return pd.DataFrame(data)
 
 
 def union_window_plan(late: OutputTag | None = None) -> GraphPlan:

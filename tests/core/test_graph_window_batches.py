@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import pytest
+from graph_frames import frame, source
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -118,8 +118,6 @@ def window(assigner: Any, function: Any, lateness: int, late: OutputTag | None,
     return build
 
 
-def source(i: int, delay: int | None) -> SourceSpec:
-    return SourceSpec((f"_fw_i{i}_0", f"_fw_i{i}_1"), ("k", "v"), delay_ms=delay)
 
 
 def hot_items(lateness: int, delays: tuple[int, int]) -> GraphPlan:
@@ -193,15 +191,6 @@ PLANS = {"hot items": hot_items, "interleaved": interleaved,
 
 
 # ----------------------------------------------------------------------------- driving
-def frame(rows: list[tuple[int, str | None, int]]) -> pd.DataFrame:
-    data: dict[str, list[Any]] = {"_fw_in": [], "_fw_i0_0": [], "_fw_i0_1": [],
-                                  "_fw_i1_0": [], "_fw_i1_1": []}
-    for src, k, v in rows:
-        data["_fw_in"].append(src)
-        for i in (0, 1):
-            data[f"_fw_i{i}_0"].append(k if i == src else None)
-            data[f"_fw_i{i}_1"].append(v if i == src else None)
-    return pd.DataFrame(data)
 
 
 def element_path(plan: GraphPlan) -> GraphOperator:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import pytest
+from graph_frames import frame, source
 
 from flinkwin import Duration, Time, TumblingEventTimeWindows, WatermarkStrategy
 from flinkwin.functions.builtin import sum_of
 from flinkwin.operator import WindowOperator
-from flinkwin.operator.graph import OPERATOR, UNION, GraphOperator, GraphPlan, NodeSpec, SourceSpec
+from flinkwin.operator.graph import OPERATOR, UNION, GraphOperator, GraphPlan, NodeSpec
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.timestamps import TimestampAssigner
 from flinkwin.watermark import BoundedOutOfOrdernessWatermarks
@@ -112,21 +112,8 @@ def test_zero_and_negative_timeout_are_refused(timeout: int) -> None:
 INFO = TaskInfo("Graph", 0, 1, 1)
 
 
-def source(i: int, idle_timeout_ms: int | None = None) -> SourceSpec:
-    return SourceSpec((f"_fw_i{i}_0", f"_fw_i{i}_1"), ("k", "v"), delay_ms=0,
-                      idle_timeout_ms=idle_timeout_ms)
 
 
-def frame(rows: list[tuple[int, str, int]]) -> pd.DataFrame:
-    """Rows of (source, k, v) in the stage's column layout (two sources)."""
-    data: dict[str, list[Any]] = {"_fw_in": [], "_fw_i0_0": [], "_fw_i0_1": [],
-                                  "_fw_i1_0": [], "_fw_i1_1": []}
-    for src, k, v in rows:
-        data["_fw_in"].append(src)
-        for i in (0, 1):
-            data[f"_fw_i{i}_0"].append(k if i == src else None)
-            data[f"_fw_i{i}_1"].append(v if i == src else None)
-    return pd.DataFrame(data)
 
 
 def build_window(task_info: TaskInfo) -> WindowOperator:
@@ -141,7 +128,7 @@ class Timer:
     def __init__(self, timeout_ms: int) -> None:
         nodes = (NodeSpec("union", UNION, ((("source", 0), 0), (("source", 1), 0))),
                  NodeSpec("window", OPERATOR, ((("node", 0), 0),), build=build_window))
-        self.op = GraphOperator(GraphPlan((source(0), source(1, timeout_ms)), nodes,
+        self.op = GraphOperator(GraphPlan((source(0), source(1, idle_timeout_ms=timeout_ms)), nodes,
                                           ("node", 1)), INFO)
         self.now = 1_000
 
