@@ -9,14 +9,18 @@ from abc import ABC, abstractmethod
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
+from flinkwin.java_hooks import JavaNamedHooks
+
 T = TypeVar("T")
 
 
-class TimestampAssigner(ABC, Generic[T]):
+class TimestampAssigner(JavaNamedHooks, ABC, Generic[T]):
     """Implement ``extract_timestamp(value, record_timestamp)`` returning epoch milliseconds;
     ``record_timestamp`` is the element's previous timestamp (``MIN_LONG`` when it has none).
     A float (or other real number) is truncated toward zero, as PyFlink's ``LONG`` coder does
     (:func:`as_timestamp`)."""
+
+    _java_hooks = {"extractTimestamp": "extract_timestamp"}
 
     @abstractmethod
     def extract_timestamp(self, value: T, record_timestamp: int) -> int:

@@ -7,6 +7,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
+from flinkwin.java_hooks import JavaNamedHooks
+
 if TYPE_CHECKING:
     from flinkwin.functions.runtime_context import RuntimeContext
     from flinkwin.triggers.base import Trigger
@@ -50,7 +52,7 @@ class MergeCallback(ABC, Generic[W]):
         """``to_be_merged`` windows become ``merge_result``."""
 
 
-class WindowAssigner(ABC, Generic[T, W]):
+class WindowAssigner(JavaNamedHooks, ABC, Generic[T, W]):
     """Assigns zero or more windows to each element (``WindowAssigner[T, W]``: element type,
     window type, as PyFlink declares it).
 
@@ -60,6 +62,8 @@ class WindowAssigner(ABC, Generic[T, W]):
     """
 
     WindowAssignerContext: TypeAlias = WindowAssignerContext
+    _java_hooks = {"assignWindows": "assign_windows", "getDefaultTrigger": "get_default_trigger",
+                   "isEventTime": "is_event_time", "getWindowSerializer": "get_window_serializer"}
 
     @abstractmethod
     def assign_windows(
@@ -86,6 +90,7 @@ class MergingWindowAssigner(WindowAssigner[T, W]):
     """A ``WindowAssigner`` whose windows can merge (sessions)."""
 
     MergeCallback: TypeAlias = MergeCallback
+    _java_hooks = {"mergeWindows": "merge_windows"}
 
     @abstractmethod
     def merge_windows(self, windows: Iterable[W], callback: MergeCallback[W]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Generic, TypeAlias, TypeVar
 
+from flinkwin.java_hooks import JavaNamedHooks
 from flinkwin.time import MIN_LONG
 
 T = TypeVar("T")
@@ -71,11 +72,12 @@ class EvictorContext(ABC):
         return self.get_current_watermark()
 
 
-class Evictor(ABC, Generic[T, W]):
+class Evictor(JavaNamedHooks, ABC, Generic[T, W]):
     """Base class of evictors, with PyFlink's method names (``Evictor[T, W]``: element type,
     window type)."""
 
     EvictorContext: TypeAlias = EvictorContext
+    _java_hooks = {"evictBefore": "evict_before", "evictAfter": "evict_after"}
 
     @abstractmethod
     def evict_before(

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any, Generic, TypeAlias, TypeVar
 
 from flinkwin.functions.runtime_context import RuntimeContext
+from flinkwin.java_hooks import JavaNamedHooks
 
 T = TypeVar("T")
 W = TypeVar("W")
@@ -32,8 +33,9 @@ ACC = TypeVar("ACC")
 KEY = TypeVar("KEY")
 
 
-class Function(ABC):  # noqa: B024 (PyFlink's Function has no abstract method either)
-    """The base class of all user functions (Flink's ``RichFunction``)."""
+class Function(JavaNamedHooks, ABC):  # noqa: B024 (PyFlink's Function has none either)
+    """The base class of all user functions (Flink's ``RichFunction``). A subclass may name
+    its methods as Java does (``createAccumulator``, ``onTimer``...: :mod:`flinkwin.java_hooks`)."""
 
     def open(self, runtime_context: RuntimeContext) -> None:
         """Called once before the first element (or timer) reaches this function."""
@@ -65,6 +67,8 @@ class ReduceFunction(Function, Generic[T]):
 
 class AggregateFunction(Function, Generic[IN, ACC, OUT]):
     """Incremental aggregation through an accumulator."""
+
+    _java_hooks = {"createAccumulator": "create_accumulator", "getResult": "get_result"}
 
     @abstractmethod
     def create_accumulator(self) -> ACC: ...
@@ -169,6 +173,8 @@ class PassThroughAllWindowFunction(AllWindowFunction[IN, IN, W]):
 
 class KeySelector(Function, Generic[IN, KEY]):
     """Extracts the key of an element."""
+
+    _java_hooks = {"getKey": "get_key"}
 
     @abstractmethod
     def get_key(self, value: IN) -> KEY: ...

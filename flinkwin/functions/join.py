@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterable
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from flinkwin.functions.base import Function
 
@@ -46,10 +46,7 @@ class CoGroupFunction(Function, Generic[IN1, IN2, OUT]):
     ``co_group(first, second)`` (two lists) returns or yields the outputs. A subclass may
     name the method ``coGroup`` as Java does instead."""
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "coGroup" in cls.__dict__ and "co_group" not in cls.__dict__:
-            cls.co_group = cls.__dict__["coGroup"]  # type: ignore[method-assign]
+    _java_hooks = {"coGroup": "co_group"}
 
     @abstractmethod
     def co_group(self, first: list[IN1], second: list[IN2]) -> Iterable[OUT]: ...

@@ -117,6 +117,8 @@ class ProcessFunction(Function, Generic[IN, OUT]):
     ``KeyedStream.process(ProcessFunction)``), with timers, keyed state and ``on_timer`` (Java's
     ``onTimer``)."""
 
+    _java_hooks = {"processElement": "process_element", "onTimer": "on_timer"}
+
     class Context(_BaseContext):
         """Information available in ``process_element`` (and ``on_timer``)."""
 
@@ -142,6 +144,8 @@ class ProcessFunction(Function, Generic[IN, OUT]):
 class KeyedProcessFunction(Function, Generic[KEY, IN, OUT]):
     """Processes each element of a keyed stream, with timers and keyed state scoped to the
     element's key (``pyflink.datastream.functions.KeyedProcessFunction``)."""
+
+    _java_hooks = {"processElement": "process_element", "onTimer": "on_timer"}
 
     class Context(_BaseContext):
         """Information available in ``process_element``."""

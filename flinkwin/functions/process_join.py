@@ -62,6 +62,7 @@ class ProcessJoinFunction(Function, Generic[IN1, IN2, OUT]):
     """Called for every pair of an interval join (see module docstring)."""
 
     Context = ProcessJoinContext
+    _java_hooks = {"processElement": "process_element"}
 
     @abstractmethod
     def process_element(

@@ -24,6 +24,8 @@ class MapFunction(Function):
 class FlatMapFunction(Function):
     """Any number of outputs per element: ``flat_map(value)`` returns or yields them."""
 
+    _java_hooks = {"flatMap": "flat_map"}
+
     @abstractmethod
     def flat_map(self, value: Any) -> Iterable[Any]: ...
 

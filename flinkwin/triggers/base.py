@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from enum import Enum
 from typing import Any, Generic, TypeAlias, TypeVar
 
+from flinkwin.java_hooks import JavaNamedHooks
 from flinkwin.state.descriptors import StateDescriptor
 
 T = TypeVar("T")
@@ -106,12 +107,14 @@ class OnMergeContext(TriggerContext):
         self.merge_partitioned_state(state_descriptor)
 
 
-class Trigger(ABC, Generic[T, W]):
+class Trigger(JavaNamedHooks, ABC, Generic[T, W]):
     """Base class of all triggers, with PyFlink's method names and signatures
     (``Trigger[T, W]``: element type, window type)."""
 
     TriggerContext: TypeAlias = TriggerContext
     OnMergeContext: TypeAlias = OnMergeContext
+    _java_hooks = {"onElement": "on_element", "onProcessingTime": "on_processing_time",
+                   "onEventTime": "on_event_time", "canMerge": "can_merge", "onMerge": "on_merge"}
 
     @abstractmethod
     def on_element(

@@ -1,0 +1,74 @@
+"""Java-named methods of user classes.
+
+A Flink user porting a Java program writes ``onTimer``, ``getKey``, ``createAccumulator``,
+``onElement``...; flinkwin's operators, as PyFlink's, call ``on_timer``, ``get_key``,
+``create_accumulator``, ``on_element``. A user subclass that defines the Java name of one of its
+base's methods in its class body, and not the PyFlink name, gets the PyFlink name too, so the
+method runs. PyFlink would ignore a Java-named optional method (an ``onTimer`` next to a
+``process_element``) without a word, and its timers would fire into nothing.
+
+Java's signatures pass a ``Collector`` (``out``) to the methods that emit; flinkwin's, as
+PyFlink's, return or yield their outputs. A Java-named method that takes more arguments than
+flinkwin passes is refused when its class is defined, naming the method and the signature
+flinkwin calls.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+
+class JavaNamedHooks:
+    """Base of the classes users subclass: each class lists in ``_java_hooks`` its methods'
+    Java names (``{"onTimer": "on_timer"}``); a subclass's Java-named method is also its
+    PyFlink-named one (module docstring)."""
+
+    _java_hooks: ClassVar[Mapping[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        hooks: dict[str, str] = {}
+        for base in reversed(cls.__mro__[1:]):
+            hooks.update(vars(base).get("_java_hooks", {}))
+        own = vars(cls)
+        for java, python in hooks.items():
+            if java in own and python not in own:
+                method = own[java]
+                _check_arguments(cls, java, method, getattr(cls, python, None), python)
+                setattr(cls, python, method)
+
+
+def _positional(function: Callable[..., Any]) -> tuple[int, int, bool] | None:
+    """(required, accepted, takes *args) positional parameters after ``self``, or None when
+    the signature cannot be read."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    positional = [p for p in parameters[1:]
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = sum(1 for p in positional if p.default is p.empty)
+    variadic = any(p.kind is p.VAR_POSITIONAL for p in parameters)
+    return required, len(positional), variadic
+
+
+def _check_arguments(cls: type, java: str, method: Any, base: Any, python: str) -> None:
+    if not inspect.isfunction(method) or not inspect.isfunction(base):
+        return
+    mine, theirs = _positional(method), _positional(base)
+    if mine is None or theirs is None or theirs[2]:
+        return
+    required, _, _ = mine
+    _, accepted, _ = theirs
+    if required > accepted:
+        raise TypeError(
+            f"{cls.__qualname__}.{java}{inspect.signature(method)} takes {required} "
+            f"arguments, and flinkwin calls it as {python}{inspect.signature(base)} with "
+            f"{accepted}: flinkwin's functions follow PyFlink's signatures, which have no "
+            "Java Collector (`out`): return or yield the outputs instead"
+        )
+
+
+__all__ = ["JavaNamedHooks"]
