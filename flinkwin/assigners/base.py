@@ -38,6 +38,9 @@ class WindowAssignerContext(ABC):
             "operator's context)"
         )
 
+    def getCurrentProcessingTime(self) -> int:  # noqa: N802 (Java name)
+        return self.get_current_processing_time()
+
 
 def overflow_of(context: Any) -> str:
     """The long-overflow policy of an assigner context (``"wrap"`` for contexts without one)."""

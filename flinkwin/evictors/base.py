@@ -68,6 +68,9 @@ class EvictorContext(ABC):
     def getCurrentProcessingTime(self) -> int:  # noqa: N802 (Java name)
         return self.get_current_processing_time()
 
+    def getMetricGroup(self) -> Any:  # noqa: N802 (Java name)
+        return self.get_metric_group()
+
     def getCurrentWatermark(self) -> int:  # noqa: N802
         return self.get_current_watermark()
 

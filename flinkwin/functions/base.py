@@ -109,6 +109,18 @@ class WindowContext(ABC, Generic[W]):
     def output(self, output_tag: Any, value: Any) -> None:
         """Emit ``value`` to the side output ``output_tag``."""
 
+    def currentProcessingTime(self) -> int:  # noqa: N802 (Java names)
+        return self.current_processing_time()
+
+    def currentWatermark(self) -> int:  # noqa: N802
+        return self.current_watermark()
+
+    def windowState(self) -> Any:  # noqa: N802
+        return self.window_state()
+
+    def globalState(self) -> Any:  # noqa: N802
+        return self.global_state()
+
     def firing(self) -> Any:
         """What this firing of the window is (a :class:`flinkwin.operator.firings.Firing`:
         timing, index, is_last...; Beam's ``PaneInfo``), when the window's result was built

@@ -21,6 +21,9 @@ class StateDescriptor:
     def get_name(self) -> str:
         return self.name
 
+    def getName(self) -> str:  # noqa: N802 (Java name)
+        return self.name
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
 

@@ -21,6 +21,7 @@ from flinkwin import (
     Time,
     TimeWindow,
     TumblingEventTimeWindows,
+    Types,
     WindowAssigner,
 )
 from flinkwin.evictors.base import Evictor
@@ -230,3 +231,35 @@ def test_a_key_selector_a_timestamp_assigner_and_a_co_group_with_java_names() ->
     assert Stamp().extract_timestamp({"t": 5}, 0) == 5
     assert Stamp().extractTimestamp({"t": 5}, 0) == 5
     assert list(Count().co_group([1, 2], [3])) == [(2, 1)]
+
+
+def test_contexts_answer_to_java_names_in_java_named_functions() -> None:
+    """``Context.currentWatermark()``, ``windowState()``, ``globalState()``,
+    ``currentProcessingTime()`` of a ``ProcessWindowFunction``; ``getMetricGroup()`` and
+    ``getCurrentProcessingTime()`` of a trigger's context; ``StateDescriptor.getName()``."""
+    from flinkwin import ProcessWindowFunction, ValueStateDescriptor
+
+    seen = ValueStateDescriptor("seen", Types.LONG())
+
+    class Report(ProcessWindowFunction):
+        def process(self, key: Any, context: Any, elements: Any) -> Any:
+            count = context.globalState().getState(seen)
+            count.update((count.value() or 0) + 1)
+            context.windowState().getState(seen).update(1)
+            yield (key, context.currentWatermark(), context.currentProcessingTime(),
+                   count.value(), seen.getName())
+
+    class Counting(JavaEventTimeTrigger):
+        def onElement(self, element: Any, timestamp: int, window: Any, ctx: Any) -> Any:  # noqa: N802
+            ctx.getMetricGroup()
+            ctx.getCurrentProcessingTime()
+            return super().onElement(element, timestamp, window, ctx)
+
+    harness = WindowOperatorHarness(TumblingEventTimeWindows.of(Time.milliseconds(10)),
+                                    Report(), key_field="k", trigger=Counting())
+    harness.set_processing_time(7)
+    harness.process_elements([{"k": "a", "v": 1}], [1])
+    harness.process_watermark(9)
+    harness.process_elements([{"k": "a", "v": 1}], [12])
+    harness.process_watermark(19)
+    assert harness.output() == [("a", 9, 7, 1, "seen"), ("a", 19, 7, 2, "seen")]
