@@ -6,6 +6,8 @@ created afterwards without ``key_groups=`` uses it (see ``docs/porting.md``). Th
 watermark interval and the global job parameters are recorded; flinkwin's watermarks advance
 once per micro-batch whatever the interval (``docs/spark-semantics.md``).
 
+Every method also has Flink's Java name (``setAutoWatermarkInterval``, ``enableObjectReuse``).
+
 PyFlink's switches for its JVM runtime (object reuse, the closure cleaner, generic types, Kryo
 and Avro, auto-generated uids, latency tracking, task cancellation, snapshot compression) are
 recorded and read back, and change nothing: flinkwin's Python functions always get fresh
@@ -149,5 +151,15 @@ _INTERVALS = {
     "task_cancellation_timeout": 180_000,
 }
 
+
+
+def _java_name(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.title() for part in rest)
+
+
+# Flink's Java names (``setAutoWatermarkInterval``, ``enableObjectReuse``...) for every method
+for _name in [n for n in vars(ExecutionConfig) if not n.startswith("_")]:
+    setattr(ExecutionConfig, _java_name(_name), getattr(ExecutionConfig, _name))
 
 __all__ = ["PARALLELISM_DEFAULT", "ExecutionConfig"]

@@ -8,6 +8,10 @@
   ``type_info`` the elements become typed columns (``f0, f1, ...`` for a tuple, ``value`` for a
   basic type); without it they travel pickled, as PyFlink's ``PICKLED_BYTE_ARRAY``, and every
   function gets them back exactly as they are in the collection.
+- Java's ``fromElements(e1, e2, ...)``, ``fromData(...)`` and ``fromSequence(from, to)`` (also
+  as ``from_elements``, ``from_data``, ``from_sequence``) are ``from_collection`` of those
+  elements (the sequence typed ``Types.LONG()``). Every method also has its Java name
+  (``getExecutionEnvironment``, ``setParallelism``, ``setRuntimeMode``...).
 - ``set_runtime_mode(mode)`` and ``set_max_parallelism(n)`` are the defaults of every
   ``DataStream`` created afterwards without ``runtime_mode=`` / ``key_groups=`` (the max
   parallelism is flinkwin's number of key groups).
@@ -251,6 +255,54 @@ class StreamExecutionEnvironment:
 
     def execute_async(self, job_name: str = "Flink Streaming Job") -> None:
         """Nothing left to run, as ``execute``."""
+
+    # ------------------------------------------------ Java's sources, beside from_collection
+    def from_elements(self, *elements: Any) -> DataStream:
+        """Java's ``fromElements(e1, e2, ...)``: ``from_collection`` of the elements."""
+        return self.from_collection(list(elements))
+
+    def from_data(self, *data: Any, type_info: TypeInformation | None = None) -> DataStream:
+        """Java's ``fromData`` (Flink 1.19 and 2.x): ``fromData(e1, e2, ...)``, or one list or
+        tuple of the elements (Java's ``fromData(Collection)``), with an optional
+        ``type_info`` as ``from_collection``'s."""
+        elements = list(data[0]) if len(data) == 1 and isinstance(data[0], (list, tuple)) \
+            else list(data)
+        return self.from_collection(elements, type_info)
+
+    def from_sequence(self, from_: int, to: int) -> DataStream:
+        """Java's ``fromSequence(from, to)``: the longs ``from`` to ``to``, both included, in
+        order (Flink's parallel source at parallelism 1)."""
+        if from_ > to:
+            raise ValueError(f"fromSequence: from ({from_}) must be at most to ({to})")
+        return self.from_collection(range(from_, to + 1), Types.LONG())
+
+    # ------------------------------------------------------------------ Flink's Java names
+    getExecutionEnvironment = get_execution_environment  # noqa: N815
+    fromCollection = from_collection  # noqa: N815
+    fromElements = from_elements  # noqa: N815
+    fromData = from_data  # noqa: N815
+    fromSequence = from_sequence  # noqa: N815
+    fromSource = from_source  # noqa: N815
+    addSource = add_source  # noqa: N815
+    setRestartStrategy = set_restart_strategy  # noqa: N815
+    getConfig = get_config  # noqa: N815
+    getConfiguration = get_configuration  # noqa: N815
+    setRuntimeMode = set_runtime_mode  # noqa: N815
+    setParallelism = set_parallelism  # noqa: N815
+    getParallelism = get_parallelism  # noqa: N815
+    setMaxParallelism = set_max_parallelism  # noqa: N815
+    getMaxParallelism = get_max_parallelism  # noqa: N815
+    enableCheckpointing = enable_checkpointing  # noqa: N815
+    getCheckpointInterval = get_checkpoint_interval  # noqa: N815
+    getCheckpointingMode = get_checkpointing_mode  # noqa: N815
+    getCheckpointConfig = get_checkpoint_config  # noqa: N815
+    setStreamTimeCharacteristic = set_stream_time_characteristic  # noqa: N815
+    getStreamTimeCharacteristic = get_stream_time_characteristic  # noqa: N815
+    setBufferTimeout = set_buffer_timeout  # noqa: N815
+    getBufferTimeout = get_buffer_timeout  # noqa: N815
+    disableOperatorChaining = disable_operator_chaining  # noqa: N815
+    isChainingEnabled = is_chaining_enabled  # noqa: N815
+    executeAsync = execute_async  # noqa: N815
 
 
 def stream_defaults() -> tuple[RuntimeExecutionMode, int | None]:
