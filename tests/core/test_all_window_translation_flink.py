@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from window_translation_helpers import (
     ET_TRIGGER,
-    OPENED,
+    LIFECYCLE,
     PT_TRIGGER,
     SLIDING_ENDS,
     SLIDING_ET,
@@ -130,14 +130,14 @@ def test_reduce_with_rich_reducer_fails() -> None:
 
     Flink refuses (UnsupportedOperationException); flinkwin builds it and opens the reducer
     (documented: every flinkwin function is rich, as in PyFlink)."""
-    OPENED.clear()
+    LIFECYCLE.clear()
     pipeline = translate(
         lambda: tuple2_source().window_all(sliding_event_time()).reduce(RichReducer())
     )
     assert operator_choices(pipeline) == choices(SLIDING_ET, ET_TRIGGER, "reducing")
     output = process_element_and_ensure_output(pipeline, HELLO)
     assert by_time(output) == [(HELLO, end) for end in SLIDING_ENDS]
-    assert [kind for kind, _ in OPENED] == ["reduce"]
+    assert [call for call, _ in LIFECYCLE] == ["reduce.open", "reduce.close"]
 
 
 def test_aggregate_with_rich_function_fails() -> None:
@@ -145,7 +145,7 @@ def test_aggregate_with_rich_function_fails() -> None:
 
     Flink refuses (UnsupportedOperationException); flinkwin builds it and opens the aggregate
     function (documented: every flinkwin function is rich, as in PyFlink)."""
-    OPENED.clear()
+    LIFECYCLE.clear()
     pipeline = translate(
         lambda: tuple2_source()
         .window_all(sliding_event_time())
@@ -154,7 +154,7 @@ def test_aggregate_with_rich_function_fails() -> None:
     assert operator_choices(pipeline) == choices(SLIDING_ET, ET_TRIGGER, "aggregating")
     output = process_element_and_ensure_output(pipeline, HELLO)
     assert by_time(output) == [(HELLO, end) for end in SLIDING_ENDS]
-    assert [kind for kind, _ in OPENED] == ["aggregate"]
+    assert [call for call, _ in LIFECYCLE] == ["aggregate.open", "aggregate.close"]
 
 
 # ---------------------------------------------------------------------------------------------

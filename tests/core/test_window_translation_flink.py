@@ -42,7 +42,8 @@ Where flinkwin differs on purpose
   aggregate function to ask for instead), and opens the window's reduce or aggregate function
   before its first call (docs/api-contract.md, "Every function is a ``flinkwin.Function``
   (rich)"; docs/porting.md, "Rich functions"). The ports assert that documented behaviour: the
-  pipeline builds, the function is opened with a runtime context, and the results are right.
+  pipeline builds, the function is opened (with the operator's runtime context) and closed,
+  and the results are right.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from typing import Any
 import pytest
 from window_translation_helpers import (
     ET_TRIGGER,
-    OPENED,
+    LIFECYCLE,
     PT_TRIGGER,
     SLIDING_ENDS,
     SLIDING_ET,
@@ -66,6 +67,7 @@ from window_translation_helpers import (
     RichReducer,
     by_time,
     choices,
+    harness_of,
     key_f0,
     operator_choices,
     process_element_and_ensure_output,
@@ -168,16 +170,15 @@ def test_reduce_with_rich_reducer_fails() -> None:
 
     Flink refuses (UnsupportedOperationException); flinkwin builds it and opens the reducer
     (see the module docstring, "Where flinkwin differs on purpose")."""
-    OPENED.clear()
+    LIFECYCLE.clear()
     pipeline = translate(
         lambda: tuple2_source().key_by(key_f0).window(sliding_event_time()).reduce(RichReducer())
     )
     assert operator_choices(pipeline) == choices(SLIDING_ET, ET_TRIGGER, "reducing")
     output = process_element_and_ensure_output(pipeline, ("hello", 1))
     assert by_time(output) == [(("hello", 1), end) for end in SLIDING_ENDS]
-    assert [(kind, ctx.get_task_name()) for kind, ctx in OPENED] == [
-        ("reduce", "Window")
-    ]
+    assert [call for call, _ in LIFECYCLE] == ["reduce.open", "reduce.close"]
+    assert LIFECYCLE[0][1].get_task_name() == "Window"  # opened with the operator's context
 
 
 def test_aggregate_with_rich_function_fails() -> None:
@@ -185,7 +186,7 @@ def test_aggregate_with_rich_function_fails() -> None:
 
     Flink refuses (UnsupportedOperationException); flinkwin builds it and opens the aggregate
     function (see the module docstring, "Where flinkwin differs on purpose")."""
-    OPENED.clear()
+    LIFECYCLE.clear()
     pipeline = translate(
         lambda: tuple2_source()
         .key_by(key_f0)
@@ -195,7 +196,7 @@ def test_aggregate_with_rich_function_fails() -> None:
     assert operator_choices(pipeline) == choices(SLIDING_ET, ET_TRIGGER, "aggregating")
     output = process_element_and_ensure_output(pipeline, ("hello", 1))
     assert by_time(output) == [(("hello", 1), end) for end in SLIDING_ENDS]
-    assert [kind for kind, _ in OPENED] == ["aggregate"]
+    assert [call for call, _ in LIFECYCLE] == ["aggregate.open", "aggregate.close"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -596,3 +597,33 @@ def test_apply_with_evictor() -> None:
 def test_process_with_evictor() -> None:
     """Flink: WindowTranslationTest#testProcessWithEvictor"""
     check_full_window_with_evictor("process", PassThroughProcessWindowFunction())
+
+
+# ---------------------------------------------------------------------------------------------
+#  Beyond Flink's test methods: what the builder accepts without a refusal
+# ---------------------------------------------------------------------------------------------
+
+
+def test_allowed_lateness_on_processing_time_windows_is_accepted_and_ignored() -> None:
+    """Flink's ``WindowOperatorBuilder.allowedLateness`` refuses only a negative lateness; a
+    processing-time window keeps it but is cleaned up at its ``maxTimestamp()``
+    (``WindowOperator.cleanupTime``), as an event-time window is at ``maxTimestamp() +
+    allowedLateness``."""
+    pipeline = translate(
+        lambda: tuple2_source()
+        .key_by(key_f0)
+        .window(TumblingProcessingTimeWindows.of(Time.seconds(1)))
+        .allowed_lateness(Time.seconds(10))
+        .reduce(DummyReducer())
+    )
+    assert pipeline.allowed_lateness_ms == 10_000
+    h = harness_of(pipeline)
+    h.set_processing_time(0)
+    h.process_element(("hello", 1))
+    h.set_processing_time(999)
+    assert h.output_with_timestamps() == [(("hello", 1), 999)]
+    assert h.num_keyed_state_entries() == 0
+    assert h.num_processing_time_timers() == 0
+    h.process_element(("hello", 2))  # still at 999: window [0, 1000) anew, its state cleared
+    h.set_processing_time(1999)
+    assert h.output_with_timestamps() == [(("hello", 1), 999), (("hello", 2), 999)]

@@ -182,24 +182,32 @@ class NonMergingTrigger(Trigger):
         return False
 
 
-OPENED: list[tuple[str, Any]] = []
+#: the lifecycle calls of the rich functions below: (call, the runtime context or None)
+LIFECYCLE: list[tuple[str, Any]] = []
 
 
 class RichReducer(ReduceFunction):
-    """``new RichReduceFunction<>() {...}``, recording ``open``."""
+    """``new RichReduceFunction<>() {...}``, recording ``open``/``close``."""
 
     def open(self, runtime_context: Any) -> None:
-        OPENED.append(("reduce", runtime_context))
+        LIFECYCLE.append(("reduce.open", runtime_context))
+
+    def close(self) -> None:
+        LIFECYCLE.append(("reduce.close", None))
 
     def reduce(self, value1: Any, value2: Any) -> Any:
         return (value1[0], value1[1] + value2[1])
 
 
 class DummyRichAggregationFunction(AggregateFunction):
-    """``DummyRichAggregationFunction<T>`` (accumulator = the last value), recording ``open``."""
+    """``DummyRichAggregationFunction<T>`` (accumulator: the last value), recording its
+    ``open``/``close``."""
 
     def open(self, runtime_context: Any) -> None:
-        OPENED.append(("aggregate", runtime_context))
+        LIFECYCLE.append(("aggregate.open", runtime_context))
+
+    def close(self) -> None:
+        LIFECYCLE.append(("aggregate.close", None))
 
     def create_accumulator(self) -> Any:
         return None
