@@ -627,3 +627,12 @@ def test_allowed_lateness_on_processing_time_windows_is_accepted_and_ignored() -
     h.process_element(("hello", 2))  # still at 999: window [0, 1000) anew, its state cleared
     h.set_processing_time(1999)
     assert h.output_with_timestamps() == [(("hello", 1), 999), (("hello", 2), 999)]
+
+
+def test_flink_1_apply_with_pre_reducer_points_to_reduce() -> None:
+    """Flink 1.x's deprecated ``apply(ReduceFunction, WindowFunction)`` (the older
+    ``testApplyWithPreReducer*``), removed in Flink 2 and never in PyFlink, is refused when the
+    pipeline is built, with an error naming the method that takes the reducer."""
+    windowed = tuple2_source().key_by(key_f0).window(TumblingEventTimeWindows.of(Time.seconds(1)))
+    with pytest.raises(TypeError, match=r"apply\(\) takes a WindowFunction.*goes to reduce\(\)"):
+        windowed.apply(DummyReducer(), Tuple3WindowFunction())

@@ -7,8 +7,9 @@
 and ``window_all`` are ``DataStream``'s own. :func:`translate` runs a builder with the last step
 (``WindowResultStream``, which compiles the stage for Spark) replaced by one that keeps the
 ``WindowPipeline`` the builder made: the assigner, trigger, evictor and function pairing it
-chose. :func:`harness_of` builds the operator a Spark worker builds from that pipeline
-(``flinkwin.spark.operator_spec.OperatorSpec.build``) in a test harness.
+chose. :func:`harness_of` builds from that pipeline the operator a Spark worker builds
+(``flinkwin.spark.operator_spec.OperatorSpec.build``; of its options, those these ports set) in a
+test harness.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def translate(build: Callable[[], Any]) -> WindowPipeline:
 
 
 def harness_of(pipeline: WindowPipeline) -> WindowOperatorHarness:
-    """The window operator of ``pipeline`` (as ``OperatorSpec.build`` makes it) in a harness."""
+    """The window operator of ``pipeline`` (as ``OperatorSpec.build`` makes it: assigner,
+    function, key, trigger, evictor, lateness, late tag and element shape) in a harness."""
     key = pipeline.key_selector if pipeline.key_selector is not None else pipeline.key_columns
     return WindowOperatorHarness(
         pipeline.assigner,
