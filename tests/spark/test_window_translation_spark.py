@@ -3,7 +3,8 @@
 what the operator-level ports cannot reach: the state form the Spark stage is compiled to
 (``explain()``), the rich reduce and aggregate functions opened in Spark's workers (flinkwin's
 documented difference from Flink, which refuses them), and processing-time windows run by Spark
-on a bounded input.
+on a bounded input; and that the Spark stage of each translated configuration, in whatever
+state form it compiles to, gives the results of the operator the core ports test.
 
 The source is Flink's: ``env.fromData(Tuple2.of("hello", 1), Tuple2.of("hello", 2))``, both
 elements at timestamp 0 (the timestamp Flink's ``processElementAndEnsureOutput`` gives).
@@ -21,17 +22,22 @@ from flinkwin import (
     CountEvictor,
     CountTrigger,
     DataStream,
+    EventTimeSessionWindows,
     ProcessWindowFunction,
     ReduceFunction,
     RuntimeExecutionMode,
     SlidingEventTimeWindows,
     SlidingProcessingTimeWindows,
     Time,
+    TimeEvictor,
     TimestampAssigner,
     TumblingEventTimeWindows,
     Types,
     WatermarkStrategy,
+    WindowFunction,
 )
+from flinkwin.testing import WindowOperatorHarness
+from flinkwin.time import MAX_LONG, MIN_LONG
 
 TUPLE2 = Types.TUPLE([Types.STRING(), Types.INT()])
 
@@ -183,3 +189,73 @@ def test_reduce_processing_time_on_spark(
         .reduce(DummyReducer())
     )
     assert result.execute_and_collect() == expected
+
+
+TUPLE3 = Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG()])
+#: (key, value, timestamp), out of timestamp order, two keys, two windows for "hello"
+ROWS = [("hello", 1, 500), ("hello", 2, 100), ("x", 4, 700), ("hello", 3, 1500), ("hello", 5, 50)]
+
+
+class ThirdField(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value[2])
+
+
+class Values(WindowFunction):
+    def apply(self, key: Any, window: Any, inputs: Any) -> Any:
+        return [(key, window.start, [value[1] for value in inputs])]
+
+
+def _tumbling() -> TumblingEventTimeWindows:
+    return TumblingEventTimeWindows.of(Time.seconds(1))
+
+
+def _sliding() -> SlidingEventTimeWindows:
+    return SlidingEventTimeWindows.of(Time.seconds(1), Time.milliseconds(500))
+
+
+#: Flink's translation-test configurations (process, apply, reduce, custom trigger, evictors,
+#: merging windows with an evictor), on the windowed stream
+CONFIGURATIONS = {
+    "process": lambda w: w.window(_tumbling()).process(PassThrough(), output_type=TUPLE3),
+    "apply": lambda w: w.window(_sliding()).apply(Values()),
+    "reduce": lambda w: w.window(_sliding()).reduce(DummyReducer()),
+    "reduce_custom_trigger": lambda w: w.window(_sliding()).trigger(CountTrigger.of(1))
+    .reduce(DummyReducer()),
+    "process_custom_trigger": lambda w: w.window(_tumbling()).trigger(CountTrigger.of(1))
+    .process(PassThrough(), output_type=TUPLE3),
+    "aggregate_evictor": lambda w: w.window(_sliding()).evictor(CountEvictor.of(1))
+    .aggregate(LastValue(), output_type=TUPLE3),
+    "apply_evictor": lambda w: w.window(_tumbling()).trigger(CountTrigger.of(1))
+    .evictor(TimeEvictor.of(Time.milliseconds(100))).apply(Values()),
+    "merging_evictor": lambda w: w.window(EventTimeSessionWindows.withGap(Time.milliseconds(300)))
+    .evictor(CountEvictor.of(5)).process(PassThrough(), output_type=TUPLE3),
+}
+
+
+def operator_results(result: Any) -> list[str]:
+    """What the operator of ``result``'s window stage (its assigner, trigger, evictor and
+    function, as the core ports build it) emits for ``ROWS``, watermark MIN then MAX."""
+    pipeline = result._pipeline
+    h = WindowOperatorHarness(
+        pipeline.assigner, pipeline.function, key_field=key_f0, trigger=pipeline.trigger,
+        evictor=pipeline.evictor, tuple_elements=pipeline.tuple_elements,
+    )
+    h.process_watermark(MIN_LONG)
+    for row in ROWS:
+        h.process_element(row, row[2])
+    h.process_watermark(MAX_LONG)
+    return sorted(repr(value) for value, _ in h.output_with_timestamps())
+
+
+def test_spark_stage_gives_the_translated_operators_results(spark: Any) -> None:
+    """Each configuration keyed by a column (which lets Spark pick a columnar state form) gives
+    on a static DataFrame, in arrival order, what its operator gives for the same elements."""
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(ThirdField())
+    for name, configure in CONFIGURATIONS.items():
+        df = spark.createDataFrame(ROWS, "f0 string, f1 int, f2 long")
+        keyed = DataStream(df, type_info=TUPLE3).assign_timestamps_and_watermarks(strategy)
+        result = configure(keyed.key_by("f0"))
+        got = sorted(map(repr, result.execute_and_collect()))
+        assert got, name
+        assert got == operator_results(result), name
