@@ -280,6 +280,12 @@ class KeyedStream(DataStream):
             "after the keyed stream (its map, process, window function...)"
         )
 
+    def _partitioning(self, kind: str) -> Any:
+        raise UnsupportedOperationError(
+            f"Cannot override partitioning for KeyedStream ({kind}): the key decides it, as in "
+            "Flink and PyFlink"
+        )
+
     def get_name(self) -> str | None:
         """Refused, as PyFlink's ``KeyedStream.get_name``."""
         raise UnsupportedOperationError("Get name of KeyedStream is not supported.")

@@ -1,7 +1,8 @@
-"""Operator names and hints of a stream (PyFlink's ``name``, ``uid``, ``set_parallelism``...):
-recorded on the stream and returned by it, as PyFlink's builders do; they change nothing on
-Spark (a window result's name and uid appear in ``explain()``, its ``set_parallelism`` sizes its
-stage)."""
+"""Operator names and hints of a stream (PyFlink's ``name``, ``uid``, ``set_parallelism``...)
+and its physical partitioning (``shuffle``, ``rebalance``, ``rescale``, ``forward``,
+``partition_custom``), each also with its Java name: recorded on the stream and returned by
+it, as PyFlink's builders do; they change nothing on Spark (a window result's name and uid
+appear in ``explain()``, its ``set_parallelism`` sizes its stage)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,72 @@ class OperatorHints:
     def force_non_parallel(self) -> Self:
         """Recorded; Spark sizes its own tasks."""
         return self._hint("parallelism", 1, int)
+
+    # ------------------------------------------------------- physical partitioning
+    def shuffle(self) -> Self:
+        """Flink's random partitioning (recorded). Partitioning changes which parallel subtask
+        gets an element, never the elements: flinkwin keeps one arrival order, that of a
+        parallelism-1 run (``docs/semantics.md``), which every partitioning allows."""
+        return self._partitioning("shuffle")
+
+    def rebalance(self) -> Self:
+        """Flink's round-robin partitioning (recorded; see ``shuffle``)."""
+        return self._partitioning("rebalance")
+
+    def rescale(self) -> Self:
+        """Flink's local round-robin partitioning (recorded; see ``shuffle``)."""
+        return self._partitioning("rescale")
+
+    def forward(self) -> Self:
+        """Flink's forward partitioning (recorded; see ``shuffle``)."""
+        return self._partitioning("forward")
+
+    def partition_custom(self, partitioner: Any, key_selector: Any) -> Self:
+        """Flink's custom partitioning by ``partitioner(key, num_partitions)`` of
+        ``key_selector``'s key (recorded; see ``shuffle``)."""
+        for name, function in (("partitioner", partitioner), ("key_selector", key_selector)):
+            if not callable(function) and not callable(
+                    getattr(function, "partition", getattr(function, "get_key", None))):
+                raise TypeError(f"partition_custom: {name} must be a function, got "
+                                f"{function!r}")
+        return self._partitioning("custom")
+
+    def _partitioning(self, kind: str) -> Self:
+        return self._hint("partitioning", kind, str)
+
+    # ------------------------------------------------------------ Flink's Java names
+    def getName(self) -> str | None:  # noqa: N802
+        return self.get_name()
+
+    def setUidHash(self, uid_hash: str) -> Self:  # noqa: N802
+        return self.set_uid_hash(uid_hash)
+
+    def setDescription(self, description: str) -> Self:  # noqa: N802
+        return self.set_description(description)
+
+    def setParallelism(self, parallelism: int) -> Self:  # noqa: N802
+        return self.set_parallelism(parallelism)
+
+    def setMaxParallelism(self, max_parallelism: int) -> Self:  # noqa: N802
+        return self.set_max_parallelism(max_parallelism)
+
+    def slotSharingGroup(self, slot_sharing_group: str) -> Self:  # noqa: N802
+        return self.slot_sharing_group(slot_sharing_group)
+
+    def setBufferTimeout(self, timeout_millis: int) -> Self:  # noqa: N802
+        return self.set_buffer_timeout(timeout_millis)
+
+    def disableChaining(self) -> Self:  # noqa: N802
+        return self.disable_chaining()
+
+    def startNewChain(self) -> Self:  # noqa: N802
+        return self.start_new_chain()
+
+    def forceNonParallel(self) -> Self:  # noqa: N802
+        return self.force_non_parallel()
+
+    def partitionCustom(self, partitioner: Any, key_selector: Any) -> Self:  # noqa: N802
+        return self.partition_custom(partitioner, key_selector)
 
     def _hint(self, key: str, value: Any, kind: type) -> Self:
         if not isinstance(value, kind) or isinstance(value, bool):
