@@ -484,6 +484,7 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
 
     flatMap = flat_map
     getType = get_type
+    getExecutionEnvironment = get_execution_environment  # noqa: N815
     assign_timestamps_and_watermarks = assignTimestampsAndWatermarks
     key_by = keyBy
     window_all = windowAll

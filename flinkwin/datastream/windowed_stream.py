@@ -249,6 +249,8 @@ class WindowedStream:
 
     allowed_lateness = allowedLateness
     side_output_late_data = sideOutputLateData
+    getExecutionEnvironment = get_execution_environment  # noqa: N815
+    getInputType = get_input_type  # noqa: N815
     min_by = minBy
     max_by = maxBy
 

@@ -50,3 +50,12 @@ def test_java_named_refusals_say_what_to_do_instead(env: StreamExecutionEnvironm
 def test_from_sequence_refuses_a_range_flink_refuses(env: StreamExecutionEnvironment) -> None:
     with pytest.raises(ValueError, match="fromSequence"):
         env.fromSequence(5, 4)
+
+
+def test_a_windowed_stream_answers_to_its_java_names() -> None:
+    from flinkwin import Time, TumblingEventTimeWindows
+    from flinkwin.datastream.windowed_stream import WindowedStream
+
+    assert WindowedStream.getExecutionEnvironment is WindowedStream.get_execution_environment
+    assert WindowedStream.getInputType is WindowedStream.get_input_type
+    assert TumblingEventTimeWindows.of(Time.seconds(1)).isEventTime()
