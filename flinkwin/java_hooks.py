@@ -5,7 +5,9 @@ A Flink user porting a Java program writes ``onTimer``, ``getKey``, ``createAccu
 ``create_accumulator``, ``on_element``. A user subclass that defines the Java name of one of its
 base's methods in its class body, and not the PyFlink name, gets the PyFlink name too, so the
 method runs. PyFlink would ignore a Java-named optional method (an ``onTimer`` next to a
-``process_element``) without a word, and its timers would fire into nothing.
+``process_element``) without a word, and its timers would fire into nothing. The Java names
+also call the PyFlink-named methods of every subclass, flinkwin's built-ins included (a Java
+trigger delegating to ``EventTimeTrigger``'s ``onElement``).
 
 Java's signatures pass a ``Collector`` (``out``) to the methods that emit; flinkwin's, as
 PyFlink's, return or yield their outputs. A Java-named method that takes more arguments than
@@ -38,6 +40,20 @@ class JavaNamedHooks:
                 method = own[java]
                 _check_arguments(cls, java, method, getattr(cls, python, None), python)
                 setattr(cls, python, method)
+        # the class declaring the names: callers may use them too (``trigger.onElement(...)``
+        # of a Java trigger delegating to a built-in one)
+        for java, python in own.get("_java_hooks", {}).items():
+            if not hasattr(cls, java):
+                setattr(cls, java, _calling(java, python))
+
+
+def _calling(java: str, python: str) -> Callable[..., Any]:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self, python)(*args, **kwargs)
+
+    method.__name__ = method.__qualname__ = java
+    method.__doc__ = f"Java's name of ``{python}``."
+    return method
 
 
 def _positional(function: Callable[..., Any]) -> tuple[int, int, bool] | None:

@@ -263,3 +263,30 @@ def test_contexts_answer_to_java_names_in_java_named_functions() -> None:
     harness.process_elements([{"k": "a", "v": 1}], [12])
     harness.process_watermark(19)
     assert harness.output() == [("a", 9, 7, 1, "seen"), ("a", 19, 7, 2, "seen")]
+
+
+def test_a_java_trigger_delegating_to_a_built_in_calls_its_java_names() -> None:
+    """A Java trigger wrapping Flink's ``EventTimeTrigger`` calls ``nested.onElement(...)``
+    and ``nested.onEventTime(...)``: flinkwin's built-ins answer to those names."""
+
+    class Wrapping(Trigger):
+        def __init__(self) -> None:
+            self.nested = EventTimeTrigger.create()
+
+        def onElement(self, element: Any, timestamp: int, window: Any, ctx: Any) -> Any:  # noqa: N802
+            return self.nested.onElement(element, timestamp, window, ctx)
+
+        def onEventTime(self, time: int, window: Any, ctx: Any) -> Any:  # noqa: N802
+            return self.nested.onEventTime(time, window, ctx)
+
+        def onProcessingTime(self, time: int, window: Any, ctx: Any) -> Any:  # noqa: N802
+            return self.nested.onProcessingTime(time, window, ctx)
+
+        def clear(self, window: Any, ctx: Any) -> None:
+            self.nested.clear(window, ctx)
+
+    harness = WindowOperatorHarness(TumblingEventTimeWindows.of(Time.milliseconds(10)),
+                                    JavaSum(), key_field="k", trigger=Wrapping())
+    assert _fire(harness) == [3]
+    assert TumblingEventTimeWindows.of(Time.seconds(1)).isEventTime()
+    assert EventTimeTrigger.create().canMerge()
