@@ -80,7 +80,38 @@ class _TypesFactory:
     def __getattr__(self, name: str) -> Any:
         if name not in self._NAMES:
             raise AttributeError(f"Types has no {name}")
-        return lambda *args: TypeInformation(name, *args)
+        if name in BASIC_TYPE_NAMES or name == "PICKLED_BYTE_ARRAY":
+            return _ConstantType(name)
+        return lambda *args: TypeInformation(name, *_java_arguments(name, args))
+
+
+class _ConstantType(TypeInformation):
+    """A type without parameters: PyFlink's ``Types.STRING()`` and Java's constant
+    ``Types.STRING`` (calling it gives it back), so both spellings declare the same type."""
+
+    def __call__(self) -> TypeInformation:
+        return TypeInformation(self.name)
+
+
+def _java_arguments(name: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Java's varargs forms as PyFlink's lists: ``Types.TUPLE(Types.STRING, Types.LONG)`` as
+    ``Types.TUPLE([Types.STRING(), Types.LONG()])``, ``Types.ROW_NAMED(names, t1, t2)`` as
+    ``Types.ROW_NAMED(names, [t1, t2])``; a constant argument is its type."""
+
+    def plain(arg: Any) -> Any:
+        if isinstance(arg, _ConstantType):
+            return arg()
+        if isinstance(arg, (list, tuple)):
+            return [plain(a) for a in arg]
+        return arg
+
+    args = tuple(plain(a) for a in args)
+    if name in ("TUPLE", "ROW") and args and all(isinstance(a, TypeInformation) for a in args):
+        return ([*args],)
+    if name == "ROW_NAMED" and len(args) > 1 and all(
+            isinstance(a, TypeInformation) for a in args[1:]):
+        return (args[0], [*args[1:]])
+    return args
 
 
 Types = _TypesFactory()

@@ -59,3 +59,22 @@ def test_a_windowed_stream_answers_to_its_java_names() -> None:
     assert WindowedStream.getExecutionEnvironment is WindowedStream.get_execution_environment
     assert WindowedStream.getInputType is WindowedStream.get_input_type
     assert TumblingEventTimeWindows.of(Time.seconds(1)).isEventTime()
+
+
+def test_types_written_as_java_constants_and_varargs_are_pyflinks_types() -> None:
+    """Java's ``Types.STRING`` (a constant) and ``Types.TUPLE(Types.STRING, Types.LONG)``
+    (varargs) declare what PyFlink's ``Types.STRING()`` and ``Types.TUPLE([...])`` declare
+    (before: an AttributeError on a function object, or a tuple type without fields)."""
+    from flinkwin.spark.schema import _type_info_ddl
+    from flinkwin.types import Types
+
+    assert Types.STRING() == Types.STRING
+    assert Types.TUPLE(Types.STRING, Types.LONG) == Types.TUPLE([Types.STRING(), Types.LONG()])
+    assert Types.ROW(Types.INT, Types.DOUBLE) == Types.ROW([Types.INT(), Types.DOUBLE()])
+    assert Types.ROW_NAMED(["w", "n"], Types.STRING, Types.LONG) == Types.ROW_NAMED(
+        ["w", "n"], [Types.STRING(), Types.LONG()])
+    assert Types.MAP(Types.STRING, Types.LIST(Types.LONG)) == Types.MAP(
+        Types.STRING(), Types.LIST(Types.LONG()))
+    assert _type_info_ddl(Types.TUPLE(Types.STRING, Types.LONG)) == (
+        "struct<`f0` string, `f1` bigint>")
+    assert _type_info_ddl(Types.LONG) == "bigint"

@@ -34,6 +34,10 @@ def test_from_elements_and_from_data_give_the_elements_as_written(fresh_env: Any
     typed = fresh_env.fromData([(1, 2)], type_info=Types.TUPLE([Types.INT(), Types.INT()]))
     assert list(typed.map(lambda t: t[0] + t[1], output_type=Types.INT())
                 .executeAndCollect()) == [3]
+    # Java's spelling of the types: constants and varargs
+    java = fresh_env.fromData([("a", 2)], type_info=Types.TUPLE(Types.STRING, Types.INT))
+    assert list(java.map(lambda t: (t[0], t[1] * 10), output_type=Types.TUPLE(
+        Types.STRING, Types.LONG)).executeAndCollect()) == [("a", 20)]
 
 
 def test_physical_partitioning_and_java_named_hints_change_no_element(fresh_env: Any) -> None:
