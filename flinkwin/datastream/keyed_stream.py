@@ -275,6 +275,8 @@ class KeyedStream(DataStream):
 
     # ------------------------------- the operator hints PyFlink refuses on a keyed stream
     def _hint(self, key: str, value: Any, kind: type) -> Any:
+        if key == "partitioning":  # PyFlink's and Flink's message
+            raise UnsupportedOperationError("Cannot override partitioning for KeyedStream.")
         raise UnsupportedOperationError(
             f"{_REFUSED_HINTS[key]} is not supported, as in PyFlink: set it on the operator "
             "after the keyed stream (its map, process, window function...)"

@@ -1,11 +1,18 @@
-"""Operator names and hints of a stream (PyFlink's ``name``, ``uid``, ``set_parallelism``...):
-recorded on the stream and returned by it, as PyFlink's builders do; they change nothing on
-Spark (a window result's name and uid appear in ``explain()``, its ``set_parallelism`` sizes its
-stage)."""
+"""Operator names and hints of a stream (PyFlink's ``name``, ``uid``, ``set_parallelism``...)
+and its physical partitioning (``rebalance``, ``shuffle``, ``rescale``, ``forward``,
+``global_``): recorded on the stream and returned by it, as PyFlink's builders do; they change
+nothing on Spark (a window result's name and uid appear in ``explain()``, its
+``set_parallelism`` sizes its stage). Partitioning decides only which parallel instance of the
+next operator gets an element; flinkwin's operators keep no per-instance (operator) state, so
+the results are the same wherever an element goes. ``partition_custom``, whose partitioner
+chooses the instance, and ``iterate`` are refused with an error saying so."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from flinkwin.errors import UnsupportedOperationError
+from flinkwin.unsupported import PARTITIONING
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -67,6 +74,45 @@ class OperatorHints:
     def force_non_parallel(self) -> Self:
         """Recorded; Spark sizes its own tasks."""
         return self._hint("parallelism", 1, int)
+
+    def rebalance(self) -> Self:
+        """Flink's round-robin partitioning (recorded; see the module docstring)."""
+        return self._hint("partitioning", "rebalance", str)
+
+    def shuffle(self) -> Self:
+        """Flink's random partitioning (recorded; see the module docstring)."""
+        return self._hint("partitioning", "shuffle", str)
+
+    def rescale(self) -> Self:
+        """Flink's local round-robin partitioning (recorded; see the module docstring)."""
+        return self._hint("partitioning", "rescale", str)
+
+    def forward(self) -> Self:
+        """Flink's forward partitioning (recorded; see the module docstring)."""
+        return self._hint("partitioning", "forward", str)
+
+    def global_(self) -> Self:
+        """Flink's partitioning to the first instance (recorded; see the module docstring)."""
+        return self._hint("partitioning", "global", str)
+
+    def partition_custom(self, partitioner: Any, key_selector: Any) -> Any:
+        """Refused: a custom ``Partitioner`` chooses the instance an element goes to, which
+        flinkwin does not control (see the message)."""
+        raise UnsupportedOperationError(
+            f"partition_custom(): {PARTITIONING}; a Partitioner cannot choose a Spark task. "
+            "Remove the call (the results do not depend on it) or key the stream with "
+            "key_by(...)"
+        )
+
+    partitionCustom = partition_custom  # noqa: N815 (Flink's name)
+
+    def iterate(self, *args: Any) -> Any:
+        """Refused: Flink's iterations (feedback edges) are not supported."""
+        raise UnsupportedOperationError(
+            "iterate(): iterations (a stream fed back into its own graph) are not supported; "
+            "a Spark query's graph is acyclic: loop in the function itself, or write the "
+            "results and read them as a second query's input"
+        )
 
     def _hint(self, key: str, value: Any, kind: type) -> Self:
         if not isinstance(value, kind) or isinstance(value, bool):
