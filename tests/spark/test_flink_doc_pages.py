@@ -11,6 +11,7 @@ joins) and Flink's source where the page does not say.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,14 @@ from flinkwin.datastream import (
     RuntimeContext,
     StreamExecutionEnvironment,
 )
-from flinkwin.datastream.functions import AggregateFunction, JoinFunction, ProcessJoinFunction
+from flinkwin.datastream.functions import (
+    AggregateFunction,
+    AllWindowFunction,
+    CoGroupFunction,
+    JoinFunction,
+    ProcessJoinFunction,
+    WindowFunction,
+)
 from flinkwin.datastream.state import (
     AggregatingStateDescriptor,
     ListStateDescriptor,
@@ -40,8 +48,11 @@ from flinkwin.datastream.state import (
 from flinkwin.datastream.window import (
     EventTimeSessionWindows,
     SlidingEventTimeWindows,
+    Time,
+    TimeWindow,
     TumblingEventTimeWindows,
 )
+from flinkwin.errors import UnsupportedOperationError
 from flinkwin.spark import MemorySink
 
 
@@ -160,7 +171,7 @@ class CountWithTimeoutFunction(KeyedProcessFunction):
         self.state = runtime_context.get_state(ValueStateDescriptor(
             "my_state", Types.PICKLED_BYTE_ARRAY()))
 
-    def process_element(self, value, ctx: 'KeyedProcessFunction.Context'):
+    def process_element(self, value, ctx: KeyedProcessFunction.Context):
         # retrieve the current count
         current = self.state.value()
         if current is None:
@@ -178,7 +189,7 @@ class CountWithTimeoutFunction(KeyedProcessFunction):
         # schedule the next timer 60 seconds from the current event time
         ctx.timer_service().register_event_time_timer(current[2] + 60000)
 
-    def on_timer(self, timestamp: int, ctx: 'KeyedProcessFunction.OnTimerContext'):
+    def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext):
         # get the state for the key that scheduled the timer
         result = self.state.value()
 
@@ -256,7 +267,7 @@ class CountWithTimeoutRebuilt(CountWithTimeoutFunction):
     """The page's function with its two Row assignments written as one new Row (flinkwin's
     Rows are immutable, docs/api-contract.md): nothing else changed."""
 
-    def process_element(self, value, ctx: 'KeyedProcessFunction.Context'):
+    def process_element(self, value, ctx: KeyedProcessFunction.Context):
         current = self.state.value()
         if current is None:
             current = Row(value.f1, 0, 0)
@@ -276,7 +287,7 @@ def test_process_function_timers_coalesce_and_stop(spark: Any, capsys: Any) -> N
     timeout = 200
 
     class Coalescing(KeyedProcessFunction):
-        def process_element(self, value, ctx: 'KeyedProcessFunction.Context'):
+        def process_element(self, value, ctx: KeyedProcessFunction.Context):
             coalesced_time = ((ctx.timestamp() + timeout) // 1000) * 1000
             ctx.timer_service().register_event_time_timer(coalesced_time)
             if value[1] == 900:
@@ -286,7 +297,7 @@ def test_process_function_timers_coalesce_and_stop(spark: Any, capsys: Any) -> N
             coalesced_time = ctx.timer_service().current_watermark() + 1
             ctx.timer_service().register_event_time_timer(coalesced_time)
 
-        def on_timer(self, timestamp: int, ctx: 'KeyedProcessFunction.OnTimerContext'):
+        def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext):
             key = ctx.get_current_key()
             yield f"{key}@{timestamp}"
 
@@ -414,7 +425,7 @@ class EveryState(KeyedProcessFunction):
         self.average = runtime_context.get_aggregating_state(
             AggregatingStateDescriptor("average", Average(), Types.PICKLED_BYTE_ARRAY()))
 
-    def process_element(self, value, ctx: 'KeyedProcessFunction.Context'):
+    def process_element(self, value, ctx: KeyedProcessFunction.Context):
         word, n = value
         self.seen.add(n)
         self.per_word.put(word, (self.per_word.get(word) or 0) + n)
@@ -456,3 +467,203 @@ def test_state_list_map_reducing_and_aggregating_state(spark: Any, capsys: Any) 
     ]
     with pytest.raises(ImportError, match="state TTL is not supported"):
         from flinkwin.datastream.state import StateTtlConfig  # noqa: F401
+
+
+# ------------------------------------- event-time/generating_watermarks.md, built_in.md
+class MyEvent(TimestampAssigner):
+    """The pages' ``MyEvent`` timestamps: the tuple's second field, in seconds."""
+
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return value[1] * 1000
+
+
+#: ``(group, seconds, severity)``: a's batches; b stays at 0 s (its window is the first).
+WATERMARK_BATCHES = [
+    [{"f0": "a", "f1": 1, "f2": "WARN"}, {"f0": "a", "f1": 12, "f2": "WARN"},
+     {"f0": "b", "f1": 0, "f2": "INFO"}],
+    [{"f0": "a", "f1": 3, "f2": "WARN"}, {"f0": "a", "f1": 20, "f2": "WARN"}],
+    [{"f0": "a", "f1": 5, "f2": "WARN"}, {"f0": "a", "f1": 26, "f2": "WARN"}],
+]
+
+
+def test_generating_watermarks_bounded_out_of_orderness_and_monotonous(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Generating Watermarks, Using Watermark Strategies: the Python tab's pipeline (``filter``,
+    then ``assign_timestamps_and_watermarks``, ``key_by``, a 10 s tumbling window, ``reduce``),
+    over micro-batches, with Builtin Watermark Generators' two strategies. A micro-batch runs at
+    the watermark of the input before it (``max ts - bound - 1``). Out-of-orderness 5 s:
+    batch 1 at 6999 ms keeps [0, 10) open for a@3 s; batch 2 at 14999 ms fires it (1 + 3 = 4)
+    and drops a@5 s as late; the no-data batch 3 at 20999 ms fires [10, 20) (12). Monotonous:
+    batch 1 at 11999 ms already fires [0, 10) with a@1 s alone and drops a@3 s and a@5 s; batch
+    2 at 19999 ms fires [10, 20); batch 3 at 25999 ms [20, 30) waits. b's INFO is filtered
+    out before the timestamps, as on the page."""
+    write_batches(tmp_path / "in", WATERMARK_BATCHES)
+
+    def run(strategy: Any, name: str) -> dict[int, list[tuple[Any, ...]]]:
+        stream = DataStream(
+            spark.readStream.schema("f0 string, f1 long, f2 string")
+            .option("maxFilesPerTrigger", 1).json(str(tmp_path / "in")),
+            type_info=Types.TUPLE([Types.STRING(), Types.LONG(), Types.STRING()]))
+        with_timestamps_and_watermarks = stream \
+            .filter(lambda e: e[2] == "WARN") \
+            .assign_timestamps_and_watermarks(strategy)
+        sink = MemorySink(name)
+        with_timestamps_and_watermarks \
+            .key_by(lambda e: e[0]) \
+            .window(TumblingEventTimeWindows.of(Duration.of_seconds(10))) \
+            .reduce(lambda a, b: (a[0], a[1] + b[1], a[2])) \
+            .start(main=sink, checkpoint_location=str(tmp_path / name),
+                   trigger={"availableNow": True}).awaitTermination()
+        return {b: [tuple(r) for r in rows] for b, rows in sink.batches.items() if rows}
+
+    bounded = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(5)) \
+        .with_timestamp_assigner(MyEvent())
+    assert run(bounded, "bounded") == {2: [("a", 4, "WARN")], 3: [("a", 12, "WARN")]}
+    # Dealing With Idle Sources: on one input, idleness holds nothing back: the same output
+    assert run(bounded.with_idleness(Duration.of_minutes(1)), "idle") == {
+        2: [("a", 4, "WARN")], 3: [("a", 12, "WARN")]}
+    monotonous = WatermarkStrategy.for_monotonous_timestamps() \
+        .with_timestamp_assigner(MyEvent())
+    assert run(monotonous, "monotonous") == {1: [("a", 1, "WARN")], 2: [("a", 12, "WARN")]}
+
+
+def test_generating_watermarks_alignment_is_refused_naming_it() -> None:
+    """Watermark alignment (the page's ``with_watermark_alignment("alignment-group-1",
+    Duration.of_seconds(20), Duration.of_seconds(1))``) is refused with an error naming it."""
+    with pytest.raises(Exception, match="with_watermark_alignment is not supported"):
+        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(20)) \
+            .with_watermark_alignment("alignment-group-1", Duration.of_seconds(20),
+                                      Duration.of_seconds(1))
+
+
+# ------------------------------------------------------------------ operators/overview.md
+class MyWindowFunction(WindowFunction):
+    """Window Apply, the Python tab's (its ``Iterable[tuple]`` inputs)."""
+
+    def apply(self, key: str, window: TimeWindow, inputs: Iterable[tuple]):
+        sum = 0  # noqa: A001 (the page's name)
+        for input in inputs:  # noqa: A001
+            sum += input[1]
+        yield key, sum
+
+
+class MyAllWindowFunction(AllWindowFunction):
+    def apply(self, window: TimeWindow, inputs: Iterable[tuple]):
+        sum = 0  # noqa: A001
+        for input in inputs:  # noqa: A001
+            sum += input[1]
+        yield sum
+
+
+class MyCoGroup(CoGroupFunction):
+    """Window CoGroup (a Java-only example): both sides' elements of a key and window."""
+
+    def co_group(self, first: Iterable[Any], second: Iterable[Any]) -> Any:
+        yield f"{sorted(v for _, v in first)}|{sorted(v for _, v in second)}"
+
+
+def test_operators_overview_transformations(spark: Any, capsys: Any) -> None:
+    """Operators, DataStream Transformations: each Python example as written (the windowed
+    ones on ``(key, n)`` tuples whose event time is ``n`` seconds, which the page leaves
+    open), printed."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+
+    data_stream = env.from_collection(collection=[1, 2, 3, 4, 5])
+    data_stream.map(lambda x: 2 * x, output_type=Types.INT()).print()
+    assert printed(capsys) == ["10", "2", "4", "6", "8"]
+
+    data_stream = env.from_collection(collection=['hello apache flink', 'streaming compute'])
+    data_stream.flat_map(lambda x: x.split(' '), output_type=Types.STRING()).print()
+    assert printed(capsys) == ["apache", "compute", "flink", "hello", "streaming"]
+
+    data_stream = env.from_collection(collection=[0, 1, 2, 3, 4, 5])
+    data_stream.filter(lambda x: x != 0).print()
+    assert printed(capsys) == ["1", "2", "3", "4", "5"]
+
+    data_stream = env.from_collection(collection=[(1, 'a'), (2, 'a'), (3, 'b')])
+    data_stream.key_by(lambda x: x[1], key_type=Types.STRING()).print()
+    assert printed(capsys) == ["(1, 'a')", "(2, 'a')", "(3, 'b')"]
+
+    data_stream = env.from_collection(collection=[(1, 'a'), (2, 'a'), (3, 'a'), (4, 'b')],
+                                      type_info=Types.TUPLE([Types.INT(), Types.STRING()]))
+    data_stream.key_by(lambda x: x[1]).reduce(lambda a, b: (a[0] + b[0], b[1])).print()
+    # a rolling reduce: each element's running value, in its key's arrival order
+    assert capsys.readouterr().out.splitlines() in (
+        ["(1,a)", "(3,a)", "(6,a)", "(4,b)"], ["(1,a)", "(3,a)", "(4,b)", "(6,a)"],
+        ["(1,a)", "(4,b)", "(3,a)", "(6,a)"], ["(4,b)", "(1,a)", "(3,a)", "(6,a)"])
+
+    pairs = Types.TUPLE([Types.STRING(), Types.LONG()])
+    data_stream = env.from_collection([("a", 1), ("b", 2), ("a", 4), ("a", 6), ("b", 7)],
+                                      type_info=pairs) \
+        .assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                SecondsField()))
+    windowed_stream = data_stream.key_by(lambda x: x[0]) \
+        .window(TumblingEventTimeWindows.of(Time.seconds(5)))
+    all_windowed_stream = data_stream.window_all(TumblingEventTimeWindows.of(Time.seconds(5)))
+
+    windowed_stream.apply(MyWindowFunction()).print()
+    assert printed(capsys) == ["('a', 5)", "('a', 6)", "('b', 2)", "('b', 7)"]
+    all_windowed_stream.apply(MyAllWindowFunction()).print()
+    assert printed(capsys) == ["13", "7"]
+    windowed_stream.reduce(lambda a, b: (a[0], a[1] + b[1])).print()
+    assert printed(capsys) == ["(a,5)", "(a,6)", "(b,2)", "(b,7)"]
+
+    other_stream = env.from_collection([("a", 3), ("c", 8)], type_info=pairs) \
+        .assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                SecondsField()))
+    data_stream.union(other_stream).map(lambda x: x[1], output_type=Types.LONG()).print()
+    assert printed(capsys) == ["1", "2", "3", "4", "6", "7", "8"]
+
+    # Window Join and Window CoGroup (Java only): a's [0, 5) holds 1 and 4 here, 3 there
+    data_stream.join(other_stream) \
+        .where(lambda x: x[0]).equal_to(lambda x: x[0]) \
+        .window(TumblingEventTimeWindows.of(Time.seconds(5))) \
+        .apply(lambda first, second: first[1] * 10 + second[1], output_type=Types.LONG()) \
+        .print()
+    assert printed(capsys) == ["13", "43"]
+    data_stream.co_group(other_stream) \
+        .where(lambda x: x[0]).equal_to(lambda x: x[0]) \
+        .window(TumblingEventTimeWindows.of(Time.seconds(5))) \
+        .apply(MyCoGroup(), output_type=Types.STRING()) \
+        .print()
+    assert printed(capsys) == ["[1, 4]|[3]", "[2]|[]", "[6]|[]", "[7]|[]", "[]|[8]"]
+
+
+class SecondsField(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return value[1] * 1000
+
+
+def test_operators_overview_partitioning_chaining_and_refusals(spark: Any, capsys: Any) -> None:
+    """Operators, Physical Partitioning and Task Chaining, the Python tabs: ``shuffle()``,
+    ``rebalance()``, ``rescale()`` return the stream and change no result (flinkwin's
+    operators keep no per-instance state), as do ``start_new_chain()``, ``disable_chaining()``
+    and ``slot_sharing_group("name")``; on a keyed stream partitioning is refused with Flink's
+    message; ``partition_custom``, ``broadcast()``, ``connect`` (CoMap, CoFlatMap) and
+    ``iterate`` are refused, each named."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    data_stream = env.from_collection(collection=[(2, 'a'), (2, 'a'), (3, 'b')],
+                                      type_info=Types.TUPLE([Types.INT(), Types.STRING()]))
+    data_stream.shuffle().rebalance().rescale() \
+        .filter(lambda x: x[0] > 2) \
+        .map(lambda x: x[1], output_type=Types.STRING()).start_new_chain() \
+        .map(lambda x: x.upper(), output_type=Types.STRING()).disable_chaining() \
+        .slot_sharing_group("name") \
+        .print()
+    assert printed(capsys) == ["B"]
+
+    with pytest.raises(UnsupportedOperationError,
+                       match="Cannot override partitioning for KeyedStream"):
+        data_stream.key_by(lambda x: x[1]).rebalance()
+    partition = 3
+    with pytest.raises(UnsupportedOperationError, match=r"partition_custom\(\)"):
+        data_stream.partition_custom(lambda key, num_partition: key % partition, lambda x: x[0])
+    with pytest.raises(UnsupportedOperationError, match=r"broadcast\(\)"):
+        data_stream.broadcast()
+    with pytest.raises(UnsupportedOperationError, match=r"connect\(\)"):
+        data_stream.connect(data_stream)
+    with pytest.raises(UnsupportedOperationError, match=r"iterate\(\)"):
+        data_stream.iterate()
