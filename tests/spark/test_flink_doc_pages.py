@@ -11,7 +11,8 @@ joins) and Flink's source where the page does not say.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+import time
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +21,20 @@ from batch_files import write_batches
 from pyspark.errors import PythonException
 
 from flinkwin.common import Duration, Row, Types, WatermarkStrategy
+from flinkwin.common.serializer import TypeSerializer
 from flinkwin.common.watermark_strategy import TimestampAssigner
 from flinkwin.datastream import (
     DataStream,
     FlatMapFunction,
     KeyedProcessFunction,
+    MapFunction,
     OutputTag,
     ProcessFunction,
+    ProcessWindowFunction,
     RuntimeContext,
     StreamExecutionEnvironment,
+    Trigger,
+    WindowAssigner,
 )
 from flinkwin.datastream.functions import (
     AggregateFunction,
@@ -47,9 +53,11 @@ from flinkwin.datastream.state import (
 )
 from flinkwin.datastream.window import (
     EventTimeSessionWindows,
+    EventTimeTrigger,
     SlidingEventTimeWindows,
     Time,
     TimeWindow,
+    TimeWindowSerializer,
     TumblingEventTimeWindows,
 )
 from flinkwin.errors import UnsupportedOperationError
@@ -667,3 +675,164 @@ def test_operators_overview_partitioning_chaining_and_refusals(spark: Any, capsy
         data_stream.connect(data_stream)
     with pytest.raises(UnsupportedOperationError, match=r"iterate\(\)"):
         data_stream.iterate()
+
+
+class CountWithProcessingTimeout(KeyedProcessFunction):
+    """Process Function, Example, in processing time (the page's hint: "event time and
+    processing time"): the Python ``CountWithTimeoutFunction`` with the record's timestamp
+    replaced by ``current_processing_time()`` and the event-time timer by a processing-time
+    one of 1 s (and its one Row built whole, flinkwin's Rows being immutable)."""
+
+    def open(self, runtime_context: RuntimeContext):
+        self.state = runtime_context.get_state(ValueStateDescriptor(
+            "my_state", Types.PICKLED_BYTE_ARRAY()))
+
+    def process_element(self, value, ctx: KeyedProcessFunction.Context):
+        current = self.state.value()
+        if current is None:
+            current = Row(value.f1, 0, 0)
+        current = Row(current[0], current[1] + 1,
+                      ctx.timer_service().current_processing_time())
+        self.state.update(current)
+        ctx.timer_service().register_processing_time_timer(current[2] + 1000)
+
+    def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext):
+        result = self.state.value()
+        if timestamp == result[2] + 1000:
+            yield result[0], result[1]
+
+
+def test_process_function_count_with_processing_timeout(spark: Any, tmp_path: Path) -> None:
+    """Every key's count once its 1 s of processing time has passed without an update: a's
+    two elements (one batch, one processing time: two registrations, one timer) and b's one,
+    emitted by later micro-batches (Spark runs batches without data for the timers)."""
+    write_batches(tmp_path / "in", [[
+        {"f0": "1970-01-01T00:00:00Z", "f1": "a", "f2": "x"},
+        {"f0": "1970-01-01T00:00:01Z", "f1": "a", "f2": "y"},
+        {"f0": "1970-01-01T00:00:02Z", "f1": "b", "f2": "z"},
+    ]])
+    df = spark.readStream.schema(ROW3).json(str(tmp_path / "in"))
+    result = DataStream(df, type_info=Types.ROW(
+        [Types.SQL_TIMESTAMP(), Types.STRING(), Types.STRING()])) \
+        .key_by(lambda value: value[1]) \
+        .process(CountWithProcessingTimeout(),
+                 output_type=Types.TUPLE([Types.STRING(), Types.LONG()]))
+    sink = MemorySink("count_with_processing_timeout")
+    query = result.start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                         trigger={"processingTime": "500 milliseconds"})
+    try:
+        deadline = time.monotonic() + 60
+        while len([r for rows in sink.batches.values() for r in rows]) < 2 and (
+                time.monotonic() < deadline):
+            time.sleep(0.5)
+    finally:
+        query.stop()
+    batches = {b: sorted(tuple(r) for r in rows) for b, rows in sink.batches.items() if rows}
+    assert sorted(r for rows in batches.values() for r in rows) == [("a", 2), ("b", 1)]
+    assert 0 not in batches  # the elements' batch: no timer is due yet
+
+
+# ------------------------------------------------------ python/datastream/operators/*.md
+class MyMapFunction(MapFunction):
+    """Python Operators, Implementing Function Interfaces: the page's, as written."""
+
+    def map(self, value):
+        return value + 1
+
+
+def my_map_func(value):
+    return value + 1
+
+
+def test_python_operators_three_ways_to_define_a_function(spark: Any, capsys: Any) -> None:
+    """Python Operators, Functions: a ``MapFunction``, a lambda and a Python function, each as
+    the page writes it, give the same stream."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    data_stream = env.from_collection([1, 2, 3, 4, 5], type_info=Types.INT())
+    for func in (MyMapFunction(), lambda x: x + 1, my_map_func):
+        mapped_stream = data_stream.map(func, output_type=Types.INT())
+        mapped_stream.print()
+        assert printed(capsys) == ["2", "3", "4", "5", "6"]
+
+
+class TumblingEventWindowAssigner(WindowAssigner[tuple, TimeWindow]):
+    """Python Windows, Window Assigners: the page's custom assigner, with two slips of the
+    page fixed (it would not run on PyFlink either): ``is_event_time`` returns the
+    constructor's flag (the page returns False, making the window operator clean windows up
+    by processing time), and ``EventTimeTrigger`` is imported."""
+
+    def __init__(self, size: int, offset: int, is_event_time: bool):
+        self._size = size
+        self._offset = offset
+        self._is_event_time = is_event_time
+
+    def assign_windows(self,
+                       element: tuple,
+                       timestamp: int,
+                       context: WindowAssigner.WindowAssignerContext) -> Collection[TimeWindow]:
+        start = TimeWindow.get_window_start_with_offset(timestamp, self._offset, self._size)
+        return [TimeWindow(start, start + self._size)]
+
+    def get_default_trigger(self, env) -> Trigger[tuple, TimeWindow]:
+        return EventTimeTrigger()
+
+    def get_window_serializer(self) -> TypeSerializer[TimeWindow]:
+        return TimeWindowSerializer()
+
+    def is_event_time(self) -> bool:
+        return self._is_event_time
+
+
+class SumWindowProcessFunction(ProcessWindowFunction[tuple, tuple, str, TimeWindow]):
+    """Python Windows, ProcessWindowFunction: the page's, as written."""
+
+    def process(self,
+                key: str,
+                content: ProcessWindowFunction.Context,
+                elements: Iterable[tuple]) -> Iterable[tuple]:
+        result = 0
+        for i in elements:
+            result += i[0]
+        return [(key, result)]
+
+    def clear(self, context: ProcessWindowFunction.Context) -> None:
+        pass
+
+
+class SumWindowFunction(WindowFunction[tuple, tuple, str, TimeWindow]):
+    """Python Windows, WindowFunction: the page's, as written."""
+
+    def apply(self, key: str, window: TimeWindow, inputs: Iterable[tuple]):
+        result = 0
+        for i in inputs:
+            result += i[0]
+        return [(key, result)]
+
+
+def test_python_windows_custom_assigner_with_process_and_apply(spark: Any, capsys: Any) -> None:
+    """Python Windows: the page's program. It leaves the assigner's arguments out
+    (``TumblingEventWindowAssigner()``) and the stream without timestamps; here windows of
+    4 ms, offset 0, event time, on timestamps of ``i[0]`` ms: hi 1, 3 | 5 and hello 2 | 4, 6."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    data_stream = env.from_collection([
+        (1, 'hi'), (2, 'hello'), (3, 'hi'), (4, 'hello'), (5, 'hi'), (6, 'hello')],
+        type_info=Types.TUPLE([Types.INT(), Types.STRING()])) \
+        .assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                FirstFieldMillis()))
+    data_stream.key_by(lambda x: x[1], key_type=Types.STRING()) \
+        .window(TumblingEventWindowAssigner(4, 0, True)) \
+        .process(SumWindowProcessFunction(), Types.TUPLE([Types.STRING(), Types.INT()])) \
+        .print()
+    expected = ["(hello,10)", "(hello,2)", "(hi,4)", "(hi,5)"]
+    assert printed(capsys) == expected
+    data_stream.key_by(lambda x: x[1], key_type=Types.STRING()) \
+        .window(TumblingEventWindowAssigner(4, 0, True)) \
+        .apply(SumWindowFunction(), Types.TUPLE([Types.STRING(), Types.INT()])) \
+        .print()
+    assert printed(capsys) == expected
+
+
+class FirstFieldMillis(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return value[0]
