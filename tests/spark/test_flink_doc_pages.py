@@ -561,8 +561,9 @@ def test_generating_watermarks_bounded_out_of_orderness_and_monotonous(
     # Dealing With Idle Sources: on one input, idleness holds nothing back: the same output
     assert run(bounded.with_idleness(Duration.of_minutes(1)), "idle") == {
         2: [("a", 4, "WARN")], 3: [("a", 12, "WARN")]}
+    # the page's Java lambda assigner ``(event, timestamp) -> ...``, as a Python lambda
     monotonous = WatermarkStrategy.for_monotonous_timestamps() \
-        .with_timestamp_assigner(MyEvent())
+        .with_timestamp_assigner(lambda event, timestamp: event[1] * 1000)
     assert run(monotonous, "monotonous") == {1: [("a", 1, "WARN")], 2: [("a", 12, "WARN")]}
 
 
