@@ -133,12 +133,21 @@ def test_joining_window_joins_give_the_figures_pairs(
     assert printed(capsys) == sorted(pairs)
 
 
-def test_joining_tumbling_window_join_over_micro_batches(spark: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("lateness", "again"), [
+    (None, []),
+    # the late 1 arrives at watermark 3, before [0, 2)'s cleanup at 1 + 3: the window fires
+    # again at once (EventTimeTrigger#onElement) with all it holds, old pairs included
+    (3, ["0,0", "0,1", "0,1", "1,0", "1,1", "1,1"]),
+])
+def test_joining_tumbling_window_join_over_micro_batches(
+    spark: Any, tmp_path: Path, lateness: int | None, again: list[str]
+) -> None:
     """Tumbling Window Join, the figure's elements arriving over micro-batches, each input with
     its own monotonous watermark (the join runs at the smaller): orange 0-3 | 4-7, green
-    0, 1, 3 | 4 | 9 and a late 1. The pairs are the figure's; the late green 1 (its window
-    [0, 2) fired at watermark 2 before it arrived) joins nothing and is dropped, as Flink's
-    window operator drops a late element."""
+    0, 1, 3 | 4 | 9 and a late 1. The pairs are the figure's; without allowed lateness the
+    late green 1 (its window [0, 2) fired at watermark 2 before it arrived) joins nothing and
+    is dropped, as Flink's window operator drops a late element; with an allowed lateness of
+    3 ms (Java's ``allowedLateness``) it re-fires its window."""
     def source(name: str, batches: list[list[int]]) -> DataStream:
         write_batches(tmp_path / name, [[{"v": v} for v in batch] for batch in batches])
         df = spark.readStream.schema("v int").option("maxFilesPerTrigger", 1) \
@@ -149,17 +158,19 @@ def test_joining_tumbling_window_join_over_micro_batches(spark: Any, tmp_path: P
 
     orange_stream = source("orange", [[0, 1, 2, 3], [4, 5, 6, 7]])
     green_stream = source("green", [[0, 1, 3], [4], [1, 9]])
-    sink = MemorySink("tumbling_join_batches")
-    orange_stream.join(green_stream) \
+    sink = MemorySink(f"tumbling_join_batches_{lateness}")
+    windowed = orange_stream.join(green_stream) \
         .where(lambda elem: 0) \
         .equal_to(lambda elem: 0) \
-        .window(TumblingEventTimeWindows.of(Duration.of_millis(2))) \
-        .apply(CommaJoin(), output_type=Types.STRING()) \
+        .window(TumblingEventTimeWindows.of(Duration.of_millis(2)))
+    if lateness is not None:
+        windowed = windowed.allowed_lateness(lateness)
+    windowed.apply(CommaJoin(), output_type=Types.STRING()) \
         .start(main=sink, checkpoint_location=str(tmp_path / "cp"),
                trigger={"availableNow": True}).awaitTermination()
     batches = {b: sorted(r[0] for r in rows) for b, rows in sink.batches.items() if rows}
-    assert sorted(p for pairs in batches.values() for p in pairs) == [
-        "0,0", "0,1", "1,0", "1,1", "2,3", "3,3", "4,4", "5,4"]
+    assert sorted(p for pairs in batches.values() for p in pairs) == sorted(
+        ["0,0", "0,1", "1,0", "1,1", "2,3", "3,3", "4,4", "5,4"] + again)
     assert 0 not in batches  # batch 0 runs at no watermark yet
 
 
