@@ -878,3 +878,25 @@ def test_python_windows_custom_assigner_with_process_and_apply(spark: Any, capsy
 class FirstFieldMillis(TimestampAssigner):
     def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
         return value[0]
+
+
+def test_sql_timestamp_values_pass_through_a_function_exactly_in_any_session_zone(
+    spark: Any,
+) -> None:
+    """The process function page's ``Types.SQL_TIMESTAMP()`` field, handed to functions as
+    PyFlink does (naive UTC wall-clock time), comes back as the same instant through a
+    ``map`` declaring it, also under a session time zone other than UTC (Spark reads a naive
+    datetime in the session zone; PyFlink's coder as UTC)."""
+    row3 = Types.ROW([Types.SQL_TIMESTAMP(), Types.STRING(), Types.STRING()])
+    previous = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    try:
+        utc = datetime.timezone.utc
+        df = spark.createDataFrame([(at(90).replace(tzinfo=utc), "a", "x")], ROW3)
+        result = DataStream(df, type_info=row3).map(lambda value: value, output_type=row3)
+        [row] = result.execute_and_collect()
+        assert row[0] == datetime.datetime(1970, 1, 1, 0, 1, 30)  # naive UTC, as PyFlink's
+        instants = result.toDF().selectExpr("unix_millis(f0)").collect()
+        assert [r[0] for r in instants] == [90_000]
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", previous)
