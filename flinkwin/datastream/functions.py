@@ -1,5 +1,7 @@
 """PyFlink's ``pyflink.datastream.functions``: the user-function base classes a program
-implements (flinkwin's own home is :mod:`flinkwin.functions`). Two-input and broadcast
+implements (flinkwin's own home is :mod:`flinkwin.functions`), with Flink's join and coGroup
+functions (``JoinFunction``, ``FlatJoinFunction``, ``CoGroupFunction``, ``ProcessJoinFunction``),
+which a program written from Flink's Java-only pages imports from here. Two-input and broadcast
 functions raise an ``ImportError`` saying why (:mod:`flinkwin.unsupported`)."""
 
 from typing import Any, TypeVar
@@ -7,14 +9,18 @@ from typing import Any, TypeVar
 from flinkwin.functions import (
     AggregateFunction,
     AllWindowFunction,
+    CoGroupFunction,
     FilterFunction,
+    FlatJoinFunction,
     FlatMapFunction,
     Function,
+    JoinFunction,
     KeyedProcessFunction,
     KeySelector,
     MapFunction,
     ProcessAllWindowFunction,
     ProcessFunction,
+    ProcessJoinFunction,
     ProcessWindowFunction,
     ReduceFunction,
     RuntimeContext,
@@ -55,9 +61,12 @@ __all__ = [
     "W2",
     "AggregateFunction",
     "AllWindowFunction",
+    "CoGroupFunction",
     "FilterFunction",
+    "FlatJoinFunction",
     "FlatMapFunction",
     "Function",
+    "JoinFunction",
     "KeyedProcessFunction",
     "KeyedStateStore",
     "KeySelector",
@@ -66,6 +75,7 @@ __all__ = [
     "PassThroughAllWindowFunction",
     "PassThroughWindowFunction",
     "ProcessFunction",
+    "ProcessJoinFunction",
     "ProcessAllWindowFunction",
     "ProcessWindowFunction",
     "ReduceFunction",

@@ -1,12 +1,19 @@
 """Operator names and hints of a stream (PyFlink's ``name``, ``uid``, ``set_parallelism``...)
 and its physical partitioning (``shuffle``, ``rebalance``, ``rescale``, ``forward``,
-``partition_custom``), each also with its Java name: recorded on the stream and returned by
-it, as PyFlink's builders do; they change nothing on Spark (a window result's name and uid
-appear in ``explain()``, its ``set_parallelism`` sizes its stage)."""
+``global_``), each also with its Java name: recorded on the stream and
+returned by it, as PyFlink's builders do; they change nothing on Spark (a window result's name
+and uid appear in ``explain()``, its ``set_parallelism`` sizes its stage). Partitioning decides
+only which parallel instance of the next operator gets an element: flinkwin's operators keep
+no per-instance (operator) state, and one arrival order, that of a parallelism-1 run, which
+every partitioning allows. ``partition_custom``, whose partitioner chooses the instance, and
+``iterate`` are refused with an error saying so."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from flinkwin.errors import UnsupportedOperationError
+from flinkwin.unsupported import PARTITIONING
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -88,15 +95,26 @@ class OperatorHints:
         """Flink's forward partitioning (recorded; see ``shuffle``)."""
         return self._partitioning("forward")
 
-    def partition_custom(self, partitioner: Any, key_selector: Any) -> Self:
-        """Flink's custom partitioning by ``partitioner(key, num_partitions)`` of
-        ``key_selector``'s key (recorded; see ``shuffle``)."""
-        for name, function in (("partitioner", partitioner), ("key_selector", key_selector)):
-            if not callable(function) and not callable(
-                    getattr(function, "partition", getattr(function, "get_key", None))):
-                raise TypeError(f"partition_custom: {name} must be a function, got "
-                                f"{function!r}")
-        return self._partitioning("custom")
+    def global_(self) -> Self:
+        """Flink's partitioning to the first instance (recorded; see ``shuffle``)."""
+        return self._partitioning("global")
+
+    def partition_custom(self, partitioner: Any, key_selector: Any) -> Any:
+        """Refused: a custom ``Partitioner`` chooses the instance an element goes to, which
+        flinkwin does not control (see the message)."""
+        raise UnsupportedOperationError(
+            f"partition_custom(): {PARTITIONING}; a Partitioner cannot choose a Spark task. "
+            "Remove the call (the results do not depend on it) or key the stream with "
+            "key_by(...)"
+        )
+
+    def iterate(self, *args: Any) -> Any:
+        """Refused: Flink's iterations (feedback edges) are not supported."""
+        raise UnsupportedOperationError(
+            "iterate(): iterations (a stream fed back into its own graph) are not supported; "
+            "a Spark query's graph is acyclic: loop in the function itself, or write the "
+            "results and read them as a second query's input"
+        )
 
     def _partitioning(self, kind: str) -> Self:
         return self._hint("partitioning", kind, str)
@@ -132,7 +150,7 @@ class OperatorHints:
     def forceNonParallel(self) -> Self:  # noqa: N802
         return self.force_non_parallel()
 
-    def partitionCustom(self, partitioner: Any, key_selector: Any) -> Self:  # noqa: N802
+    def partitionCustom(self, partitioner: Any, key_selector: Any) -> Any:  # noqa: N802
         return self.partition_custom(partitioner, key_selector)
 
     def _hint(self, key: str, value: Any, kind: type) -> Self:

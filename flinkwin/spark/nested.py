@@ -12,6 +12,13 @@ list of pairs. The elements user functions see hold them as PyFlink does for the
 - a ``Types.PICKLED_BYTE_ARRAY()`` field of a row type that flinkwin wrote (an output
   field, marked in the schema) is the value it holds (bytes from input data are never
   unpickled);
+- a field (or a whole-value stream) typed ``Types.SQL_TIMESTAMP()`` (a ``timestamp``
+  column, which Spark hands over as an instant in UTC) is the naive UTC wall-clock time, as
+  PyFlink's ``TimestampCoderImpl`` decodes it (``datetime.utcfromtimestamp``), so
+  ``value - datetime.utcfromtimestamp(0)`` works as on PyFlink; an output field so declared
+  reads a naive datetime as UTC again (:mod:`flinkwin.spark.row_encoder`), so values pass
+  through exactly whatever the session time zone (nested deeper, a timestamp stays Spark's
+  instant, which the encoder also keeps);
 - a value typed ``Types.BIG_INT()`` (a ``decimal(38,0)`` column) is an ``int``, and
   ``Types.PRIMITIVE_ARRAY(Types.BYTE())`` is ``bytes`` (from a ``binary`` column, or from an
   ``array<tinyint>`` of Java's signed bytes), as PyFlink's coders hand them over.
@@ -24,11 +31,20 @@ function doing this; other columns need none, so flat streams pay nothing.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from pyspark.sql.types import ArrayType, BinaryType, DataType, DecimalType, MapType, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    DataType,
+    DecimalType,
+    MapType,
+    StructType,
+    TimestampType,
+)
 
 from flinkwin.record import element_class
 from flinkwin.types import is_atomic_type
@@ -48,9 +64,14 @@ def element_converters(schema: StructType, type_info: Any = None) -> dict[str, C
     converters = {}
     for field, sub_type in zip(schema.fields, fields):
         # a field flinkwin pickled (PICKLED_BYTE_ARRAY inside a row type) holds the value
-        convert = (
-            unpickle if is_pickled_field(field) else value_converter(field.dataType, sub_type)
-        )
+        if is_pickled_field(field):
+            convert: Converter | None = unpickle
+        elif getattr(sub_type, "name", None) == "SQL_TIMESTAMP" and isinstance(
+            field.dataType, TimestampType
+        ):
+            convert = _utc_wall_clock
+        else:
+            convert = value_converter(field.dataType, sub_type)
         if convert is not None:
             converters[field.name] = convert
     return converters
@@ -116,6 +137,12 @@ def value_converter(dtype: DataType, type_info: Any = None) -> Converter | None:
 
 def _big_int(value: Any) -> Any:
     return None if value is None else int(value)
+
+
+def _utc_wall_clock(value: Any) -> Any:
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
 
 
 def _bytes(value: Any) -> Any:

@@ -24,8 +24,11 @@ naming the field, the declared type and the offending value.
 Timestamps (top-level or nested) are written exactly: for a ``TIMESTAMP`` field an aware
 datetime is its instant, and a naive one is wall time in the Spark session time zone, as Spark
 reads it, except that a wall time the zone skips or repeats (a daylight-saving change) is an
-error rather than a guess; for a ``TIMESTAMP_NTZ`` field a naive datetime is kept as it is and
-an aware one becomes its wall time in the session zone (Spark's cast).
+error rather than a guess, and that under a field declared ``Types.SQL_TIMESTAMP()`` (marked
+in the schema) a naive datetime is UTC wall time, as PyFlink's ``TimestampCoderImpl`` encodes
+it (the values such a field hands to functions are naive UTC: :mod:`flinkwin.spark.nested`);
+for a ``TIMESTAMP_NTZ`` field a naive datetime is kept as it is and an aware one becomes its
+wall time in the session zone (Spark's cast).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from .schema import is_pickled, is_pickled_field, is_value_schema
+from .schema import is_pickled, is_pickled_field, is_utc_wall_clock_field, is_value_schema
 from .timestamps import UTC_ZONES, has_timestamps
 
 _INTEGRAL = (ByteType, ShortType, IntegerType, LongType)
@@ -97,6 +100,9 @@ class RowEncoder:
         self._whole = is_pickled(schema) or is_value_schema(schema)
         self._pickled_columns = {
             i for i, f in enumerate(schema.fields) if is_pickled_field(f)
+        }
+        self._utc_columns = {
+            i for i, f in enumerate(schema.fields) if is_utc_wall_clock_field(f)
         }
         # Flink's tuple field names (Types.ROW/TUPLE): rows are matched by position, as PyFlink
         # encodes them whatever their field names
@@ -232,7 +238,7 @@ class RowEncoder:
         if i in self._pickled_columns:
             column = [None if v is None else cloudpickle.dumps(v) for v in column]
         if isinstance(dtype, (TimestampType, TimestampNTZType)):
-            return self._timestamps(dtype, column)
+            return self._timestamps(dtype, column, i in self._utc_columns)
         if has_timestamps(dtype):
             convert = self._nested_converter(dtype)
             return pa.array([convert(v) for v in column], type=arrow_type, safe=False)
@@ -255,8 +261,11 @@ class RowEncoder:
     def _arrow_of(dtype: DataType) -> pa.DataType:
         return pa.timestamp("us", tz="UTC" if isinstance(dtype, TimestampType) else None)
 
-    def _timestamps(self, dtype: DataType, column: Sequence[Any]) -> pa.Array:
-        """Datetimes as an exact Arrow timestamp array for ``dtype`` (see module docstring)."""
+    def _timestamps(
+        self, dtype: DataType, column: Sequence[Any], naive_utc: bool = False
+    ) -> pa.Array:
+        """Datetimes as an exact Arrow timestamp array for ``dtype`` (see module docstring);
+        ``naive_utc``: a naive one is UTC wall time (a ``Types.SQL_TIMESTAMP()`` field)."""
         values = list(column)
         n = len(values)
         nulls = np.zeros(n, dtype=bool)
@@ -281,7 +290,7 @@ class RowEncoder:
             micros[aware] = utc
         if naive.any():
             wall = np.array([values[j] for j in np.flatnonzero(naive)], dtype="datetime64[us]")
-            if isinstance(dtype, TimestampType):
+            if isinstance(dtype, TimestampType) and not naive_utc:
                 micros[naive] = self._instant_micros(wall)
             else:
                 micros[naive] = wall.astype(np.int64)

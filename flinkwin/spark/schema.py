@@ -45,6 +45,14 @@ PICKLED_METADATA = {"flinkwin.pickled": True}
 #: The column metadata marking the one column of a whole-value type's stream (see
 #: :func:`is_value_schema`).
 VALUE_METADATA = {"flinkwin.value": True}
+#: The column metadata marking a ``Types.SQL_TIMESTAMP()`` column: its naive datetimes are UTC
+#: wall-clock times, as PyFlink's ``TimestampCoderImpl`` encodes them.
+UTC_WALL_CLOCK_METADATA = {"flinkwin.utc_wall_clock": True}
+
+
+def is_utc_wall_clock_field(field: StructField) -> bool:
+    """True for a ``Types.SQL_TIMESTAMP()`` column (see :data:`UTC_WALL_CLOCK_METADATA`)."""
+    return bool(field.metadata.get("flinkwin.utc_wall_clock"))
 
 
 def check_carried(schema: StructType, what: str) -> None:
@@ -128,10 +136,12 @@ def without_pickled_marks(df: Any) -> Any:
 
 
 def _mark_pickled(schema: StructType, infos: list[TypeInformation]) -> StructType:
-    """``schema`` with the fields whose type information is ``PICKLED_BYTE_ARRAY`` marked."""
+    """``schema`` with the fields whose type information is ``PICKLED_BYTE_ARRAY`` marked
+    (:data:`PICKLED_METADATA`), and those of ``SQL_TIMESTAMP`` (:data:`UTC_WALL_CLOCK_METADATA`)."""
+    marks = {"PICKLED_BYTE_ARRAY": PICKLED_METADATA, "SQL_TIMESTAMP": UTC_WALL_CLOCK_METADATA}
     return StructType([
-        StructField(f.name, f.dataType, f.nullable, dict(PICKLED_METADATA))
-        if info.name == "PICKLED_BYTE_ARRAY" else f
+        StructField(f.name, f.dataType, f.nullable, {**f.metadata, **marks[info.name]})
+        if info.name in marks else f
         for f, info in zip(schema.fields, infos)
     ])
 
@@ -208,7 +218,8 @@ def _parse_schema(value: Any, what: str) -> StructType:
             if value.name in ("ROW", "TUPLE", "ROW_NAMED"):
                 fields = _parse_schema(_type_info_fields(value), what)
                 return _mark_pickled(fields, _field_types(value))
-            return value_schema(_parse_schema(f"value {_type_info_ddl(value)}", what))
+            whole = value_schema(_parse_schema(f"value {_type_info_ddl(value)}", what))
+            return _mark_pickled(whole, [value])
         except (ValueError, TypeError, IndexError) as exc:
             raise ValueError(f"{what}: cannot map {value!r} to a Spark schema ({exc})") from None
     if isinstance(value, str):

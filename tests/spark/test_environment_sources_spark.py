@@ -41,20 +41,20 @@ def test_from_elements_and_from_data_give_the_elements_as_written(fresh_env: Any
 
 
 def test_physical_partitioning_and_java_named_hints_change_no_element(fresh_env: Any) -> None:
-    """``rebalance()``, ``shuffle()``, ``rescale()``, ``forward()`` and ``partitionCustom`` say
-    which parallel subtask gets an element: the elements, and a key's order, stay those of a
+    """``rebalance()``, ``shuffle()``, ``rescale()``, ``forward()`` and ``global_()`` say which
+    parallel subtask gets an element: the elements, and a key's order, stay those of a
     parallelism-1 run; the Java-named hints are recorded as the PyFlink-named ones; a
-    ``KeyedStream`` refuses partitioning, as Flink's and PyFlink's do."""
+    ``KeyedStream`` refuses partitioning, as Flink's and PyFlink's do; ``partitionCustom``, whose
+    ``Partitioner`` flinkwin refuses, is refused naming it."""
     from flinkwin.errors import UnsupportedOperationError
 
     source = fresh_env.fromSequence(1, 6).rebalance().shuffle().name("numbers")
     assert source.getName() == "numbers"
     mapped = (source.map(lambda x: x * 10, output_type=Types.LONG()).setParallelism(2)
-              .rescale().forward().partitionCustom(lambda key, n: key % n, lambda x: x)
-              .slotSharingGroup("g").disableChaining())
+              .rescale().forward().global_().slotSharingGroup("g").disableChaining())
     sums = mapped.keyBy(lambda x: x % 20).reduce(lambda a, b: a + b)
     assert list(sums.executeAndCollect()) == [10, 20, 40, 60, 90, 120]
     with pytest.raises(UnsupportedOperationError, match="Cannot override partitioning"):
         mapped.keyBy(lambda x: x).rebalance()
-    with pytest.raises(TypeError, match="partitioner"):
-        mapped.partition_custom(3, lambda x: x)
+    with pytest.raises(UnsupportedOperationError, match="partition_custom"):
+        mapped.partitionCustom(lambda key, n: key % n, lambda x: x)
