@@ -10,9 +10,9 @@ also call the PyFlink-named methods of every subclass, flinkwin's built-ins incl
 trigger delegating to ``EventTimeTrigger``'s ``onElement``).
 
 Java's signatures pass a ``Collector`` (``out``) to the methods that emit; flinkwin's, as
-PyFlink's, return or yield their outputs. A Java-named method that takes more arguments than
-flinkwin passes is refused when its class is defined, naming the method and the signature
-flinkwin calls.
+PyFlink's, return or yield their outputs. A method flinkwin calls (Java-named or not:
+``process(self, key, context, elements, out)``) that needs more arguments than flinkwin passes
+is refused when its class is defined, naming the method and the signature flinkwin calls.
 """
 
 from __future__ import annotations
@@ -40,11 +40,33 @@ class JavaNamedHooks:
                 method = own[java]
                 _check_arguments(cls, java, method, getattr(cls, python, None), python)
                 setattr(cls, python, method)
+        # a PyFlink-named method taking Java's Collector fails as its class is defined too, not
+        # at its first call in a Spark worker
+        for name in _called_methods(cls, hooks):
+            if name in own and name not in hooks:
+                _check_arguments(cls, name, own[name], _declared(cls, name), name)
         # the class declaring the names: callers may use them too (``trigger.onElement(...)``
         # of a Java trigger delegating to a built-in one)
         for java, python in own.get("_java_hooks", {}).items():
             if not hasattr(cls, java):
                 setattr(cls, java, _calling(java, python))
+
+
+def _called_methods(cls: type, hooks: Mapping[str, str]) -> set[str]:
+    """The methods flinkwin calls on ``cls``'s instances: its bases' abstract ones and those
+    with Java names."""
+    names = set(hooks.values())
+    for base in cls.__mro__[1:]:
+        names.update(getattr(base, "__abstractmethods__", ()))
+    return names
+
+
+def _declared(cls: type, name: str) -> Any:
+    """``name`` as flinkwin's own base classes declare it (None if none does)."""
+    for base in cls.__mro__[1:]:
+        if base.__module__.startswith("flinkwin.") and name in vars(base):
+            return vars(base)[name]
+    return None
 
 
 def _calling(java: str, python: str) -> Callable[..., Any]:

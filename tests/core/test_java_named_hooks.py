@@ -290,3 +290,15 @@ def test_a_java_trigger_delegating_to_a_built_in_calls_its_java_names() -> None:
     assert _fire(harness) == [3]
     assert TumblingEventTimeWindows.of(Time.seconds(1)).isEventTime()
     assert EventTimeTrigger.create().canMerge()
+
+
+def test_a_pyflink_named_method_taking_a_java_collector_is_refused_at_class_definition() -> None:
+    """Java's ``process(key, context, elements, out)`` under PyFlink's name: refused when the
+    class is defined, not at its first firing in a Spark worker."""
+    from flinkwin import ProcessWindowFunction
+
+    with pytest.raises(TypeError, match=r"process.*Collector.*return or yield"):
+
+        class Report(ProcessWindowFunction):  # noqa: F841
+            def process(self, key: Any, context: Any, elements: Any, out: Any) -> None:
+                out.collect(key)
