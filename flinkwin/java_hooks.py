@@ -43,7 +43,7 @@ class JavaNamedHooks:
         # a PyFlink-named method taking Java's Collector fails as its class is defined too, not
         # at its first call in a Spark worker
         for name in _called_methods(cls, hooks):
-            if name in own and name not in hooks:
+            if name in own:
                 _check_arguments(cls, name, own[name], _declared(cls, name), name)
         # the class declaring the names: callers may use them too (``trigger.onElement(...)``
         # of a Java trigger delegating to a built-in one)
