@@ -79,10 +79,10 @@ class AggregateFunction(Function, Generic[IN, ACC, OUT]):
     @abstractmethod
     def get_result(self, accumulator: ACC) -> OUT: ...
 
+    @abstractmethod
     def merge(self, acc_a: ACC, acc_b: ACC) -> ACC:
-        raise NotImplementedError(
-            f"{type(self).__name__}.merge is needed to merge session windows"
-        )
+        """Two accumulators as one (abstract, as in PyFlink and Flink: a class without it
+        cannot be instantiated). Called when merging windows (sessions) merge."""
 
 
 class WindowContext(ABC, Generic[W]):

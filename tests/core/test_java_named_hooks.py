@@ -122,6 +122,9 @@ class JavaSum(AggregateFunction):
     def getResult(self, accumulator: int) -> int:  # noqa: N802
         return accumulator
 
+    def merge(self, a: int, b: int) -> int:
+        return a + b
+
 
 class JavaEventTimeTrigger(Trigger):
     """Flink's ``EventTimeTrigger``, written with Java's names."""

@@ -227,3 +227,31 @@ def test_a_triggers_metric_group_is_its_functions_metric_group() -> None:
     h.process_elements([{"k": "a"}, {"k": "a"}, {"k": "b"}], [1, 2, 3])
     h.process_watermark(20)
     assert sorted(h.output()) == [("a", 3), ("b", 3)]
+
+
+def test_an_aggregate_function_without_merge_cannot_be_instantiated_as_in_pyflink() -> None:
+    """PyFlink's ``AggregateFunction.merge`` is abstract (as Flink's interface method): a class
+    without it fails when it is instantiated, not when two session windows first merge."""
+    from flinkwin.datastream.functions import AggregateFunction as PyFlinkNamed
+    from flinkwin.functions import AggregateFunction
+
+    assert PyFlinkNamed is AggregateFunction
+
+    class CountOnly(AggregateFunction):
+        def create_accumulator(self) -> int:
+            return 0
+
+        def add(self, value: object, accumulator: int) -> int:
+            return accumulator + 1
+
+        def get_result(self, accumulator: int) -> int:
+            return accumulator
+
+    with pytest.raises(TypeError, match="abstract method.*merge"):
+        CountOnly()
+
+    class Count(CountOnly):
+        def merge(self, acc_a: int, acc_b: int) -> int:
+            return acc_a + acc_b
+
+    assert Count().merge(1, 2) == 3
