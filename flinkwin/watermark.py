@@ -207,6 +207,22 @@ class WatermarkStrategy:
             "(e.g. maxOffsetsPerTrigger) and the out-of-orderness bound"
         )
 
+    @staticmethod
+    def forGenerator(generator_supplier: Any) -> WatermarkStrategy:  # noqa: N802
+        """Refused: a custom ``WatermarkGenerator`` (Java's ``forGenerator``) would need
+        flinkwin to run user code for the watermark, which Spark computes (the maximum event
+        time seen, less the bound, once per micro-batch)."""
+        from flinkwin.errors import UnsupportedOperationError
+
+        raise UnsupportedOperationError(
+            "WatermarkStrategy.for_generator (a custom WatermarkGenerator) is not supported: "
+            "Spark computes the watermark from the maximum event time it has seen, once per "
+            "micro-batch. Use for_bounded_out_of_orderness(bound) (a periodic generator that "
+            "trails the maximum timestamp, the common case) or for_monotonous_timestamps(); a "
+            "punctuated generator's watermark cannot be reproduced (docs/spark-semantics.md)"
+        )
+
+    for_generator = forGenerator
     for_bounded_out_of_orderness = forBoundedOutOfOrderness
     no_watermarks = noWatermarks
     with_watermark_alignment = withWatermarkAlignment

@@ -138,3 +138,11 @@ def test_with_watermark_alignment_is_refused_naming_why() -> None:
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(20))
     with pytest.raises(UnsupportedOperationError, match="pauses a source split"):
         strategy.with_watermark_alignment("group", Duration.of_seconds(20))
+
+
+def test_a_custom_watermark_generator_is_refused_naming_the_strategies_that_work() -> None:
+    """Java's ``WatermarkStrategy.forGenerator(ctx -> new MyGenerator())``: an error saying why,
+    not an ``AttributeError``."""
+    for build in (WatermarkStrategy.for_generator, WatermarkStrategy.forGenerator):
+        with pytest.raises(UnsupportedOperationError, match="for_bounded_out_of_orderness"):
+            build(lambda ctx: None)
