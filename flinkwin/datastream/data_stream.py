@@ -28,6 +28,7 @@ stage compiles to one ``applyInPandasWithState`` (see :mod:`flinkwin.spark.compi
 
 from __future__ import annotations
 
+import difflib
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame
@@ -278,7 +279,17 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
                 "map/filter/flat_map steps, if any): write it with Spark's "
                 "stream.writeStream...start() (or stream.toDF().writeStream)"
             )
-        return getattr(self.toDF(), name)
+        frame = self.toDF()
+        try:
+            return getattr(frame, name)
+        except AttributeError:
+            own = [n for n in dir(type(self)) if not n.startswith("_")]
+            close = difflib.get_close_matches(name, own, n=3)
+            hint = f" Did you mean {' or '.join(close)}?" if close else ""
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}: neither the stream "
+                f"nor its DataFrame (toDF()) has it.{hint}"
+            ) from None
 
     # ------------------------------------------------------------ stream plumbing
     def map(

@@ -242,3 +242,17 @@ def test_the_runtime_contexts_metric_group_counts(env: StreamExecutionEnvironmen
         TumblingEventTimeWindows.of(Time.milliseconds(10))).process(
         Counted(), Types.TUPLE([Types.LONG(), Types.INT()]))
     assert sorted(result.execute_and_collect()) == [(0, 1), (10, 2), (20, 3)]
+
+
+def test_a_name_neither_the_stream_nor_its_data_frame_has_is_named_with_close_matches(
+    env: StreamExecutionEnvironment,
+) -> None:
+    """A stream hands unknown names to its DataFrame (``stream.columns``); a name neither has
+    fails naming the stream and the stream's close names, not Spark's DataFrame error."""
+    stream = env.from_collection([("a", 1)], type_info=PAIRS)
+    assert stream.columns == ["f0", "f1"]
+    with pytest.raises(AttributeError, match=r"'DataStream' object has no attribute "
+                       r"'key_bi'.*Did you mean key_by\?"):
+        stream.key_bi(lambda v: v[0])
+    with pytest.raises(AttributeError, match="neither the stream nor its DataFrame"):
+        stream.no_such_thing  # noqa: B018
