@@ -13,9 +13,12 @@ Invariants (docs/spark-semantics.md, "Stream graphs"): every variant gives ``one
 outputs at the same place in the input. A place is the file a batch read; a batch without
 data after file j is the watermark step of batch j + 1 (in a batch the watermark comes first),
 so it is counted under j + 1: that is where a restart's extra batch at the end of its first
-run, and the one-task plan's wake-up clock batches, stand in the uninterrupted run. A graph
-with ``with_idleness`` is not compared across a restart (idleness is processing time; the
-restart's batch without data turns every source idle: documented).
+run, and the one-task plan's wake-up clock batches, stand in the uninterrupted run. Not
+compared across a restart (documented differences, docs/spark-semantics.md): a graph with
+``with_idleness`` (processing time: the restart's batch without data turns every source
+idle), and a restart that warned ``RestartedWatermarksWarning`` (a source's watermark is
+Spark's: it lags after a restart). A plan refusing ``set_parallelism(2)`` with its reason is
+no mismatch.
 
 Grammar: 1-3 sources ``k string, v long, ts long`` (out-of-orderness 0-3000 ms, some with
 ``with_idleness(1 ms)``), optionally ``map``/``filter``-ed; a node is a source (or a union of
@@ -68,6 +71,7 @@ from flinkwin import (  # noqa: E402
     WatermarkStrategy,
 )
 from flinkwin.datastream import DataStream  # noqa: E402
+from flinkwin.datastream.graph_stream import RestartedWatermarksWarning  # noqa: E402
 from flinkwin.spark import MemorySink  # noqa: E402
 
 SCHEMA = "k string, v long, ts long"
@@ -319,6 +323,8 @@ def streams(spark: Any, root: Path, d: Draw) -> dict[str, DataStream]:
     return out
 
 
+#: (seed, variant) whose restart warned RestartedWatermarksWarning
+WARNED: set[tuple[int, str]] = set()
 VARIANTS = {"one/full": (1, False), "dist/full": (2, False), "one/cut": (1, True),
             "dist/cut": (2, True), "todf": (1, False)}
 
@@ -331,8 +337,8 @@ def start(spark: Any, root: Path, d: Draw, variant: str, run: int) -> Any:
         result = result.set_parallelism(parallelism)
     label = f"fz{d.seed}_{variant.replace('/', '_')}_{run}"
     cp = str(root / f"cp_{variant.replace('/', '_')}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         if variant == "todf":
             rows: dict[int, Counter] = {}
 
@@ -350,7 +356,9 @@ def start(spark: Any, root: Path, d: Draw, variant: str, run: int) -> Any:
         sides = {t: MemorySink(f"{label}_{t.tag_id}") for t in d.tags}
         query = result.start(main=sink, side_outputs=sides, checkpoint_location=cp,
                              trigger={"availableNow": True})
-        return query, sink, sides
+    if any(w.category is RestartedWatermarksWarning for w in caught):
+        WARNED.add((d.seed, variant))
+    return query, sink, sides
 
 
 def collect(out: Outcome, query: Any, sink: Any, sides: dict[OutputTag, Any]) -> None:
@@ -406,6 +414,8 @@ def compare(d: Draw, outcomes: dict[str, Outcome]) -> list[str]:
     restart_ok = not any(s.idle for s in d.sources)
     for v, o in outcomes.items():
         if v == "one/full" or (not restart_ok and v.endswith("/cut")):
+            continue
+        if (d.seed, v) in WARNED:  # the documented lag of Spark's watermark after a restart
             continue
         if o.error and "PipelineError: setParallelism(2): this stream graph runs in one task" in (
                 o.error):
