@@ -252,6 +252,8 @@ def compile_graph(
         idle_close_s=idle_close_seconds(session) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
         watermark_shift=watermark_shift(before_1970),
+        own_watermarks=streaming and key_groups == 1 and not any(
+            s.stage_watermark for s in sources),
         epoch_elements=any(
             not isinstance(n.spec.build, ProcessBuilder) for n in plan.nodes
             if n.spec.kind == OPERATOR
