@@ -290,16 +290,16 @@ class GraphResultStream(DataStream):
             if sources > 1 and not pipeline.own_clocks and store.spark_listing("offsets"):
                 warnings.warn(
                     f"flinkwin: this stream graph ({stage.summary.get('operators')}) of "
-                    f"{sources} sources runs in several key groups on Spark's watermark (a "
-                    "source's watermark is computed before a map or filter, or carried from "
-                    "an earlier stage), and restarts from the checkpoint at "
-                    f"{location}: Spark restores its one watermark, not each source's "
-                    "greatest event time, so until every source passes it the operators' "
-                    "watermark lags behind Flink's and an element Flink finds late may be "
-                    "taken as on time (a known difference: docs/spark-semantics.md, \"What "
-                    "is not like Flink\"). A graph in one task keeps each source's clock in "
-                    "its state: leave its parallelism at 1 and key its operators by a "
-                    "function for exact results across restarts",
+                    f"{sources} sources runs on Spark's watermark (a source's watermark is "
+                    "computed before a map or filter, or carried from an earlier stage), and "
+                    f"restarts from the checkpoint at {location}: Spark restores its one "
+                    "watermark, not each source's greatest event time, so until every "
+                    "source passes it the operators' watermark lags behind Flink's and an "
+                    "element Flink finds late may be taken as on time (a known difference: "
+                    "docs/spark-semantics.md, \"What is not like Flink\"). A graph keeps "
+                    "each source's clock in its state when it computes every source's "
+                    "watermark itself: assign the WatermarkStrategy after the map or filter "
+                    "for exact results across restarts",
                     RestartedWatermarksWarning,
                     stacklevel=_caller_outside_flinkwin(),
                 )

@@ -283,7 +283,19 @@ class ChainStep(GraphOperator):
         (:meth:`see_source_maxima`): the operators up to it through their valves, as a
         one-task graph computes them (``MIN_LONG`` until each source has a timestamp; an
         idle source left out, ``withIdleness``). Every key group is told the same clocks, so
-        each computes the same watermarks."""
+        each computes the same watermarks. The valves first see the clocks at the processing
+        time they were told at, when their sources had elements (active), then at ``now``,
+        as a one-task graph advances before its processing time: a watermark that reached a
+        valve only through idle channels would be ignored there (StatusWatermarkValve)."""
+        assert self.node is not None
+        told = self.current_processing_time
+        if MIN_LONG < told < now:
+            self._through_keyed_valves(told)
+        return self._through_keyed_valves(now)
+
+    def _through_keyed_valves(self, now: int) -> int:
+        """This key group's node's watermark at processing time ``now``, feeding the valves of
+        every keyed operator up to it."""
         assert self.node is not None
         clocks = self._source_clocks(now)
         for j in keyed_nodes(self.plan):

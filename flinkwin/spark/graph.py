@@ -284,8 +284,9 @@ class GraphPipeline:
     #: stateful stage for the whole graph
     distributed: bool = False
     #: the stage keeps the sources' greatest timestamps itself (one key group, or two or more
-    #: watermarked sources): its watermarks survive a restart, where Spark's per-source
-    #: maxima do not
+    #: watermarked sources, none of them with Spark's watermark: computed before a
+    #: map/filter or carried from an earlier stage): its watermarks survive a restart, where
+    #: Spark's per-source maxima do not
     own_clocks: bool = False
 
     @property

@@ -252,6 +252,8 @@ def compile_graph(
         idle_close_s=idle_close_seconds(session) if streaming else DEFAULT_IDLE_CLOSE_S,
         null_masks=masks,
         watermark_shift=watermark_shift(before_1970),
+        own_watermarks=streaming and key_groups == 1 and not any(
+            s.stage_watermark for s in sources),
         epoch_elements=any(
             not isinstance(n.spec.build, ProcessBuilder) for n in plan.nodes
             if n.spec.kind == OPERATOR
@@ -328,7 +330,9 @@ def compile_graph(
     requested = requested_parallelism(parallelism, default_parallelism, key_groups)
     pipeline = GraphPipeline(key_groups, requested, runtime_mode,
                              graph_fingerprint(plan, sources, before_1970), distributed,
-                             own_clocks=own_clocks or (key_groups == 1 and not distributed))
+                             own_clocks=own_clocks or (
+                                 key_groups == 1 and not distributed
+                                 and not any(s.stage_watermark for s in sources)))
     fixes = {tag.tag_id: t.fix for tag, t in zip(side_tags, side_types) if t.fix is not None}
     return CompiledStage(
         pipeline, combined, main_columns, side_columns, domain, summary, observation, casts,  # type: ignore[arg-type]

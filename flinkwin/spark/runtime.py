@@ -140,6 +140,9 @@ class KeyGroupRuntime:
     #: the stage's operators judge elements' timestamps against the watermark (windows,
     #: joins; not process functions): one at or before the epoch fails while it is uncertain
     epoch_elements: bool = True
+    #: the stage computes every watermark from its own clocks (a graph in one key group, no
+    #: source with Spark's watermark): Spark's value decides nothing, so it is never uncertain
+    own_watermarks: bool = False
     #: main outputs arrive as ``Fired(value, firing)``: the firing columns are appended
     #: (``with_firing=True``, see docs/firings.md)
     with_firing: bool = False
@@ -187,10 +190,11 @@ class KeyGroupRuntime:
     def _uncertainty(self, state: Any) -> Uncertainty | None:
         """Whether Flink's watermark is uncertain in this call (see
         :mod:`flinkwin.spark.watermarks`): in the ordinary mode, Spark's watermark is 0 after
-        micro-batch 0, where it stands for ``MIN_LONG`` or a time at or before the epoch."""
+        micro-batch 0, where it stands for ``MIN_LONG`` or a time at or before the epoch; never
+        in a stage computing its watermarks itself (``own_watermarks``)."""
         if (
-            not self.has_watermark or self.watermark_shift or state.getCurrentWatermarkMs() > 0
-            or _batch_id() == 0
+            not self.has_watermark or self.own_watermarks or self.watermark_shift
+            or state.getCurrentWatermarkMs() > 0 or _batch_id() == 0
         ):
             return None
         return Uncertainty(_REMEDY)

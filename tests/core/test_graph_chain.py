@@ -584,6 +584,34 @@ def test_a_key_groups_own_source_clocks_give_the_minimum_watermark_and_survive_a
     assert restored.sources_watermark(0) == 39
 
 
+def test_a_key_group_whose_sources_all_turn_idle_follows_their_clocks_as_one_task_does(
+) -> None:
+    """Both sources with withIdleness: each micro-batch's clocks were told while the sources
+    had elements (active), so the valves take them before the sources turn idle, then go on
+    to the greatest watermark of all (both idle), as the one-task graph does (it advances
+    before its processing time). Fed only while idle, the valves ignored every new clock:
+    the distributed plan never fired again (found by bench/probes/fuzz_graphs.py)."""
+    plan = replace(window_join_by_function(), sources=(
+        replace(source(0), idle_timeout_ms=2), replace(source(1), idle_timeout_ms=2)))
+
+    def told(step: ChainStep, now: int, maxima: list[int]) -> None:
+        step.advance_processing_time(now)
+        step.see_source_maxima(np.array(maxima))
+
+    step = ChainStep(plan, 1, TaskInfo("running", 0, 2, 2), 2)
+    told(step, 1, [10, 20])
+    assert step.sources_watermark(5) == 19  # both idle: the greatest of 9 and 19
+    told(step, 5, [40, 50])
+    assert step.sources_watermark(9) == 49  # active at 5 (min 39), then idle: 49
+    one = GraphOperator(replace(plan, own_watermarks=True), TaskInfo("one", 0, 1, 1))
+    for now, maxima in ((1, [10, 20]), (5, [40, 50])):
+        one.advance_processing_time(now)
+        one.see_source_maxima(np.array(maxima))
+    one.advance_watermark(0)  # the stage's wake-up, before its processing time moves
+    one.advance_processing_time(9)
+    assert one._node_watermarks[1] == 49
+
+
 def test_a_key_groups_own_clocks_leave_an_idle_source_out_as_flinks_valves_do() -> None:
     """withIdleness in a distributed graph: each key group is told each source's greatest
     timestamp of every micro-batch (its clock rows), which also says the source had elements,

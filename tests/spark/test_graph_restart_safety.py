@@ -192,31 +192,39 @@ def _keep(row: Any) -> bool:
     return True
 
 
+def _key(row: Any) -> str:
+    return str(row["k"])
+
+
 def test_a_restart_on_sparks_watermark_of_several_sources_warns_that_their_clocks_are_lost(
     spark: Any, tmp_path: Path
 ) -> None:
-    """A keyed graph whose source's watermark Spark computes before a filter takes Spark's
-    minimum over the sources, which a restart resets to its recorded watermark: its restart
-    warns (RestartedWatermarksWarning); the same graph with both sources' watermarks its own
-    keeps their clocks in its state and does not."""
+    """A graph whose source's watermark Spark computes before a filter takes Spark's minimum
+    over the sources for it, which a restart resets to its recorded watermark: its restart
+    warns (RestartedWatermarksWarning), in the keyed plan (keyed by a column) and in one task
+    (keyed by a function: the task keeps the clocks of the sources whose watermark it
+    computes, not of this one); the same graph with both sources' watermarks its own keeps
+    their clocks in its state and does not."""
     inputs = tmp_path / "in"
     for name, batches in (("a", BATCHES), ("b", SECOND)):
         write_batches(inputs / name, batches[:BEFORE])
 
-    def build(filtered: bool) -> Any:
+    def build(filtered: bool, one_task: bool) -> Any:
         a, b = source(spark, inputs / "a"), source(spark, inputs / "b")
         if filtered:
             a = a.filter(_keep)
-        return a.union(b).key_by("k").window(TUMBLING).side_output_late_data(LATE).sum("v")
+        union = a.union(b)
+        keyed = union.key_by(_key, key_type=Types.STRING()) if one_task else union.key_by("k")
+        return keyed.window(TUMBLING).side_output_late_data(LATE).sum("v")
 
-    for filtered in (True, False):
-        checkpoint = tmp_path / f"cp_{filtered}"
-        _run(build(filtered), checkpoint, f"clocks_{filtered}_0")
+    for filtered, one_task in ((True, False), (True, True), (False, False)):
+        checkpoint = tmp_path / f"cp_{filtered}_{one_task}"
+        _run(build(filtered, one_task), checkpoint, f"clocks_{filtered}_{one_task}_0")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            _run(build(filtered), checkpoint, f"clocks_{filtered}_1")
+            _run(build(filtered, one_task), checkpoint, f"clocks_{filtered}_{one_task}_1")
         warned = [w for w in caught if w.category is RestartedWatermarksWarning]
-        assert bool(warned) == filtered, [str(w.message) for w in caught]
+        assert bool(warned) == filtered, (one_task, [str(w.message) for w in caught])
 
 
 def test_a_graph_with_idleness_restarted_in_other_key_groups_is_refused_naming_the_fix(
