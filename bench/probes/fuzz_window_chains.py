@@ -1,11 +1,15 @@
 """Differential fuzzer: random single window chains on Spark against the core operator.
 
 For each seed, draw a window program (assigner, trigger, evictor, lateness, late side output,
-function, key) and an input (2-8 files of 0-30 rows, out of order, late, duplicate and now
-and then negative timestamps), run it on Spark over one micro-batch per file (``start()`` with
-memory sinks, or ``toDF().writeStream.foreachBatch`` at Spark's default 200 shuffle
-partitions), with or without a restart after a random file, and compare every micro-batch's
-main and late output with the ``WindowOperatorHarness`` replay (tests/spark/spark_scenarios).
+function, key) and an input (2-8 files of 0-30 rows, now and then 50-200; 3 to 56 keys; out
+of order, late, duplicate and now and then negative timestamps), run it on Spark over one
+micro-batch per file (``start()`` with memory sinks, or ``toDF().writeStream.foreachBatch``
+at Spark's default 200 shuffle partitions), with or without a restart after a random file,
+and compare every micro-batch's main output, and on the ``start()`` path its late output,
+with the ``WindowOperatorHarness`` replay (tests/spark/spark_scenarios). A third of the
+programs take the shapes that have columnar state forms or combine before the shuffle; each
+seed's line names the form its stage took (explain()'s "window state", "combined",
+"packed").
 A dev script, never run by ``make test``:
 
     PYTHONPATH=$PWD .venv/bin/python bench/probes/fuzz_window_chains.py --seeds 0:50
@@ -145,7 +149,9 @@ def draw(rng: random.Random) -> Program:
     # a third of the programs take shapes with columnar state forms and combining before the
     # shuffle (built-in or full-window function, column key, default or continuous trigger)
     columnar = rng.random() < 0.35
-    kind = rng.choice(["tumbling", "sliding", "session"] + ["global"] * (not columnar))
+    combine = columnar and rng.random() < 0.4  # tumbling, default trigger, built-in, on time
+    kind = "tumbling" if combine else rng.choice(
+        ["tumbling", "sliding", "session"] + ["global"] * (not columnar))
     size = rng.choice([5, 10, 20])
     if kind == "tumbling":
         assigner = TumblingEventTimeWindows.of(ms(size))
@@ -161,7 +167,7 @@ def draw(rng: random.Random) -> Program:
     if kind == "global":
         trigger = rng.choice([count, PurgingTrigger.of(count)])
     elif columnar:
-        trigger = rng.choice([None, None, continuous])
+        trigger = None if combine else rng.choice([None, None, continuous])
     else:
         trigger = rng.choice([None, count, continuous, PurgingTrigger.of(count),
                               PurgingTrigger.of(continuous),
@@ -169,13 +175,15 @@ def draw(rng: random.Random) -> Program:
     evictor = None if columnar else rng.choice([
         None, None, CountEvictor.of(rng.randint(1, 3), rng.random() < 0.5),
         TimeEvictor.of(ms(rng.randint(0, 8)), rng.random() < 0.5)])
-    functions = ["sum", "min", "max", "process"] if columnar else list(FUNCTIONS)
+    functions = ["sum", "min", "max"] + ["process"] * (not combine) if columnar else list(
+        FUNCTIONS)
     before_1970 = rng.random() < 0.15
     n_files = rng.randint(2, 8)
     path = rng.choice(["start", "toDF"])
     return Program(
         assigner=assigner, trigger=trigger, evictor=evictor,
-        lateness=rng.choice([0, 0, rng.randint(1, 30)]), side=rng.random() < 0.5,
+        lateness=0 if combine else rng.choice([0, 0, rng.randint(1, 30)]),
+        side=not combine and rng.random() < 0.5,
         function=rng.choice(functions), key=rng.choice(["k", "n"] + ["selector"] * (not columnar)),
         delay=rng.choice([0, rng.randint(0, 15)]), before_1970=before_1970, path=path,
         partitions=200 if path == "toDF" or rng.random() < 0.5 else 2,
@@ -186,12 +194,15 @@ def draw(rng: random.Random) -> Program:
 
 def draw_files(rng: random.Random, n_files: int, before_1970: bool) -> list[list[dict]]:
     clock = rng.choice([-120, -40]) if before_1970 else rng.choice([0, 1000, 1000])
-    keys = rng.choice(["abc", "abcdefghijklmnop"])
+    keys = rng.choice([list("abc"), list("abcdefghijklmnop"),
+                       [a + b for a in "abcdefgh" for b in "xyz0123"]])
     seen: list[int] = []
     files = []
     for _ in range(n_files):
         rows = []
-        for _ in range(rng.choice([0, rng.randint(1, 30), rng.randint(1, 8)])):
+        sizes = [0, rng.randint(1, 30), rng.randint(1, 8)] + [rng.randint(50, 200)] * (
+            rng.random() < 0.1)
+        for _ in range(rng.choice(sizes)):
             r = rng.random()
             if seen and r < 0.2:
                 ts = rng.choice(seen)  # a duplicate timestamp
