@@ -209,6 +209,27 @@ def test_a_graph_in_one_task_reads_its_own_certain_watermark_after_an_empty_firs
     assert rows == [("a", NOW_MS + 1_000, MIN_LONG), ("a", NOW_MS + 5_000, NOW_MS - 1_001)]
 
 
+def test_a_timer_at_1_ms_waits_undeclared_for_sparks_watermark_to_pass_1(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The difference Spark forces on a timer at 1 ms (docs/spark-semantics.md, "Watermarks"):
+    a's window [0, 2) times out at 1; the batch without data after b@2 has Flink's watermark
+    1, where Flink fires it, but Spark's timeouts are positive and fire above them, so a key
+    group holding it under Spark's watermark 0 wakes only at a watermark above 1 (or with its
+    next rows). Declared, Spark's watermark is Flink's shifted, and the window fires then."""
+    batches = [[ev("a", 0, 1)], [ev("b", 2, 2)]]
+
+    def build(stream: DataStream) -> Any:
+        return (stream.assignTimestampsAndWatermarks(watermark(0)).keyBy("k")
+                .window(TumblingEventTimeWindows.of(Time.milliseconds(2))).sum("v"))
+
+    rows, progress = _run(spark, tmp_path / "undeclared", batches, build, "view_timer_at_1")
+    assert [progress_watermark(p) for p in progress] == [MIN_LONG, MIN_LONG, 1]
+    assert rows == []
+    rows, _ = _run(spark, tmp_path / "declared", batches, build, "view_timer_at_1_d", True)
+    assert rows == [("a", 0, 1)]
+
+
 class TimerBeforeElement(KeyedProcessFunction):
     def process_element(self, value: Any, ctx: Any) -> None:
         ctx.timer_service().register_event_time_timer(value.ts - 1_000)
