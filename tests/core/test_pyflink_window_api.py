@@ -426,6 +426,9 @@ def test_runtime_context_offers_every_keyed_state_kind():
         def get_result(self, accumulator: int) -> int:
             return accumulator
 
+        def merge(self, acc_a: int, acc_b: int) -> int:
+            return acc_a + acc_b
+
     class States(WindowFunction[tuple, tuple, str, TimeWindow]):
         def open(self, runtime_context: RuntimeContext) -> None:
             self.seen = runtime_context.get_list_state(ListStateDescriptor("seen"))
