@@ -58,7 +58,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 
 import fuzz_graph_functions as fn  # noqa: E402
 from batch_files import write_batches  # noqa: E402
-from conftest import SETTINGS  # noqa: E402
+from conftest import _create_session as session  # noqa: E402
 
 from flinkwin import (  # noqa: E402
     Duration,
@@ -442,16 +442,6 @@ def describe(d: Draw) -> str:
         lines.append(f"  {s.name}: " + " | ".join(
             " ".join(f"{r['k']}{r['v']}@{r['ts'] - T0}" for r in f) for f in s.files))
     return "\n".join(lines)
-
-
-def session() -> Any:
-    from pyspark.sql import SparkSession
-    builder = SparkSession.builder
-    for key, value in SETTINGS.items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
 
 
 def seeds(spec: str) -> list[int]:

@@ -357,20 +357,14 @@ def diff(a: list, b: list) -> list:
 
 
 def session() -> Any:
+    """A session with the Spark tests' settings (tests/spark/conftest.py's own builder)."""
     import importlib.util
-
-    from pyspark.sql import SparkSession
 
     spec = importlib.util.spec_from_file_location("spark_conftest", HERE / "spark/conftest.py")
     assert spec is not None and spec.loader is not None
     conftest = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(conftest)  # the Spark tests' session settings
-    builder = SparkSession.builder
-    for key, value in conftest.SETTINGS.items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+    spec.loader.exec_module(conftest)
+    return conftest._create_session()
 
 
 def seeds(spec: str) -> list[int]:
