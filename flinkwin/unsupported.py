@@ -48,10 +48,11 @@ RESOURCES = (
     "name is accepted as a hint and changes nothing"
 )
 TWO_INPUTS = (
-    "connect, broadcast and co-functions are not supported; two streams meet with union(...), "
-    "a window join or coGroup (a.join(b).where(...).equal_to(...).window(...)) or an interval "
-    "join (a.key_by(...).interval_join(b.key_by(...))), or join or union the DataFrames "
-    "with Spark before DataStream(df)"
+    "broadcast streams and broadcast state are not supported; two streams meet with "
+    "connect(...) and a co-function (a.connect(b).key_by(k1, k2).process("
+    "KeyedCoProcessFunction) keeps each key's rules or latest values in keyed state), "
+    "union(...), a window join or coGroup, or an interval join, or join the DataFrames with "
+    "Spark before DataStream(df)"
 )
 PARTITIONING = "partitioning is Spark's: key_by(...) is the only partitioning flinkwin honours"
 SOURCES = (
@@ -122,11 +123,9 @@ MODULES: dict[str, str] = {
 #: Name -> why it is refused, wherever PyFlink exports it.
 NAMES: dict[str, str] = {
     **dict.fromkeys(
-        ["ConnectedStreams", "BroadcastStream", "BroadcastConnectedStream", "CoMapFunction",
-         "CoFlatMapFunction", "CoProcessFunction", "KeyedCoProcessFunction",
-         "BaseBroadcastProcessFunction", "BroadcastProcessFunction",
-         "KeyedBroadcastProcessFunction", "ReadOnlyBroadcastState", "BroadcastState",
-         "OperatorStateStore"],
+        ["BroadcastStream", "BroadcastConnectedStream", "BaseBroadcastProcessFunction",
+         "BroadcastProcessFunction", "KeyedBroadcastProcessFunction", "ReadOnlyBroadcastState",
+         "BroadcastState", "OperatorStateStore"],
         TWO_INPUTS,
     ),
     **dict.fromkeys(

@@ -11,8 +11,8 @@ as PyFlink's, it also gives ``KeyedStream``, ``WindowedStream`` and ``AllWindowe
 ``window_result_stream``, ``joined_streams``, ``cogrouped_streams``, ``interval_join`` and
 ``graph_stream``; ``window``, ``functions``, ``state``... re-export the Flink core's classes
 under PyFlink's module names. The stream classes import Spark and load on first use;
-everything else imports no Spark. Names flinkwin does not provide (connected and
-broadcast streams, state backends...) raise an ``ImportError`` saying what to do instead
+everything else imports no Spark. Names flinkwin does not provide (broadcast
+streams, state backends...) raise an ``ImportError`` saying what to do instead
 (:mod:`flinkwin.unsupported`).
 """
 
@@ -25,8 +25,12 @@ from flinkwin.datastream.stream_execution_environment import StreamExecutionEnvi
 from flinkwin.datastream.time_characteristic import TimeCharacteristic
 from flinkwin.functions import (
     AggregateFunction,
+    CoFlatMapFunction,
+    CoMapFunction,
+    CoProcessFunction,
     FilterFunction,
     FlatMapFunction,
+    KeyedCoProcessFunction,
     KeyedProcessFunction,
     KeySelector,
     MapFunction,
@@ -46,6 +50,7 @@ from flinkwin.unsupported import missing
 from flinkwin.windows import CountWindow, GlobalWindow, TimeWindow, Window
 
 _SPARK_API = {
+    "ConnectedStreams": "flinkwin.datastream.connected_streams",
     "DataStream": "flinkwin.datastream.data_stream",
     "DEFAULT_KEY_GROUPS": "flinkwin.datastream.data_stream",
     "SinkContext": "flinkwin.datastream.element_sinks",
@@ -66,12 +71,17 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AggregateFunction",
     "CheckpointingMode",
+    "CoFlatMapFunction",
+    "CoMapFunction",
+    "CoProcessFunction",
+    "ConnectedStreams",
     "CountWindow",
     "DataStream",
     "FilterFunction",
     "FlatMapFunction",
     "GlobalWindow",
     "KeySelector",
+    "KeyedCoProcessFunction",
     "KeyedProcessFunction",
     "KeyedStream",
     "MapFunction",

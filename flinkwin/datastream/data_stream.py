@@ -507,12 +507,17 @@ def _is_tuple_type(type_info: TypeInformation | None) -> bool:
 
 
 def __getattr__(name: str) -> Any:
-    """PyFlink's ``data_stream`` module also holds the keyed and windowed streams."""
+    """PyFlink's ``data_stream`` module also holds the keyed, windowed and connected
+    streams."""
     # inherent cycle: they are (or make) DataStreams, so they load after this module
     if name == "KeyedStream":
         from flinkwin.datastream.keyed_stream import KeyedStream
 
         return KeyedStream
+    if name == "ConnectedStreams":
+        from flinkwin.datastream.connected_streams import ConnectedStreams
+
+        return ConnectedStreams
     if name in ("WindowedStream", "AllWindowedStream"):
         from flinkwin.datastream import windowed_stream
 

@@ -1,7 +1,9 @@
 """PyFlink's ``pyflink.datastream.functions``: the user-function base classes a program
 implements (flinkwin's own home is :mod:`flinkwin.functions`), with Flink's join and coGroup
 functions (``JoinFunction``, ``FlatJoinFunction``, ``CoGroupFunction``, ``ProcessJoinFunction``),
-which a program written from Flink's Java-only pages imports from here. Two-input and broadcast
+which a program written from Flink's Java-only pages imports from here, and the co-functions of
+connected streams (``CoMapFunction``, ``CoFlatMapFunction``, ``CoProcessFunction``,
+``KeyedCoProcessFunction``). Broadcast
 functions raise an ``ImportError`` saying why (:mod:`flinkwin.unsupported`)."""
 
 from typing import Any, TypeVar
@@ -9,12 +11,16 @@ from typing import Any, TypeVar
 from flinkwin.functions import (
     AggregateFunction,
     AllWindowFunction,
+    CoFlatMapFunction,
     CoGroupFunction,
+    CoMapFunction,
+    CoProcessFunction,
     FilterFunction,
     FlatJoinFunction,
     FlatMapFunction,
     Function,
     JoinFunction,
+    KeyedCoProcessFunction,
     KeyedProcessFunction,
     KeySelector,
     MapFunction,
@@ -61,12 +67,16 @@ __all__ = [
     "W2",
     "AggregateFunction",
     "AllWindowFunction",
+    "CoFlatMapFunction",
     "CoGroupFunction",
+    "CoMapFunction",
+    "CoProcessFunction",
     "FilterFunction",
     "FlatJoinFunction",
     "FlatMapFunction",
     "Function",
     "JoinFunction",
+    "KeyedCoProcessFunction",
     "KeyedProcessFunction",
     "KeyedStateStore",
     "KeySelector",

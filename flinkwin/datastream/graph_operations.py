@@ -100,8 +100,13 @@ class GraphOperations:
     co_group = coGroup
 
     def connect(self, ds: Any) -> Any:
-        """Refused: connected streams and co-functions are not supported (see the message)."""
-        raise UnsupportedOperationError(f"connect(): {TWO_INPUTS}")
+        """Flink's ``connect``: this stream and ``ds`` (of any type) as
+        :class:`~flinkwin.datastream.connected_streams.ConnectedStreams`, processed by one
+        co-function (``key_by(k1, k2).process(KeyedCoProcessFunction)``, ``map``,
+        ``flat_map``). A broadcast stream is refused."""
+        from flinkwin.datastream.connected_streams import ConnectedStreams
+
+        return ConnectedStreams(self, ds)
 
     def broadcast(self, *args: Any) -> Any:
         """Refused: broadcast streams are not supported (see the message)."""

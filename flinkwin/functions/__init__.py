@@ -15,6 +15,12 @@ from flinkwin.functions.base import (
     WindowFunction,
 )
 from flinkwin.functions.builtin import BuiltinAggregation, max_by, max_of, min_by, min_of, sum_of
+from flinkwin.functions.co import (
+    CoFlatMapFunction,
+    CoMapFunction,
+    CoProcessFunction,
+    KeyedCoProcessFunction,
+)
 from flinkwin.functions.join import CoGroupFunction, FlatJoinFunction, JoinFunction
 from flinkwin.functions.process import (
     KeyedProcessFunction,
@@ -36,7 +42,10 @@ __all__ = [
     "AllWindowFunction",
     "BuiltinAggregation",
     "CallableKeySelector",
+    "CoFlatMapFunction",
     "CoGroupFunction",
+    "CoMapFunction",
+    "CoProcessFunction",
     "FieldKeySelector",
     "Function",
     "FilterFunction",
@@ -44,6 +53,7 @@ __all__ = [
     "FlatMapFunction",
     "JoinFunction",
     "KeySelector",
+    "KeyedCoProcessFunction",
     "KeyedProcessFunction",
     "MapFunction",
     "ProcessFunction",

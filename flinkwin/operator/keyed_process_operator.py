@@ -65,13 +65,14 @@ def _is_side_output(out: Any) -> bool:
     return type(out) is tuple and len(out) == 2 and isinstance(out[0], OutputTag)
 
 
-def _check_function(function: Any) -> None:
+def _check_function(function: Any, methods: tuple[str, ...], kinds: str) -> None:
     if isinstance(function, type):
         raise TypeError(f"pass an instance of {function.__name__}, not the class")
-    if not callable(getattr(function, "process_element", None)):
+    if not all(callable(getattr(function, m, None)) for m in methods):
+        having = " and ".join(f"{m}(value, ctx)" for m in methods)
         raise TypeError(
-            "a process function must be a ProcessFunction or KeyedProcessFunction (an object "
-            f"with process_element(value, ctx)), got {type(function).__name__}"
+            f"a process function must be a {kinds} (an object with {having}), got "
+            f"{type(function).__name__}"
         )
 
 
@@ -79,11 +80,14 @@ class _Base(OrderedEmissions):
     """What both operators share: clocks, outputs, the function's lifecycle and emitting."""
 
     _KIND = ""
+    #: the methods the function must have, and what such a function is called in errors
+    _METHODS: tuple[str, ...] = ("process_element",)
+    _FUNCTIONS = "ProcessFunction or KeyedProcessFunction"
     #: set by each operator (its task name names the operator in errors)
     runtime_context: Any
 
     def __init__(self, function: Any, state_pickler: StatePickler | None) -> None:
-        _check_function(function)
+        _check_function(function, self._METHODS, self._FUNCTIONS)
         self.function = function
         #: Pickles and signs the user objects of snapshots (see flinkwin.operator.snapshots).
         self.state_pickler = state_pickler or StatePickler()
@@ -135,7 +139,9 @@ class _Base(OrderedEmissions):
         return states, event_timers, processing_timers
 
     def _where(self, method: str) -> str:
-        return f"{type(self.function).__name__}.{method}"
+        """``Class.method`` of the user call (an adapter of flinkwin's names the user's)."""
+        where = getattr(self.function, "_flinkwin_where", None)
+        return where(method) if where is not None else f"{type(self.function).__name__}.{method}"
 
     def _check_input(self, input_index: int) -> None:
         if input_index != 0:
@@ -209,12 +215,19 @@ class KeyedProcessOperator(UserFunctionLifecycle, _Base):
     def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
         """Process one element with event ``timestamp`` (None: the element has none)."""
         self._check_input(input_index)
+        record = value if self.atomic_elements else to_record(value)
+        self._process_record(record, timestamp, self.key_of, "process_element")
+
+    def _process_record(
+        self, record: Any, timestamp: int | None, key_of: Any, method: str
+    ) -> None:
+        """Make ``key_of(record)`` current and call the function's ``method`` with the record
+        and the element's context; emit its outputs with the element's timestamp."""
         if not self._opened:
             self.open()
-        record = value if self.atomic_elements else to_record(value)
         ts = None if timestamp is None else int(timestamp)
         try:
-            key = self.key_of(record)
+            key = key_of(record)
         except OPERATOR_ERRORS:
             raise
         except Exception as exc:
@@ -224,9 +237,8 @@ class KeyedProcessOperator(UserFunctionLifecycle, _Base):
         ctx.element_timestamp = ts
         ctx.active = True
         try:
-            result = self.function.process_element(record, ctx)
-            self._emit(result, self._where("process_element"), ts,
-                       MIN_LONG if ts is None else ts)
+            result = getattr(self.function, method)(record, ctx)
+            self._emit(result, self._where(method), ts, MIN_LONG if ts is None else ts)
         except OPERATOR_ERRORS:
             raise
         except Exception as exc:
@@ -325,6 +337,9 @@ class ProcessOperator(_Base):
     does (once for all the subtask's operators)."""
 
     _KIND = "non-keyed"
+    #: the function class that needs a key, and where it runs
+    _KEYED_ONLY: tuple[type, str] = (
+        KeyedProcessFunction, "a keyed stream (key_by(...).process(...))")
 
     def __init__(
         self,
@@ -334,10 +349,10 @@ class ProcessOperator(_Base):
         state_pickler: StatePickler | None = None,
         subtask: Subtask | None = None,
     ) -> None:
-        if isinstance(function, KeyedProcessFunction):
+        keyed_only, where = self._KEYED_ONLY
+        if isinstance(function, keyed_only):
             raise TypeError(
-                f"{type(function).__name__} is a KeyedProcessFunction: it runs on a keyed "
-                "stream (key_by(...).process(...))"
+                f"{type(function).__name__} is a {keyed_only.__name__}: it runs on {where}"
             )
         super().__init__(function, state_pickler)
         self.subtask = subtask
@@ -368,17 +383,20 @@ class ProcessOperator(_Base):
     def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
         """Process one element with event ``timestamp`` (None: the element has none)."""
         self._check_input(input_index)
+        self._process_record(to_record(value), timestamp, "process_element")
+
+    def _process_record(self, record: Any, timestamp: int | None, method: str) -> None:
+        """Call the function's ``method`` with the record and the element's context; emit its
+        outputs with the element's timestamp."""
         if not self._opened:
             self.open()
-        record = to_record(value)
         ts = None if timestamp is None else int(timestamp)
         ctx = self._context
         ctx.element_timestamp = ts
         ctx.active = True
         try:
-            result = self.function.process_element(record, ctx)
-            self._emit(result, self._where("process_element"), ts,
-                       MIN_LONG if ts is None else ts)
+            result = getattr(self.function, method)(record, ctx)
+            self._emit(result, self._where(method), ts, MIN_LONG if ts is None else ts)
         except OPERATOR_ERRORS:
             raise
         except Exception as exc:

@@ -295,11 +295,72 @@ def process_node(
     return PlanNode(node, output, {}, timers, () if key is None else (key,))
 
 
+# ---------------------------------------------------------------- co-process nodes
+@dataclass(frozen=True)
+class CoProcessBuilder:
+    """A connected streams' ``process`` node's operator: ``KeyedCoProcessOperator`` (with a
+    key per input) or ``CoProcessOperator``, running its own copy of the function."""
+
+    function: Any
+    keys: tuple[Any, Any] | None
+    atomic: tuple[bool, bool]
+    state_pickler: StatePickler
+    #: the declared key type (None: none declared)
+    key_type: Any = None
+
+    def subtask(self, task_info: TaskInfo) -> Subtask:
+        """The subtask's own copies of the function and the key selectors."""
+        function, keys = copy.deepcopy((self.function, self.keys))
+        return Subtask(function, keys, task_info)
+
+    def __call__(self, task_info: TaskInfo, subtask: Subtask | None = None) -> Any:
+        from flinkwin.operator.co_process_operator import (
+            CoProcessOperator,
+            KeyedCoProcessOperator,
+        )
+
+        function, keys = (
+            (copy.deepcopy(self.function), self.keys) if subtask is None
+            else (subtask.function, subtask.key_selector)
+        )
+        if keys is None:
+            return CoProcessOperator(function, task_info=task_info, atomic_elements=self.atomic,
+                                     state_pickler=self.state_pickler, subtask=subtask)
+        return KeyedCoProcessOperator(function, keys, task_info=task_info,
+                                      atomic_elements=self.atomic,
+                                      state_pickler=self.state_pickler, subtask=subtask,
+                                      key_type=self.key_type)
+
+
+def co_process_node(
+    function: Any, keys: tuple[Any, Any] | None, output_type: Any, plan: StreamPlan,
+    heads: Sequence[StreamRef], key_type: Any = None,
+) -> PlanNode:
+    """``connect(...).process(function)`` of ``heads`` (first, second) of ``plan``, keyed by
+    ``keys`` (one per input; None: not keyed) of the declared ``key_type``."""
+    output = declared_type(output_type, "process output_type")
+    first, second = (plan.type_of(h) for h in heads)
+    builder = CoProcessBuilder(
+        function, keys, (first.atomic or first.pickled, second.atomic or second.pickled),
+        stage_pickler(plan), key_type,
+    )
+    kind = "KeyedCoProcess" if keys is not None else "CoProcess"
+    builder(TaskInfo(kind, 0, 1, 1))  # fail at build time on an invalid function
+    label = getattr(function, "label", type(function).__name__)
+    node = NodeSpec(name=f"{kind}({label})", kind="operator",
+                    inputs=((heads[0], 0), (heads[1], 1)), build=builder,
+                    shape=output.shape(), two_input=True)
+    timers = NO_TIMERS if getattr(function, "streams_without_timers", False) else USER_TIMERS
+    return PlanNode(node, output, {}, timers, () if keys is None else keys)
+
+
 __all__ = [
+    "CoProcessBuilder",
     "IntervalJoinBuilder",
     "ProcessBuilder",
     "TaggedInputs",
     "WindowNodeBuilder",
+    "co_process_node",
     "interval_join_node",
     "process_node",
     "window_join_node",

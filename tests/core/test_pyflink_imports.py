@@ -123,8 +123,9 @@ REFUSED = [
      "slots and resources are Spark's"),
     ("from pyflink.common import RestartStrategies", "restarts are Spark's"),
     ("from pyflink.common import JobExecutionResult", "no job client"),
-    ("from pyflink.datastream import CoMapFunction", "interval join"),
-    ("from pyflink.datastream.functions import KeyedCoProcessFunction", "connect, broadcast"),
+    ("from pyflink.datastream import BroadcastProcessFunction", "interval join"),
+    ("from pyflink.datastream.functions import KeyedBroadcastProcessFunction",
+     "broadcast streams and broadcast state are not supported"),
     ("from pyflink.datastream import SourceFunction", "sources are Spark DataFrames"),
     ("from pyflink.datastream.functions import Partitioner", "partitioning is Spark's"),
 ]

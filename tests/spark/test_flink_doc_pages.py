@@ -39,7 +39,9 @@ from flinkwin.datastream import (
 from flinkwin.datastream.functions import (
     AggregateFunction,
     AllWindowFunction,
+    CoFlatMapFunction,
     CoGroupFunction,
+    CoMapFunction,
     JoinFunction,
     ProcessJoinFunction,
     WindowFunction,
@@ -692,8 +694,9 @@ def test_operators_overview_partitioning_chaining_and_refusals(spark: Any, capsy
     ``rebalance()``, ``rescale()`` return the stream and change no result (flinkwin's
     operators keep no per-instance state), as do ``start_new_chain()``, ``disable_chaining()``
     and ``slot_sharing_group("name")``; on a keyed stream partitioning is refused with Flink's
-    message; ``partition_custom``, ``broadcast()``, ``connect`` (CoMap, CoFlatMap) and
-    ``iterate`` are refused, each named."""
+    message; ``partition_custom``, ``broadcast()`` and ``iterate`` are refused, each named;
+    ``connect(...).map`` takes a ``CoMapFunction`` only, as PyFlink's (the page's CoMap and
+    CoFlatMap: ``test_operators_overview_connect_co_map_and_co_flat_map``)."""
     env = StreamExecutionEnvironment.get_execution_environment()
     data_stream = env.from_collection(collection=[(2, 'a'), (2, 'a'), (3, 'b')],
                                       type_info=Types.TUPLE([Types.INT(), Types.STRING()]))
@@ -713,10 +716,48 @@ def test_operators_overview_partitioning_chaining_and_refusals(spark: Any, capsy
         data_stream.partition_custom(lambda key, num_partition: key % partition, lambda x: x[0])
     with pytest.raises(UnsupportedOperationError, match=r"broadcast\(\)"):
         data_stream.broadcast()
-    with pytest.raises(UnsupportedOperationError, match=r"connect\(\)"):
-        data_stream.connect(data_stream)
+    with pytest.raises(TypeError, match="The input function must be a CoMapFunction!"):
+        data_stream.connect(data_stream).map(lambda x: x)
     with pytest.raises(UnsupportedOperationError, match=r"iterate\(\)"):
         data_stream.iterate()
+
+
+class MyCoMapFunction(CoMapFunction):
+    """Operators overview, Connect / CoMap, the Python tab."""
+
+    def map1(self, value):
+        return value[0] + 1
+
+    def map2(self, value):
+        return value[1]
+
+
+class MyCoFlatMapFunction(CoFlatMapFunction):
+    """Operators overview, CoFlatMap, the Python tab."""
+
+    def flat_map1(self, value):
+        for i in range(value[0]):  # noqa: UP028 (the page's code as written)
+            yield i
+
+    def flat_map2(self, value):
+        yield value[0] + 1
+
+
+def test_operators_overview_connect_co_map_and_co_flat_map(spark: Any) -> None:
+    """Operators overview, DataStream,DataStream -> ConnectedStream and ConnectedStream ->
+    DataStream: ``connect`` two streams (of different types here), ``map`` with a
+    ``CoMapFunction`` (one output per element of either input), ``flat_map`` with a
+    ``CoFlatMapFunction`` (any number)."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    stream_1 = env.from_collection(collection=[(1, 'a'), (2, 'b')],
+                                   type_info=Types.TUPLE([Types.INT(), Types.STRING()]))
+    stream_2 = env.from_collection(collection=[(3, 'c')],
+                                   type_info=Types.TUPLE([Types.INT(), Types.STRING()]))
+    connected_streams = stream_1.connect(stream_2)
+    mapped = connected_streams.map(MyCoMapFunction(), output_type=Types.PICKLED_BYTE_ARRAY())
+    assert sorted(mapped.execute_and_collect(), key=str) == [2, 3, 'c']
+    flat = connected_streams.flat_map(MyCoFlatMapFunction(), output_type=Types.INT())
+    assert sorted(flat.execute_and_collect()) == [0, 0, 1, 4]
 
 
 class CountWithProcessingTimeout(KeyedProcessFunction):

@@ -18,8 +18,9 @@ nor PyFlink can declare; they run on the window operator in
 Not ported: testWatermarkForwarding reifies watermarks with a custom ``AbstractStreamOperator``
 (``DataStream.transform``), which PyFlink's API does not have and flinkwin does not provide;
 the six CoProcessFunction / KeyedCoProcessFunction cases (testCoProcessFunctionSideOutput...,
-testLegacyKeyedCoProcessFunctionSideOutput..., testKeyedCoProcessFunctionSideOutput...) need
-``connect``, which flinkwin refuses (``flinkwin/unsupported.py``, ``TWO_INPUTS``).
+testLegacyKeyedCoProcessFunctionSideOutput..., testKeyedCoProcessFunctionSideOutput...) are
+not ported yet (``connect`` came later; its side outputs are tested in
+``tests/core/test_co_process_operator_flink.py`` and ``tests/spark/test_connected_streams.py``).
 """
 
 from __future__ import annotations
