@@ -6,7 +6,7 @@ operator that sees the elements of both (``a.connect(b)``), with PyFlink's API.
 then run with the keyed state and timers of each element's key, shared by the two inputs (the
 rules-and-events pattern, or enriching one stream with the latest element of another). Not
 keyed, ``process(CoProcessFunction)``, ``map`` and ``flat_map`` run without keyed state or
-timers, at parallelism 1 as a non-keyed ``process`` does. The operator's watermark is the
+timers, in one task as a non-keyed ``process`` does. The operator's watermark is the
 minimum of its inputs' (see :mod:`flinkwin.operator.co_process_operator`); the operator and
 the graph around it run as one stage (docs/architecture.md, "Stream graphs"). Broadcast state
 (``connect(broadcast_stream)``) is not supported.

@@ -24,6 +24,7 @@ from pyspark.sql.types import StructType
 from flinkwin.datastream.data_stream import DataStream
 from flinkwin.datastream.side_output_stream import SideOutputStream
 from flinkwin.datastream.stream_execution_environment import default_parallelism
+from flinkwin.operator.graph_chain import NON_KEYED_PROCESS
 from flinkwin.output_tag import OutputTag, request_side_output
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
@@ -335,10 +336,10 @@ class GraphResultStream(DataStream):
             self._parallelism = previous
             self._stages.clear()
             reason = stage.summary.get("distributed", "").removeprefix("no: ")
-            if reason == STATIC_INPUT:
-                # a bounded input: Flink runs the job at this parallelism, and a parallelism-1
-                # run's results are among the results it may give; refusing here would fail on
-                # a static DataFrame (from_collection, a test) a program that runs on a stream
+            if reason == STATIC_INPUT or reason.endswith(NON_KEYED_PROCESS):
+                # a bounded input, or a non-keyed process function: Flink runs the job at this
+                # parallelism, and a parallelism-1 run's results are among the results it may
+                # give; refusing here would fail a program Flink runs
                 warnings.warn(
                     f"flinkwin: setParallelism({parallelism}) on this stream graph "
                     f"({stage.summary.get('operators')}): it runs in one task ({reason}), "

@@ -68,6 +68,7 @@ from flinkwin.operator.graph import (
     upstream_sources,
 )
 from flinkwin.operator.graph_subtask import GraphSubtask
+from flinkwin.operator.keyed_process_operator import ProcessOperator
 from flinkwin.operator.runtime_context import TaskInfo
 from flinkwin.output_tag import OutputTag
 from flinkwin.time import MAX_LONG, MIN_LONG
@@ -381,10 +382,18 @@ def single_task_reason(plan: GraphPlan) -> str | None:
     return None
 
 
+#: why a non-keyed process function runs in one task (Flink runs it at any parallelism)
+NON_KEYED_PROCESS = (
+    "flinkwin runs a non-keyed process or co-process function in one task, where Flink may "
+    "run several instances of it; it holds no keyed state, so the results are those of a "
+    "parallelism-1 run, one of the runs Flink may give"
+)
+
+
 def non_parallel_reason(plan: GraphPlan, only: int | None = None) -> str | None:
-    """The operator of ``plan`` (or node ``only``) that Flink itself runs at parallelism 1
-    only (a non-keyed ``process``, ``window_all``: Flink refuses ``setParallelism(n > 1)``
-    on it), if any."""
+    """The operator of ``plan`` (or node ``only``) that runs at parallelism 1 only, if any:
+    ``window_all`` (Flink refuses ``setParallelism(n > 1)`` on it), or a non-keyed
+    ``process``/co-process function (:data:`NON_KEYED_PROCESS`)."""
     info = TaskInfo("check", 0, 1, 1)
     for j in keyed_nodes(plan) if only is None else (only,):
         node = plan.nodes[j]
@@ -392,6 +401,8 @@ def non_parallel_reason(plan: GraphPlan, only: int | None = None) -> str | None:
         keyed = getattr(op, "input_key", None) is not None or getattr(
             op, "key_selector", None) is not None
         if not keyed:
+            if isinstance(op, ProcessOperator):
+                return f"{node.name} is not keyed: {NON_KEYED_PROCESS}"
             return f"{node.name} is not keyed: it runs with parallelism 1, as in Flink"
     return None
 
@@ -405,6 +416,7 @@ __all__ = [
     "BEFORE",
     "BETWEEN",
     "ELEMENT",
+    "NON_KEYED_PROCESS",
     "SOURCES",
     "ChainStep",
     "Emission",

@@ -49,6 +49,7 @@ from flinkwin.operator.graph import (
 from flinkwin.operator.graph_chain import (
     BEFORE,
     ELEMENT,
+    NON_KEYED_PROCESS,
     ChainStep,
     Emission,
     canonical_key,
@@ -558,9 +559,7 @@ def test_the_rules_that_keep_a_graph_on_one_task_name_the_cause() -> None:
 
     unkeyed = GraphPlan((source(0),), (NodeSpec("spy", OPERATOR, ((("source", 0), 0),),
                                                 build=spy),), ("node", 0))
-    assert single_task_reason(unkeyed) == (
-        "spy is not keyed: it runs with parallelism 1, as in Flink"
-    )
+    assert single_task_reason(unkeyed) == f"spy is not keyed: {NON_KEYED_PROCESS}"
 
 
 def test_a_key_groups_own_source_clocks_give_the_minimum_watermark_and_survive_a_restart() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from flinkwin import (
     Duration,
     KeyedCoProcessFunction,
     KeyedProcessFunction,
+    OneTaskGraphWarning,
     OutputTag,
     Types,
     ValueStateDescriptor,
@@ -150,3 +152,29 @@ def test_a_keyed_co_process_function_on_non_keyed_connected_streams_is_refused(
     events = DataStream(spark.createDataFrame([("a", 1, 0)], EVENTS))
     with pytest.raises(TypeError, match="runs on keyed connected streams"):
         events.connect(events).process(Gate(), OUT)
+
+
+def test_a_non_keyed_co_map_at_parallelism_2_runs_in_one_task_with_a_warning(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Flink runs a non-keyed co-function at any parallelism; flinkwin runs it in one task
+    (it holds no keyed state: a parallelism-1 run's results, one of Flink's) and says so,
+    instead of refusing the program."""
+    write_batches(tmp_path / "events", ELEMENTS)
+    write_batches(tmp_path / "names", [[{"id": 7, "name": "x", "ts": 1}],
+                                       [{"id": 8, "name": "skip", "ts": 2}]])
+    events = _stream(spark, tmp_path / "events", EVENTS)
+    names = _stream(spark, tmp_path / "names", "id long, name string, ts long")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = events.connect(names).map(Describe(), output_type=Types.STRING()) \
+            .set_parallelism(2)
+    [warning] = [w for w in caught if issubclass(w.category, OneTaskGraphWarning)]
+    assert "is not keyed: flinkwin runs a non-keyed process or co-process function in one " \
+        "task" in str(warning.message)
+    sink = MemorySink("co_map_p2")
+    query = result.start(main=sink, checkpoint_location=str(tmp_path / "cp"),
+                         trigger={"availableNow": True})
+    query.awaitTermination()
+    assert sorted(r[0] for r in sink.rows()) == [
+        "event a=3", "event a=5", "event b=2", "name 7:x"]

@@ -16,11 +16,7 @@ nor PyFlink can declare; they run on the window operator in
 ``tests/core/test_side_output_itcase_flink.py``.
 
 Not ported: testWatermarkForwarding reifies watermarks with a custom ``AbstractStreamOperator``
-(``DataStream.transform``), which PyFlink's API does not have and flinkwin does not provide;
-the six CoProcessFunction / KeyedCoProcessFunction cases (testCoProcessFunctionSideOutput...,
-testLegacyKeyedCoProcessFunctionSideOutput..., testKeyedCoProcessFunctionSideOutput...) are
-not ported yet (``connect`` came later; its side outputs are tested in
-``tests/core/test_co_process_operator_flink.py`` and ``tests/spark/test_connected_streams.py``).
+(``DataStream.transform``), which PyFlink's API does not have and flinkwin does not provide.
 """
 
 from __future__ import annotations
@@ -31,6 +27,8 @@ from typing import Any
 import pytest
 
 from flinkwin import (
+    CoProcessFunction,
+    KeyedCoProcessFunction,
     KeyedProcessFunction,
     KeySelector,
     OneTaskGraphWarning,
@@ -247,3 +245,114 @@ def test_union_of_two_side_outputs(env: StreamExecutionEnvironment) -> None:
         "evens_u_evens": [2, 2, 4, 4],
         "odds_u_evens_external": [1, 2, 3, 4],
     }
+
+
+# ------------------------------------------------ connected streams (co-process functions)
+class SplitByInput(CoProcessFunction):
+    """The ITCase's co-process functions: input 1's values below ``bound`` and input 2's from
+    ``bound`` on pass, each also to a side output as ``"sideout<input>-"`` (with
+    ``ctx.getCurrentKey() + "-"`` when ``with_key``) + value."""
+
+    def __init__(self, bound: int, tags: tuple[OutputTag, OutputTag], with_key: bool) -> None:
+        self.bound, self.tags, self.with_key = bound, tags, with_key
+
+    def _pass(self, value: int, ctx: Any, channel: int) -> Iterator[int]:
+        yield value
+        key = f"{ctx.get_current_key()}-" if self.with_key else ""
+        ctx.output(self.tags[channel - 1], f"sideout{channel}-{key}{value}")
+
+    def process_element1(self, value: int, ctx: Any) -> Iterator[int]:
+        if value < self.bound:
+            yield from self._pass(value, ctx, 1)
+
+    def process_element2(self, value: int, ctx: Any) -> Iterator[int]:
+        if value >= self.bound:
+            yield from self._pass(value, ctx, 2)
+
+
+class KeyedSplitByInput(KeyedCoProcessFunction):
+    """:class:`SplitByInput` as a ``KeyedCoProcessFunction`` (with the key in its outputs)."""
+
+    def __init__(self, bound: int, tags: tuple[OutputTag, OutputTag]) -> None:
+        self.split = SplitByInput(bound, tags, with_key=True)
+
+    def process_element1(self, value: int, ctx: Any) -> Iterator[int]:
+        return self.split.process_element1(value, ctx)
+
+    def process_element2(self, value: int, ctx: Any) -> Iterator[int]:
+        return self.split.process_element2(value, ctx)
+
+
+def _co_process(env: StreamExecutionEnvironment, function: Any, keyed: bool,
+                tags: tuple[OutputTag, ...]) -> tuple[list[Any], ...]:
+    """``ds1.connect(ds2)`` (``ds1.keyBy(i -> i).connect(ds2.keyBy(i -> i))`` when ``keyed``)
+    ``.process(function)``; the sorted results of each side output's sink and of the main."""
+    ds1, ds2 = source(env), source(env)
+    if keyed:
+        ds1, ds2 = ds1.key_by(lambda i: i), ds2.key_by(lambda i: i)
+    stream = ds1.connect(ds2).process(function, output_type=Types.INT())
+    sinks = [ListSink() for _ in tags]
+    for tag, sink in zip(tags, sinks):
+        stream.get_side_output(tag).add_sink(sink)
+    result = ListSink()
+    stream.add_sink(result)
+    return (*(sink.sorted_result() for sink in sinks), result.sorted_result())
+
+
+def test_co_process_function_side_output(env: StreamExecutionEnvironment) -> None:
+    """Flink: SideOutputITCase#testCoProcessFunctionSideOutput"""
+    tag = OutputTag("side", Types.STRING())
+    side, result = _co_process(env, SplitByInput(3, (tag, tag), False), False, (tag,))
+    assert side == ["sideout1-1", "sideout1-2", "sideout2-3", "sideout2-4", "sideout2-5"]
+    assert result == [1, 2, 3, 4, 5]
+
+
+def test_co_process_function_side_output_with_multiple_consumers(
+    env: StreamExecutionEnvironment,
+) -> None:
+    """Flink: SideOutputITCase#testCoProcessFunctionSideOutputWithMultipleConsumers"""
+    tags = OutputTag("side1", Types.STRING()), OutputTag("side2", Types.STRING())
+    side1, side2, result = _co_process(env, SplitByInput(4, tags, False), False, tags)
+    assert side1 == ["sideout1-1", "sideout1-2", "sideout1-3"]
+    assert side2 == ["sideout2-4", "sideout2-5"]
+    assert result == [1, 2, 3, 4, 5]
+
+
+def test_legacy_keyed_co_process_function_side_output(env: StreamExecutionEnvironment) -> None:
+    """Flink: SideOutputITCase#testLegacyKeyedCoProcessFunctionSideOutput (a
+    ``CoProcessFunction`` on keyed connected streams)"""
+    tag = OutputTag("side", Types.STRING())
+    side, result = _co_process(env, SplitByInput(3, (tag, tag), False), True, (tag,))
+    assert side == ["sideout1-1", "sideout1-2", "sideout2-3", "sideout2-4", "sideout2-5"]
+    assert result == [1, 2, 3, 4, 5]
+
+
+def test_keyed_co_process_function_side_output(env: StreamExecutionEnvironment) -> None:
+    """Flink: SideOutputITCase#testKeyedCoProcessFunctionSideOutput"""
+    tag = OutputTag("side", Types.STRING())
+    side, result = _co_process(env, KeyedSplitByInput(3, (tag, tag)), True, (tag,))
+    assert side == ["sideout1-1-1", "sideout1-2-2", "sideout2-3-3", "sideout2-4-4",
+                    "sideout2-5-5"]
+    assert result == [1, 2, 3, 4, 5]
+
+
+def test_legacy_keyed_co_process_function_side_output_with_multiple_consumers(
+    env: StreamExecutionEnvironment,
+) -> None:
+    """Flink: SideOutputITCase#testLegacyKeyedCoProcessFunctionSideOutputWithMultipleConsumers"""
+    tags = OutputTag("side1", Types.STRING()), OutputTag("side2", Types.STRING())
+    side1, side2, result = _co_process(env, SplitByInput(4, tags, False), True, tags)
+    assert side1 == ["sideout1-1", "sideout1-2", "sideout1-3"]
+    assert side2 == ["sideout2-4", "sideout2-5"]
+    assert result == [1, 2, 3, 4, 5]
+
+
+def test_keyed_co_process_function_side_output_with_multiple_consumers(
+    env: StreamExecutionEnvironment,
+) -> None:
+    """Flink: SideOutputITCase#testKeyedCoProcessFunctionSideOutputWithMultipleConsumers"""
+    tags = OutputTag("side1", Types.STRING()), OutputTag("side2", Types.STRING())
+    side1, side2, result = _co_process(env, KeyedSplitByInput(4, tags), True, tags)
+    assert side1 == ["sideout1-1-1", "sideout1-2-2", "sideout1-3-3"]
+    assert side2 == ["sideout2-4-4", "sideout2-5-5"]
+    assert result == [1, 2, 3, 4, 5]
