@@ -108,11 +108,20 @@ class Node:
         raise NotImplementedError
 
 
+#: the clock of a source whose watermark Spark computes (a map/filter right after its
+#: ``assign_timestamps_and_watermarks`` runs before the graph stage): Spark's minimum over all
+#: the query's sources (docs/spark-semantics.md, "What is not like Flink": "Such a source's
+#: watermark is Spark's minimum over all the query's sources")
+SPARK = "*spark*"
+
+
 class Leaf(Node):
-    def __init__(self, name: str) -> None:
+    """A source as an operator reads it: its clock is its own watermark, or Spark's."""
+
+    def __init__(self, name: str, spark: bool) -> None:
         super().__init__([])
         self.name = name
-        self.sources = {name}
+        self.sources = {SPARK if spark else name}
 
     def receive(self, port: int, row: Row, ts: int) -> None:
         self.out(row, ts)
@@ -294,8 +303,11 @@ def supported(spec: Spec, sources: dict[str, Any]) -> str | None:
     to an operator reading two or more sources: one source's valve gives its own watermark,
     idle or not (``StatusWatermarkValve``)."""
     idle = {name for name, s in sources.items() if s.idle}
-    for node in Run(spec).order:
-        if len(node.sources) > 1 and node.sources & idle:
+    run = Run(spec)
+    used = {leaf.name for leaf in run.leaves}
+    for node in run.order:
+        read = (node.sources - {SPARK}) | (used if SPARK in node.sources else set())
+        if len(read) > 1 and read & idle:
             return "with_idleness on a source of a multi-source operator"
     return None
 
@@ -315,13 +327,15 @@ class Run:
             return None
         return lambda row: self.sides[tag][self.place].update([row])
 
-    def build(self, spec: Spec) -> Node:
+    def build(self, spec: Spec, spark: bool = False) -> Node:
         kind = spec[0]
         if kind == "source":
-            node: Node = Leaf(spec[1])
+            node: Node = Leaf(spec[1], spark)
             self.leaves.append(node)
             return node
-        if kind in ("union", "map", "filter"):
+        if kind in ("map", "filter") and spec[1][0] == "source":
+            node = Pass(kind, [self.build(spec[1], spark=True)])
+        elif kind in ("union", "map", "filter"):
             node = Pass(kind, [self.build(s) for s in spec[1:]])
         elif kind == "window":
             _, up, key, assigner, lateness, late = spec
@@ -369,8 +383,10 @@ def run(spec: Spec, files: dict[str, list[list[Row]]], delays: dict[str, int]
     highest: dict[str, int | None] = {s: None for s in files}
     for i in range(n + 1):
         r.place = i
-        r.watermarks({s: MIN_LONG if h is None else h - delays[s] - 1
-                      for s, h in highest.items()})
+        wms = {s: MIN_LONG if h is None else h - delays[s] - 1 for s, h in highest.items()}
+        used = {leaf.name for leaf in r.leaves}
+        wms[SPARK] = min(wms[s] for s in used)  # Spark's 0 before every source had data: MIN
+        r.watermarks(wms)
         if i == n:
             break
         r.elements({s: f[i] for s, f in files.items()})
