@@ -122,6 +122,7 @@ class Leaf(Node):
         super().__init__([])
         self.name = name
         self.sources = {SPARK if spark else name}
+        self.filtered = False  # a filter before the stage (its rows never reach the stage)
 
     def receive(self, port: int, row: Row, ts: int) -> None:
         self.out(row, ts)
@@ -335,6 +336,7 @@ class Run:
             return node
         if kind in ("map", "filter") and spec[1][0] == "source":
             node = Pass(kind, [self.build(spec[1], spark=True)])
+            node.children[0].filtered = kind == "filter"  # type: ignore[attr-defined]
         elif kind in ("union", "map", "filter"):
             node = Pass(kind, [self.build(s) for s in spec[1:]])
         elif kind == "window":
@@ -366,6 +368,11 @@ class Run:
             if wm > node.wm:
                 node.advance(wm)
 
+    def reaching(self, files: dict[str, list[Row]]) -> bool:
+        """Whether any of ``files``' rows reaches the stage (past a map/filter before it)."""
+        return any(not leaf.filtered or row[1] % 3 != 0
+                   for leaf in self.leaves for row in files[leaf.name])
+
     def elements(self, files: dict[str, list[Row]]) -> None:
         names = list(dict.fromkeys(leaf.name for leaf in self.leaves))
         for name in names:
@@ -377,21 +384,37 @@ class Run:
 
 def run(spec: Spec, files: dict[str, list[list[Row]]], delays: dict[str, int]
         ) -> tuple[PerFile, dict[str, PerFile]]:
-    """Main and side outputs per input file index (``n_files``: the step after the last)."""
+    """Main and side outputs per input file index (``n_files``: the step after the last).
+
+    Where a source has Spark's watermark in a graph of two or more sources, Spark's watermark
+    is that minimum (no wake-up clock), and the stage runs only when Spark calls it
+    (docs/spark-semantics.md, "When the stage runs"): in a micro-batch that brings it rows,
+    or when Spark's watermark passes its timeout (``max(earliest timer - 1, watermark)``, set
+    after each call); Spark runs the batch without data after the last file only when its
+    watermark moved. Otherwise every step runs (the wake-up clock, or one source)."""
     r = Run(spec)
     n = len(next(iter(files.values())))
+    used = {leaf.name for leaf in r.leaves}
+    gated = len(used) > 1 and any(SPARK in leaf.sources for leaf in r.leaves)
     highest: dict[str, int | None] = {s: None for s in files}
+    spark_before, timeout = MIN_LONG, None
     for i in range(n + 1):
         r.place = i
         wms = {s: MIN_LONG if h is None else h - delays[s] - 1 for s, h in highest.items()}
-        used = {leaf.name for leaf in r.leaves}
         wms[SPARK] = min(wms[s] for s in used)  # Spark's 0 before every source had data: MIN
-        r.watermarks(wms)
-        if i == n:
-            break
-        r.elements({s: f[i] for s, f in files.items()})
-        for s, f in files.items():
-            for row in f[i]:
+        batch = {s: f[i] if i < n else [] for s, f in files.items()}
+        if gated:
+            ran = i < n or wms[SPARK] > spark_before
+            called = ran and (r.reaching(batch) or (timeout is not None
+                                                     and timeout < wms[SPARK]))
+            spark_before = wms[SPARK]
+        if not gated or called:
+            r.watermarks(wms)
+            r.elements(batch)
+            timers = [t[0] for node in r.order for t in node.timers]
+            timeout = max(min(timers) - 1, wms[SPARK]) if timers else None
+        for s, rows in batch.items():  # filtered rows too: Spark's watermark saw them
+            for row in rows:
                 highest[s] = row[2] if highest[s] is None else max(highest[s], row[2])
     main = {p: c for p, c in r.main.items() if c}
     sides = {t: {p: c for p, c in per.items() if c} for t, per in r.sides.items()}
