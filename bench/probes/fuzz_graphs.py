@@ -89,6 +89,8 @@ Outputs = dict[Place, Counter[tuple[Any, ...]]]
 #: ``--edges``: draw most timestamps on or next to a multiple of 500 ms, where windows end and
 #: watermarks (delays and lateness are multiples of 500) reach them
 EDGES = False
+#: ``--offsets``: tumbling and sliding windows with offsets (other draws)
+OFFSETS = False
 
 
 # ------------------------------------------------------------------------------ the draw
@@ -274,13 +276,17 @@ class Grammar:
 
     def assigner(self) -> tuple[Any, str, Spec]:
         r = self.rng.random()
+        if r < 0.7:  # --offsets: multiples of 500, as the timestamps of --edges
+            offset = self.rng.choice([0, 0, 500, -1500]) if OFFSETS else 0
+            at = f" offset {offset}" if offset else ""
         if r < 0.4:
             size = self.rng.choice([2000, 5000])
-            return (TumblingEventTimeWindows.of(Time.milliseconds(size)), f"tumbling {size}",
-                    ("tumbling", size))
+            return (TumblingEventTimeWindows.of(Time.milliseconds(size), Time.milliseconds(offset)),
+                    f"tumbling {size}{at}", ("tumbling", size, offset))
         if r < 0.7:
-            return (SlidingEventTimeWindows.of(Time.milliseconds(4000), Time.milliseconds(2000)),
-                    "sliding 4000/2000", ("sliding", 4000, 2000))
+            return (SlidingEventTimeWindows.of(Time.milliseconds(4000), Time.milliseconds(2000),
+                                               Time.milliseconds(offset)),
+                    f"sliding 4000/2000{at}", ("sliding", 4000, 2000, offset))
         gap = self.rng.choice([1000, 3000])
         return (EventTimeSessionWindows.with_gap(Time.milliseconds(gap)), f"session {gap}",
                 ("session", gap))
@@ -541,10 +547,12 @@ def main() -> None:
                              "the oracle again without Spark: --replay")
     parser.add_argument("--edges", action="store_true",
                         help="timestamps on the edges of windows and watermarks (other draws)")
+    parser.add_argument("--offsets", action="store_true",
+                        help="tumbling and sliding windows with offsets (other draws)")
     parser.add_argument("--replay", type=Path, help="compare the oracle with --record's files")
     args = parser.parse_args()
-    global EDGES
-    EDGES = args.edges
+    global EDGES, OFFSETS
+    EDGES, OFFSETS = args.edges, args.offsets
     if args.replay:
         replay(args.replay, seeds(args.seeds))
         return

@@ -25,7 +25,7 @@ Flink's rules it follows:
   else registers ``maxTimestamp``; ``onEventTime`` fires iff ``time == maxTimestamp``;
   ``onMerge`` registers the merged window's ``maxTimestamp`` when it is after the watermark;
   ``clear`` deletes it. Results carry ``window.maxTimestamp()`` (``TimestampedCollector``).
-- Assigners: ``TimeWindow.getWindowStartWithOffset`` (offset 0), sliding windows from the last
+- Assigners: ``TimeWindow.getWindowStartWithOffset``, sliding windows from the last
   start down while ``start > ts - size``, sessions ``[ts, ts + gap)`` merged by
   ``TimeWindow.mergeWindows`` (``intersects``: ``start <= other.end && end >= other.start``,
   so touching sessions merge). ``MergingWindowSet.addWindow``: a new window inside an
@@ -69,6 +69,14 @@ def key_of(selector: str, row: Row) -> str:
     if selector == "coarse":
         return "ab" if row[0][:1] in ("a", "b", "A", "B") else "cd"
     return row[0]
+
+
+def window_start(ts: int, offset: int, size: int) -> int:
+    """``TimeWindow.getWindowStartWithOffset``: ``ts - (ts - offset + size) % size``, with
+    Java's remainder (the sign of the dividend)."""
+    dividend = ts - offset + size
+    remainder = abs(dividend) % size * (1 if dividend >= 0 else -1)
+    return ts - remainder
 
 
 class Node:
@@ -155,12 +163,12 @@ class Window(Node):
     def assign(self, ts: int) -> list[tuple[int, int]]:
         kind = self.assigner[0]
         if kind == "tumbling":
-            size = self.assigner[1]
-            start = ts - (ts + size) % size
+            size, offset = self.assigner[1], self.assigner[2]
+            start = window_start(ts, offset, size)
             return [(start, start + size)]
         if kind == "sliding":
-            size, slide = self.assigner[1], self.assigner[2]
-            out, start = [], ts - (ts + slide) % slide
+            size, slide, offset = self.assigner[1], self.assigner[2], self.assigner[3]
+            out, start = [], window_start(ts, offset, slide)
             while start > ts - size:
                 out.append((start, start + size))
                 start -= slide
