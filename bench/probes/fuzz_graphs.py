@@ -29,7 +29,17 @@ late side output, keyed by the column, by a function, or re-keyed coarser), a wi
 output); operators nest up to depth 2, with ``map``/``filter`` between them. Every operator
 outputs rows ``k, v, ts`` (ts: the result's timestamp), so any can feed any.
 
+``--oracle`` also compares ``one/full`` (so every variant) with ``graph_oracle``, a reference
+model of Flink written from Flink's sources that shares no code with flinkwin, file by file;
+``--oracle-only`` runs only ``one/full`` and the oracle (cheaper). Seeds whose graph the oracle
+does not model (``graph_oracle.supported``) are counted as skipped. ``--edges`` draws most
+timestamps on window and watermark edges, ``--offsets`` windows with offsets (both change the
+draws); ``--record DIR`` keeps ``one/full``'s outputs, which ``--replay DIR`` compares with the
+oracle again without Spark (after a change to the oracle).
+
     PYTHONPATH=$PWD .venv/bin/python bench/probes/fuzz_graphs.py --seeds 0-19 [--verbose]
+    PYTHONPATH=$PWD .venv/bin/python bench/probes/fuzz_graphs.py --seeds 0-99 --oracle-only \
+        --edges --offsets --record /tmp/rec
 """
 
 from __future__ import annotations
