@@ -29,7 +29,17 @@ late side output, keyed by the column, by a function, or re-keyed coarser), a wi
 output); operators nest up to depth 2, with ``map``/``filter`` between them. Every operator
 outputs rows ``k, v, ts`` (ts: the result's timestamp), so any can feed any.
 
+``--oracle`` also compares ``one/full`` (so every variant) with ``graph_oracle``, a reference
+model of Flink written from Flink's sources that shares no code with flinkwin, file by file;
+``--oracle-only`` runs only ``one/full`` and the oracle (cheaper). Seeds whose graph the oracle
+does not model (``graph_oracle.supported``) are counted as skipped. ``--edges`` draws most
+timestamps on window and watermark edges, ``--offsets`` windows with offsets (both change the
+draws); ``--record DIR`` keeps ``one/full``'s outputs, which ``--replay DIR`` compares with the
+oracle again without Spark (after a change to the oracle).
+
     PYTHONPATH=$PWD .venv/bin/python bench/probes/fuzz_graphs.py --seeds 0-19 [--verbose]
+    PYTHONPATH=$PWD .venv/bin/python bench/probes/fuzz_graphs.py --seeds 0-99 --oracle-only \
+        --edges --offsets --record /tmp/rec
 """
 
 from __future__ import annotations
@@ -57,6 +67,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(HERE), str(TESTS / "spark"), os.environ.get("PYTHONPATH", "")])
 
 import fuzz_graph_functions as fn  # noqa: E402
+import graph_oracle  # noqa: E402
 from batch_files import write_batches  # noqa: E402
 from conftest import _create_session as session  # noqa: E402
 
@@ -82,7 +93,14 @@ KEYS = ["a", "b", "c", "d"]
 #: every window size. Descriptions show times relative to it
 T0 = 1_000_000
 Place = int
+Spec = tuple[Any, ...]
+Built = tuple[Any, str, Spec]  # a builder over the sources, its description, its spec
 Outputs = dict[Place, Counter[tuple[Any, ...]]]
+#: ``--edges``: draw most timestamps on or next to a multiple of 500 ms, where windows end and
+#: watermarks (delays and lateness are multiples of 500) reach them
+EDGES = False
+#: ``--offsets``: tumbling and sliding windows with offsets (other draws)
+OFFSETS = False
 
 
 # ------------------------------------------------------------------------------ the draw
@@ -104,6 +122,7 @@ class Draw:
     build: Any
     tags: list[OutputTag] = field(default_factory=list)
     cut: int = 1
+    spec: Any = None  # the same program as data, for graph_oracle
 
 
 def draw_files(rng: random.Random, n_files: int, serial: list[int]) -> list[list[dict]]:
@@ -119,6 +138,8 @@ def draw_files(rng: random.Random, n_files: int, serial: list[int]) -> list[list
                 ts = rng.randint(0, max(0, i * 2500 - 2000))  # behind: late, or within lateness
             else:
                 ts = i * 2500 + rng.randint(-1500, 3000)
+            if EDGES and rng.random() < 0.6:  # on a window's, lateness's or delay's edge
+                ts = round(ts / 500) * 500 + rng.choice([-1, 0, 0, 1])
             ts = max(ts, 0)
             seen.append(ts)
             serial[0] += 1
@@ -143,16 +164,17 @@ class Grammar:
         self.tags.append(t)
         return t
 
-    def between(self, build: Any, desc: str) -> tuple[Any, str]:
+    def between(self, build: Any, desc: str, spec: Spec) -> Built:
         """Maybe a map or a filter after ``build``."""
         r = self.rng.random()
         if r < 0.15:
-            return (lambda s: build(s).map(fn.double_v, output_type=ROW)), f"map({desc})"
+            return ((lambda s: build(s).map(fn.double_v, output_type=ROW)), f"map({desc})",
+                    ("map", spec))
         if r < 0.3:
-            return (lambda s: build(s).filter(fn.not_div3)), f"filter({desc})"
-        return build, desc
+            return (lambda s: build(s).filter(fn.not_div3)), f"filter({desc})", ("filter", spec)
+        return build, desc, spec
 
-    def leaf(self) -> tuple[Any, str]:
+    def leaf(self) -> Built:
         """A source, or a union of two (of one type: a map goes after the union)."""
         free = [s.name for s in self.sources if s.name not in self.used] or [
             s.name for s in self.sources]
@@ -162,25 +184,27 @@ class Grammar:
         if others and self.rng.random() < 0.3:
             other = self.rng.choice(others)
             self.used.add(other)
-            return self.between(lambda s: s[name].union(s[other]), f"union({name}, {other})")
-        return self.between(lambda s: s[name], name)
+            return self.between(lambda s: s[name].union(s[other]), f"union({name}, {other})",
+                                ("union", ("source", name), ("source", other)))
+        return self.between(lambda s: s[name], name, ("source", name))
 
-    def node(self, depth: int) -> tuple[Any, str]:
+    def node(self, depth: int) -> Built:
         if depth == 0 or self.rng.random() < 0.35:
             return self.leaf()
         return self.between(*self.operator(depth))
 
-    def operator(self, depth: int) -> tuple[Any, str]:
+    def operator(self, depth: int) -> Built:
         kind = self.rng.choice(["window", "window", "join", "cogroup", "interval", "process"])
         if kind in ("window", "process"):
-            up, d = self.node(depth - 1)
+            up, d, us = self.node(depth - 1)
             key, kd = self.key()
             if kind == "process":
                 delay = self.rng.choice([0, 1000, 2500])
                 behind = self.tag("behind")
                 return (lambda s: key(up(s)).process(fn.Totals(delay, behind), ROW),
-                        f"process({kd}({d}), timer +{delay}, behind->{behind.tag_id})")
-            assigner, ad = self.assigner()
+                        f"process({kd}({d}), timer +{delay}, behind->{behind.tag_id})",
+                        ("process", us, kd[4:-1], delay, behind.tag_id))
+            assigner, ad, a_spec = self.assigner()
             lateness = self.rng.choice([0, 0, 2000, 5000])
             late = self.tag("late") if self.rng.random() < 0.6 else None
             agg = self.rng.random() < 0.5
@@ -196,9 +220,10 @@ class Grammar:
                 return w.process(fn.KeyWindowSum(), output_type=ROW)
             late_d = f", late->{late.tag_id}" if late else ""
             return window, (f"window({kd}({d}), {ad}, lateness {lateness}{late_d}"
-                            f"{', aggregate' if agg else ''})")
-        left, ld = self.node(depth - 1)
-        right, rd = self.node(depth - 1)
+                            f"{', aggregate' if agg else ''})"), (
+                "window", us, kd[4:-1], a_spec, lateness, late.tag_id if late else None)
+        left, ld, ls = self.node(depth - 1)
+        right, rd, rs = self.node(depth - 1)
         if kind == "interval":
             lkey, lkd = self.key()
             rkey, rkd = self.key(same_as=lkd[4:-1])
@@ -219,9 +244,11 @@ class Grammar:
                 return (j.side_output_left_late_data(ltag).side_output_right_late_data(rtag)
                         .process(fn.PairJoin(), output_type=ROW))
             bounds = f"{'(' if lo_ex else '['}{lo}, {hi}{')' if hi_ex else ']'}"
-            return interval, f"interval_join({lkd}({ld}), {rkd}({rd}), {bounds})"
+            return interval, f"interval_join({lkd}({ld}), {rkd}({rd}), {bounds})", (
+                "interval", ls, rs, lkd[4:-1], rkd[4:-1], lo, hi, lo_ex, hi_ex, ltag.tag_id,
+                rtag.tag_id)
         where, wd = self.selector()
-        assigner, ad = self.assigner()
+        assigner, ad, a_spec = self.assigner()
         lateness = self.rng.choice([0, 0, 2000])
         late = self.tag("late", collected=False) if self.rng.random() < 0.4 else None
 
@@ -234,7 +261,8 @@ class Grammar:
                 w = w.side_output_late_data(late)
             return w.apply(fn.join_pair if kind == "join" else fn.CoSum(), output_type=ROW)
         late_d = f", late->{late.tag_id}" if late else ""
-        return two, f"{kind}({ld}, {rd}, by {wd}, {ad}, lateness {lateness}{late_d})"
+        return two, f"{kind}({ld}, {rd}, by {wd}, {ad}, lateness {lateness}{late_d})", (
+            kind, ls, rs, wd, a_spec, lateness)
 
     def selector(self) -> tuple[tuple[Any, ...], str]:
         r = self.rng.random()
@@ -256,16 +284,22 @@ class Grammar:
             name = self.rng.choice(list(choices))
         return choices[name], f"key[{name}]"
 
-    def assigner(self) -> tuple[Any, str]:
+    def assigner(self) -> tuple[Any, str, Spec]:
         r = self.rng.random()
+        if r < 0.7:  # --offsets: multiples of 500, as the timestamps of --edges
+            offset = self.rng.choice([0, 0, 500, -1500]) if OFFSETS else 0
+            at = f" offset {offset}" if offset else ""
         if r < 0.4:
             size = self.rng.choice([2000, 5000])
-            return TumblingEventTimeWindows.of(Time.milliseconds(size)), f"tumbling {size}"
+            return (TumblingEventTimeWindows.of(Time.milliseconds(size), Time.milliseconds(offset)),
+                    f"tumbling {size}{at}", ("tumbling", size, offset))
         if r < 0.7:
-            return (SlidingEventTimeWindows.of(Time.milliseconds(4000), Time.milliseconds(2000)),
-                    "sliding 4000/2000")
+            return (SlidingEventTimeWindows.of(Time.milliseconds(4000), Time.milliseconds(2000),
+                                               Time.milliseconds(offset)),
+                    f"sliding 4000/2000{at}", ("sliding", 4000, 2000, offset))
         gap = self.rng.choice([1000, 3000])
-        return EventTimeSessionWindows.with_gap(Time.milliseconds(gap)), f"session {gap}"
+        return (EventTimeSessionWindows.with_gap(Time.milliseconds(gap)), f"session {gap}",
+                ("session", gap))
 
 
 def draw(seed: int) -> Draw:
@@ -275,11 +309,11 @@ def draw(seed: int) -> Draw:
     sources = [Source(f"s{i}", rng.choice([0, 0, 500, 1500, 3000]), rng.random() < 0.2,
                       draw_files(rng, n_files, serial)) for i in range(rng.randint(1, 3))]
     grammar = Grammar(rng, sources)
-    build, desc = grammar.operator(rng.choice([1, 2, 2]))
+    build, desc, spec = grammar.operator(rng.choice([1, 2, 2]))
     src_d = ", ".join(f"{s.name}(delay {s.delay_ms}{', idle 1ms' if s.idle else ''})"
                       for s in sources)
     return Draw(seed, sources, f"[{src_d}] {desc}", build, grammar.tags,
-                cut=rng.randint(1, n_files - 1))
+                cut=rng.randint(1, n_files - 1), spec=spec)
 
 
 # ------------------------------------------------------------------------------ the runs
@@ -379,15 +413,16 @@ def collect(out: Outcome, query: Any, sink: Any, sides: dict[OutputTag, Any]) ->
     out.batches.update({p["batchId"]: files_read(p) for p in query.recentProgress})
 
 
-def run_draw(spark: Any, root: Path, d: Draw) -> dict[str, Outcome]:
+def run_draw(spark: Any, root: Path, d: Draw, variants: list[str]) -> dict[str, Outcome]:
     n = len(d.sources[0].files)
     for s in d.sources:
         write_batches(root / "full" / s.name, s.files)
         write_batches(root / "cut" / s.name, s.files[:d.cut])
-    outcomes = {v: Outcome() for v in VARIANTS}
+    outcomes = {v: Outcome() for v in variants}
     for run in (0, 1):
         started = []
-        for v, (_, cut) in VARIANTS.items():
+        for v in variants:
+            cut = VARIANTS[v][1]
             if run == 1 and not cut:
                 continue
             try:
@@ -436,6 +471,62 @@ def compare(d: Draw, outcomes: dict[str, Outcome]) -> list[str]:
     return problems
 
 
+def unmodelled(d: Draw) -> str | None:
+    """Why the oracle does not run ``d``, or None."""
+    return graph_oracle.supported(d.spec, {s.name: s for s in d.sources})
+
+
+def compare_oracle(d: Draw, ref: Outcome) -> list[str]:
+    """``one/full``'s outputs by place against graph_oracle's (Flink's, independently)."""
+    if ref.error:
+        return [f"one/full fails: {ref.error}"]
+    files = {s.name: [[(r["k"], r["v"], r["ts"]) for r in f] for f in s.files]
+             for s in d.sources}
+    main, sides = graph_oracle.run(d.spec, files, {s.name: s.delay_ms for s in d.sources})
+    problems = []
+    pairs = [("main", main, ref.at(ref.main))] + [
+        (t.tag_id, sides.get(t.tag_id, {}), ref.at(ref.sides.get(t.tag_id, {})))
+        for t in d.tags]
+    for what, want, got in pairs:
+        if want != got:
+            diff = {p: (dict(want.get(p, {})), dict(got.get(p, {})))
+                    for p in sorted(set(want) | set(got)) if want.get(p) != got.get(p)}
+            problems.append(f"oracle {what} (oracle, one/full) at file: {diff}")
+    return problems
+
+
+def record(path: Path, d: Draw, ref: Outcome) -> None:
+    """``ref``'s outputs by place, for ``replay``."""
+    def by_place(outputs: dict[int, Counter]) -> list[list[Any]]:
+        return [[p, [[list(r), n] for r, n in c.items()]] for p, c in ref.at(outputs).items()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"main": by_place(ref.main), "sides": {
+        t.tag_id: by_place(ref.sides.get(t.tag_id, {})) for t in d.tags}}))
+
+
+def replay(directory: Path, wanted: list[int]) -> None:
+    """compare_oracle over recorded outputs (the graph and files drawn again from the seed)."""
+    bad = n = 0
+    for seed in wanted:
+        path = directory / f"{seed}.json"
+        if not path.exists():
+            continue
+        d, saved, n = draw(seed), json.loads(path.read_text()), n + 1
+        if unmodelled(d):
+            continue
+
+        def outputs(rows: list[list[Any]]) -> dict[int, Counter]:
+            return {p: Counter({tuple(r): k for r, k in c}) for p, c in rows}
+        ref = Outcome(main=outputs(saved["main"]), sides={
+            t: outputs(rows) for t, rows in saved["sides"].items()})
+        ref.batches = {p: (p, False) for p in range(len(d.sources[0].files) + 1)}
+        problems = compare_oracle(d, ref)
+        if problems:
+            bad += 1
+            print(describe(d) + "\n" + "\n".join("  MISMATCH " + p for p in problems))
+    print(f"replayed {n} seeds, {bad} with mismatches")
+
+
 def describe(d: Draw) -> str:
     lines = [f"seed {d.seed}: {d.desc}  (restart after file {d.cut - 1})"]
     for s in d.sources:
@@ -457,34 +548,72 @@ def main() -> None:
     parser.add_argument("--seeds", default="0-9")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the files and checkpoints")
+    parser.add_argument("--oracle", action="store_true",
+                        help="also compare one/full with graph_oracle (Flink's semantics)")
+    parser.add_argument("--oracle-only", action="store_true",
+                        help="run only one/full, compared with graph_oracle")
+    parser.add_argument("--record", type=Path,
+                        help="write one/full's outputs by place per seed here (JSON), to check "
+                             "the oracle again without Spark: --replay")
+    parser.add_argument("--edges", action="store_true",
+                        help="timestamps on the edges of windows and watermarks (other draws)")
+    parser.add_argument("--offsets", action="store_true",
+                        help="tumbling and sliding windows with offsets (other draws)")
+    parser.add_argument("--replay", type=Path, help="compare the oracle with --record's files")
     args = parser.parse_args()
+    global EDGES, OFFSETS
+    EDGES, OFFSETS = args.edges, args.offsets
+    if args.replay:
+        replay(args.replay, seeds(args.seeds))
+        return
+    oracle = args.oracle or args.oracle_only
+    variants = ["one/full"] if args.oracle_only else list(VARIANTS)
     spark = session()
-    bad = 0
+    bad, skipped = 0, 0
     for seed in seeds(args.seeds):
         d = draw(seed)
+        why = unmodelled(d) if oracle else None
+        if why and args.oracle_only:
+            skipped += 1
+            print(f"seed {seed} skipped (the oracle does not model {why})", flush=True)
+            continue
         root = Path(tempfile.mkdtemp(prefix=f"fuzz{seed}_"))
         began = time.monotonic()
         outputs = 0
         try:
-            outcomes = run_draw(spark, root, d)
+            outcomes = run_draw(spark, root, d, variants)
             ref = outcomes["one/full"]
             outputs = sum(sum(c.values()) for per in [ref.main, *ref.sides.values()]
                           for c in per.values())
-            problems = compare(d, outcomes)
+            problems = compare(d, outcomes) if len(variants) > 1 else []
+            if oracle and not why and ref.error and "UncertainWatermarkError" in ref.error:
+                # documented (docs/spark-semantics.md, "Watermarks: Spark's view"): a source
+                # watermarked before a map/filter has Spark's watermark, whose 0 after a first
+                # batch without rows is uncertain, and user code reading it fails
+                why = "one/full's documented UncertainWatermarkError"
+            elif oracle and not why:
+                problems += compare_oracle(d, ref)
+            if args.record and not ref.error:
+                record(args.record / f"{seed}.json", d, ref)
         except Exception:  # noqa: BLE001 (the fuzzer's own failure: print it, go on)
             problems = ["fuzzer: " + traceback.format_exc(limit=3)]
         took = time.monotonic() - began
+        if why:
+            skipped += 1
+        note = f", oracle skipped: {why}" if why else ""
         if problems:
             bad += 1
             print(describe(d), flush=True)
             for p in problems:
                 print("  MISMATCH " + p, flush=True)
         else:
-            ok = f"seed {seed} ok ({took:.0f} s, {outputs} outputs)"
+            ok = f"seed {seed} ok ({took:.0f} s, {outputs} outputs{note})"
             print(f"{ok}: {d.desc}" if args.verbose else ok, flush=True)
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
-    print(f"{bad} of {len(seeds(args.seeds))} seeds with mismatches")
+    n = len(seeds(args.seeds))
+    print(f"{bad} of {n} seeds with mismatches"
+          + (f"; the oracle skipped {skipped}, compared {n - skipped}" if oracle else ""))
 
 
 if __name__ == "__main__":
