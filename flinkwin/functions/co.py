@@ -52,54 +52,42 @@ class CoFlatMapFunction(Function, Generic[IN1, IN2, OUT]):
         """Return (or yield) the outputs of an element of the second input."""
 
 
-class CoProcessFunction(Function, Generic[IN1, IN2, OUT]):
+class _TwoInputProcessFunction(Function):
+    """What both co-process functions declare: a method per input, and ``on_timer``."""
+
+    _java_hooks = {"processElement1": "process_element1",
+                   "processElement2": "process_element2", "onTimer": "on_timer"}
+
+    @abstractmethod
+    def process_element1(self, value: Any, ctx: Any) -> Iterable[Any] | None:
+        """Process one element of the first input; return (or yield) its outputs."""
+
+    @abstractmethod
+    def process_element2(self, value: Any, ctx: Any) -> Iterable[Any] | None:
+        """Process one element of the second input; return (or yield) its outputs."""
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Iterable[Any] | None:
+        """Called when a timer set with ``ctx.timer_service()`` fires (keyed connected
+        streams only); return (or yield) outputs."""
+        return None
+
+
+class CoProcessFunction(_TwoInputProcessFunction, Generic[IN1, IN2, OUT]):
     """Processes the elements of two connected streams. On keyed connected streams it runs
     keyed (Java's ``ConnectedStreams.process(CoProcessFunction)`` on keyed inputs), with keyed
     state, timers and ``on_timer``; on non-keyed ones time can be queried but not timers set."""
 
-    _java_hooks = {"processElement1": "process_element1",
-                   "processElement2": "process_element2", "onTimer": "on_timer"}
-
     Context = ProcessFunction.Context
     OnTimerContext = ProcessFunction.OnTimerContext
 
-    @abstractmethod
-    def process_element1(self, value: IN1, ctx: Any) -> Iterable[OUT] | None:
-        """Process one element of the first input; return (or yield) its outputs."""
 
-    @abstractmethod
-    def process_element2(self, value: IN2, ctx: Any) -> Iterable[OUT] | None:
-        """Process one element of the second input; return (or yield) its outputs."""
-
-    def on_timer(self, timestamp: int, ctx: Any) -> Iterable[OUT] | None:
-        """Called when a timer fires (keyed connected streams only); return (or yield)
-        outputs."""
-        return None
-
-
-class KeyedCoProcessFunction(Function, Generic[KEY, IN1, IN2, OUT]):
+class KeyedCoProcessFunction(_TwoInputProcessFunction, Generic[KEY, IN1, IN2, OUT]):
     """Processes the elements of two keyed connected streams with the keyed state and timers
     of the element's key (``ctx.get_current_key()``); ``on_timer`` runs with the timer's key
     current."""
 
-    _java_hooks = {"processElement1": "process_element1",
-                   "processElement2": "process_element2", "onTimer": "on_timer"}
-
     Context = KeyedProcessFunction.Context
     OnTimerContext = KeyedProcessFunction.OnTimerContext
-
-    @abstractmethod
-    def process_element1(self, value: IN1, ctx: Any) -> Iterable[OUT] | None:
-        """Process one element of the first input; return (or yield) its outputs."""
-
-    @abstractmethod
-    def process_element2(self, value: IN2, ctx: Any) -> Iterable[OUT] | None:
-        """Process one element of the second input; return (or yield) its outputs."""
-
-    def on_timer(self, timestamp: int, ctx: Any) -> Iterable[OUT] | None:
-        """Called when a timer set with ``ctx.timer_service()`` fires; return (or yield)
-        outputs."""
-        return None
 
 
 __all__ = ["CoFlatMapFunction", "CoMapFunction", "CoProcessFunction", "KeyedCoProcessFunction"]

@@ -110,7 +110,10 @@ class ProcessingTimeQueryingProcessFunction(CoProcessFunction):
         yield f"{value}PT:{ctx.timer_service().current_processing_time()} TS:{_ts(ctx)}"
 
 
-class EventTimeTriggeringProcessFunction(CoProcessFunction):
+class _EventTimeTriggering:
+    """Both ITCases' ``EventTimeTriggeringProcessFunction``: a timer at 5 for input 1, at 6
+    for input 2."""
+
     def process_element1(self, value: Any, ctx: Any) -> Any:
         yield f"INPUT1:{value}"
         ctx.timer_service().register_event_time_timer(5)
@@ -119,6 +122,8 @@ class EventTimeTriggeringProcessFunction(CoProcessFunction):
         yield f"INPUT2:{value}"
         ctx.timer_service().register_event_time_timer(6)
 
+
+class EventTimeTriggeringProcessFunction(_EventTimeTriggering, CoProcessFunction):
     def on_timer(self, timestamp: int, ctx: Any) -> Any:
         assert ctx.time_domain() is TimeDomain.EVENT_TIME
         yield "1777"
@@ -195,15 +200,7 @@ class RepeatKeyProcessFunction(KeyedCoProcessFunction):
         yield f"{value},{ctx.get_current_key()}"
 
 
-class KeyedEventTimeTriggeringProcessFunction(KeyedCoProcessFunction):
-    def process_element1(self, value: Any, ctx: Any) -> Any:
-        yield f"INPUT1:{value}"
-        ctx.timer_service().register_event_time_timer(5)
-
-    def process_element2(self, value: Any, ctx: Any) -> Any:
-        yield f"INPUT2:{value}"
-        ctx.timer_service().register_event_time_timer(6)
-
+class KeyedEventTimeTriggeringProcessFunction(_EventTimeTriggering, KeyedCoProcessFunction):
     def on_timer(self, timestamp: int, ctx: Any) -> Any:
         assert ctx.time_domain() is TimeDomain.EVENT_TIME
         yield f"{ctx.get_current_key()}:1777"
