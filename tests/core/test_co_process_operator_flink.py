@@ -230,16 +230,22 @@ def test_timestamp_and_processing_time_querying() -> None:
     assert h.output == [("5PT:17 TS:null", None), ("6PT:42 TS:null", None)]
 
 
-def test_event_time_timers() -> None:
-    """Port of LegacyKeyedCoProcessOperatorTest#testEventTimeTimers."""
-    h = keyed(EventTimeTriggeringProcessFunction())
+def _event_time_timers(function: Any) -> list[Any]:
+    """Both ITCases' event-time timer run: an element of each input at 42, then both inputs'
+    watermarks to 5, then to 6."""
+    h = keyed(function)
     h.process_element1(17, 42)
     h.process_element2("18", 42)
     for wm in (5, 6):
         h.process_watermark1(wm)
         h.process_watermark2(wm)
-    assert h.output == [("INPUT1:17", 42), ("INPUT2:18", 42), ("1777", 5), ("WM", 5),
-                        ("1777", 6), ("WM", 6)]
+    return h.output
+
+
+def test_event_time_timers() -> None:
+    """Port of LegacyKeyedCoProcessOperatorTest#testEventTimeTimers."""
+    assert _event_time_timers(EventTimeTriggeringProcessFunction()) == [
+        ("INPUT1:17", 42), ("INPUT2:18", 42), ("1777", 5), ("WM", 5), ("1777", 6), ("WM", 6)]
 
 
 def test_processing_time_timers() -> None:
@@ -323,14 +329,9 @@ def test_get_current_key_from_context() -> None:
 
 def test_get_current_key_from_timers() -> None:
     """Port of KeyedCoProcessOperatorTest#testGetCurrentKeyFromTimers."""
-    h = keyed(KeyedEventTimeTriggeringProcessFunction())
-    h.process_element1(17, 42)
-    h.process_element2("18", 42)
-    for wm in (5, 6):
-        h.process_watermark1(wm)
-        h.process_watermark2(wm)
-    assert h.output == [("INPUT1:17", 42), ("INPUT2:18", 42), ("17:1777", 5), ("WM", 5),
-                        ("18:1777", 6), ("WM", 6)]
+    assert _event_time_timers(KeyedEventTimeTriggeringProcessFunction()) == [
+        ("INPUT1:17", 42), ("INPUT2:18", 42), ("17:1777", 5), ("WM", 5), ("18:1777", 6),
+        ("WM", 6)]
 
 
 # ----------------------------------------------------------- CoProcessOperatorTest
