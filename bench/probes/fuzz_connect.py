@@ -400,7 +400,8 @@ def main() -> None:
                 tally["oracle"] += 1
             dist = distributed(spark, root, d)
             tally[f"distributed {dist}"] += 1
-            if d.prog is not None and d.prog.post == "rekey" and dist != "yes":
+            if d.prog is not None and d.prog.post == "rekey" and dist != "yes" and (
+                    "window" not in d.prog.pre):  # a window before: refused, with the reason
                 problems.append(f"a re-keyed process function after it: distributed {dist}")
         except Exception:  # noqa: BLE001
             problems = ["fuzzer: " + traceback.format_exc(limit=4)]
