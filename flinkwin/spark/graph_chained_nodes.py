@@ -29,6 +29,7 @@ from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes
 from flinkwin.operator.graph_subtask import GraphSubtask
+from flinkwin.operator.watermark_guard import Uncertainty, uncertain_watermark
 
 from .daemon import automatic_collection_paused, young_collections_only
 from .graph_chained import (
@@ -42,6 +43,7 @@ from .graph_chained import (
     ChainedGraph,
     _node_counts,
 )
+from .runtime import _REMEDY, _batch_id
 from .subtasks import SUBTASKS, current_run, reused_worker
 from .watermarks import flink_watermark
 
@@ -178,10 +180,15 @@ class ChainedNode(StatefulProcessor):
         dropped, fired = step.num_late_records_dropped, step.num_windows_fired
         watermark = (step.sources_watermark(now) if graph.own_clocks
                      else flink_watermark(spark_watermark, graph.watermark_shift))
-        if self.takes_rows:
-            emitted = step.run_sources(source_rows, watermark, now)
-        else:
-            emitted = step.run(elements, watermark, now)
+        # Spark's 0 after micro-batch 0 is MIN_LONG or a watermark at or before the epoch:
+        # what that value decides fails, as in the one-task plan (flinkwin.spark.watermarks)
+        uncertain = (not graph.own_clocks and not graph.watermark_shift
+                     and spark_watermark <= 0 and _batch_id() != 0)
+        with uncertain_watermark(Uncertainty(_REMEDY) if uncertain else None):
+            if self.takes_rows:
+                emitted = step.run_sources(source_rows, watermark, now)
+            else:
+                emitted = step.run(elements, watermark, now)
         if step.next_processing_time_timer() is not None:
             raise UnsupportedOperationError(
                 f"{graph.plan.nodes[self.j].name} registered a processing-time timer, but this "

@@ -178,3 +178,47 @@ def test_a_non_keyed_co_map_at_parallelism_2_runs_in_one_task_with_a_warning(
     query.awaitTermination()
     assert sorted(r[0] for r in sink.rows()) == [
         "event a=3", "event a=5", "event b=2", "name 7:x"]
+
+
+class ReportsWatermark(KeyedCoProcessFunction):
+    def process_element1(self, value: Any, ctx: Any) -> Any:
+        yield value.k, ctx.timer_service().current_watermark(), value.ts
+
+    def process_element2(self, value: Any, ctx: Any) -> Any:
+        yield value.k, ctx.timer_service().current_watermark(), value.ts
+
+
+def _same(row: Any) -> Any:
+    return row
+
+
+def test_the_distributed_plan_refuses_to_read_a_watermark_it_cannot_tell_from_min_long(
+    spark: Any, tmp_path: Path
+) -> None:
+    """After a ``map`` the sources' watermarks are Spark's, which cannot go below 0: after an
+    element at 1000 ms with a 3000 ms delay Flink's watermark is -2001, Spark's 0, the same as
+    before any data. Reading it fails in the distributed plan as in the one-task plan
+    (UncertainWatermarkError naming the declaration that makes it exact); the distributed
+    plan read it as Long.MIN_VALUE, a wrong answer without an error."""
+    files = [[{"k": "a", "v": 1, "ts": 1000}], [{"k": "a", "v": 2, "ts": 2000}]]
+    write_batches(tmp_path / "first", files)
+    write_batches(tmp_path / "second", [[{"k": "b", "v": 3, "ts": 1500}], []])
+    first, second = (
+        DataStream(spark.readStream.schema(EVENTS).option("maxFilesPerTrigger", 1)
+                   .json(str(tmp_path / name)))
+        .assign_timestamps_and_watermarks(
+            WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(3000))
+            .with_timestamp_assigner("ts"))
+        .map(_same, output_type=OUT)
+        for name in ("first", "second"))
+    result = first.connect(second).key_by("k", "k").process(ReportsWatermark(), OUT) \
+        .key_by(lambda r: r.v).process(PassesOn(), OUT).set_parallelism(2)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        result.explain()
+    assert "distributed : yes" in out.getvalue()
+    query = result.start(main=MemorySink("co_uncertain"),
+                         checkpoint_location=str(tmp_path / "cp"),
+                         trigger={"availableNow": True})
+    with pytest.raises(Exception, match="UncertainWatermarkError"):
+        query.awaitTermination()
