@@ -588,7 +588,7 @@ def main() -> None:
             problems = compare(d, outcomes) if len(variants) > 1 else []
             if oracle and not why and ref.error and "UncertainWatermarkError" in ref.error:
                 # documented (docs/spark-semantics.md, "Watermarks: Spark's view"): a source
-                # watermarked before a map/filter has Spark's watermark, whose 0 after a first
+                # watermarked before a filter has Spark's watermark, whose 0 after a first
                 # batch without rows is uncertain, and user code reading it fails
                 why = "one/full's documented UncertainWatermarkError"
             elif oracle and not why:

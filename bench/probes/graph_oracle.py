@@ -116,7 +116,7 @@ class Node:
         raise NotImplementedError
 
 
-#: the clock of a source whose watermark Spark computes (a map/filter right after its
+#: the clock of a source whose watermark Spark computes (a filter right after its
 #: ``assign_timestamps_and_watermarks`` runs before the graph stage): Spark's minimum over all
 #: the query's sources (docs/spark-semantics.md, "What is not like Flink": "Such a source's
 #: watermark is Spark's minimum over all the query's sources")
@@ -342,9 +342,11 @@ class Run:
             node: Node = Leaf(spec[1], spark)
             self.leaves.append(node)
             return node
-        if kind in ("map", "filter") and spec[1][0] == "source":
+        if kind == "filter" and spec[1][0] == "source":
+            # Spark's watermark, taken before the filter (a map keeps every element: the
+            # stage generates a mapped source's watermark itself, as any source's)
             node = Pass(kind, [self.build(spec[1], spark=True)])
-            node.children[0].filtered = kind == "filter"  # type: ignore[attr-defined]
+            node.children[0].filtered = True  # type: ignore[attr-defined]
         elif kind in ("union", "map", "filter"):
             node = Pass(kind, [self.build(s) for s in spec[1:]])
         elif kind == "window":
@@ -377,7 +379,7 @@ class Run:
                 node.advance(wm)
 
     def reaching(self, files: dict[str, list[Row]]) -> bool:
-        """Whether any of ``files``' rows reaches the stage (past a map/filter before it)."""
+        """Whether any of ``files``' rows reaches the stage (past a filter before it)."""
         return any(not leaf.filtered or row[1] % 3 != 0
                    for leaf in self.leaves for row in files[leaf.name])
 

@@ -345,11 +345,13 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
         schema = self._public_df().schema
         df, strategy = self._elements_df(), self._watermark
         if strategy is not None:
-            # timestamps and the watermark are taken here, over every element (Flink's
-            # TimestampsAndWatermarksOperator): see flinkwin.spark.carried_time
+            # timestamps are taken here, and before a filter/flat_map the watermark, over
+            # every element (Flink's TimestampsAndWatermarksOperator; a map keeps every
+            # element and its timestamp): see flinkwin.spark.carried_time
             if isinstance(strategy.timestamp_column, TimestampAssigner):
                 df, strategy = self._stamped(df, strategy)
-            df, strategy = carry_time(df, strategy, schema, self._times_before_1970)
+            df, strategy = carry_time(df, strategy, schema, self._times_before_1970,
+                                      every_element=kind == MAP)
         df = apply_transform(
             df, kind, function, schema, out_schema, kind,
             tuple_elements=_is_tuple_type(self._type_info), rich=rich,
@@ -396,12 +398,12 @@ class DataStream(GraphOperations, OperatorHints, ElementSinks):
             )
         if self._df.isStreaming and getattr(self._watermark, "watermarked_upstream", False):
             raise UnsupportedOperationError(
-                "assign_timestamps_and_watermarks after a map, filter or flat_map of a stream "
+                "assign_timestamps_and_watermarks after a filter or flat_map of a stream "
                 "that already has a WatermarkStrategy is not supported on a stream: Spark "
                 "takes one watermark per source, and this one's is taken where its first "
-                "strategy is (before the map); Flink would use the new strategy's watermarks "
-                "from here on. Assign one strategy: at the source, or only after the map "
-                "(see docs/spark-semantics.md)"
+                "strategy is (before the filter, over every element); Flink would use the new "
+                "strategy's watermarks from here on. Assign one strategy: at the source, or "
+                "only after the filter/flat_map (see docs/spark-semantics.md)"
             )
         df, previous = self._elements_df(), self._watermark
         if (self._plan is None and previous is not None

@@ -8,11 +8,15 @@ timestamp. So before such a step flinkwin
 * computes each row's timestamp into the hidden ``_fw_rts`` column (epoch ms; a
   ``TimestampAssigner`` runs in the element stage, a column is read by Spark), which the steps
   carry to their outputs;
-* on a stream, puts Spark's watermark there (``withWatermark``, see
-  :mod:`flinkwin.spark.watermarks`), over every row, and marks the strategy
-  ``watermarked_upstream``: the stateful stage downstream reads Spark's watermark and only
-  marks its input with :func:`watermark_mark` (Spark requires a column with the watermark
-  mark below an event-time-timeout stage).
+* on a stream, before a ``filter`` or ``flat_map`` (which can drop elements), puts Spark's
+  watermark there (``withWatermark``, see :mod:`flinkwin.spark.watermarks`), over every row,
+  and marks the strategy ``watermarked_upstream``: the stateful stage downstream reads Spark's
+  watermark and only marks its input with :func:`watermark_mark` (Spark requires a column
+  with the watermark mark below an event-time-timeout stage). Before a ``map``, which keeps
+  every element and its timestamp, the watermark is left to the stage downstream, which
+  generates it from ``_fw_rts`` as from a source's own timestamps: the same watermark, and a
+  stream graph then keeps that source's clock itself (its own per-operator watermarks,
+  exact across restarts) as for any source.
 """
 
 from __future__ import annotations
@@ -38,20 +42,21 @@ WATERMARK_COLUMN = "_fw_wm"
 
 
 def carry_time(
-    df: DataFrame, strategy: WatermarkStrategy, schema: StructType, times_before_1970: bool
+    df: DataFrame, strategy: WatermarkStrategy, schema: StructType, times_before_1970: bool,
+    every_element: bool = False,
 ) -> tuple[DataFrame, WatermarkStrategy]:
-    """``df`` with its timestamps in ``_fw_rts`` and, on a stream, Spark's watermark applied
-    (shifted if the stream declares ``times_before_1970``, see
-    :mod:`flinkwin.spark.watermarks`); and the strategy the stream carries on (reading
-    ``_fw_rts``). ``schema`` is the elements' (for error messages). A ``TimestampAssigner``
-    strategy must have run already (its timestamps in ``_fw_rts``)."""
+    """``df`` with its timestamps in ``_fw_rts`` and, on a stream whose next step can drop
+    elements (not ``every_element``), Spark's watermark applied (shifted if the stream declares
+    ``times_before_1970``, see :mod:`flinkwin.spark.watermarks`); and the strategy the stream
+    carries on (reading ``_fw_rts``). ``schema`` is the elements' (for error messages). A
+    ``TimestampAssigner`` strategy must have run already (its timestamps in ``_fw_rts``)."""
     if strategy.watermarked_upstream:
         return df, strategy
     staged = carry_timestamps(df, strategy, schema)
     carried = EventTime(RECORD_TIMESTAMP_COLUMN, "ms")
     following = copy.copy(strategy)
     following.timestamp_column = RECORD_TIMESTAMP_COLUMN
-    if df.isStreaming:
+    if df.isStreaming and not every_element:
         shift = watermark_shift(times_before_1970)
         staged = _with_watermark(staged, carried, strategy.out_of_orderness_ms, shift)
         staged = staged.drop(WATERMARK_COLUMN)

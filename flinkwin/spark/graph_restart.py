@@ -25,6 +25,9 @@ names, or the key selector's class or function and its declared type: Flink's "d
 key") and the types of its inputs (Flink's internal operator state holds the input type). The
 sources' schemas and watermark settings are kept as a window stage keeps its input's.
 
+A source's watermark recorded as Spark's (``from_upstream``: taken before a ``map`` by a
+flinkwin up to 0d0fe0d) restarts as the stage's own, which this flinkwin generates there.
+
 Accepted, as Flink keeps the state: the code of stateless steps (``map``, ``filter``,
 ``flat_map``: their functions are not recorded, nor their output type unless an operator reads
 it), the code of user functions (process, window and join functions, reduce and aggregate
@@ -156,6 +159,8 @@ def changes(recorded: Any, current: dict[str, Any], names: Sequence[str]) -> lis
     if not isinstance(recorded, dict):
         return [f"fingerprint: {recorded!r} is not a graph's"]
     found: list[str] = []
+    recorded = {**recorded, "sources": _upgraded_sources(recorded.get("sources"),
+                                                         current["sources"])}
     for part in ("sources", "nodes"):
         old, new = recorded.get(part), current[part]
         if not isinstance(old, list):
@@ -169,6 +174,30 @@ def changes(recorded: Any, current: dict[str, Any], names: Sequence[str]) -> lis
     rest = {k: v for k, v in current.items() if k not in ("sources", "nodes")}
     found += differences({k: v for k, v in recorded.items() if k in rest}, rest, "fingerprint")
     return found
+
+
+def _upgraded_sources(old: Any, new: list[Any]) -> Any:
+    """``old`` (the recorded sources) with each watermark that a flinkwin up to 0d0fe0d took
+    from Spark before a ``map`` (``from_upstream``, no bound recorded) read as the stage's own
+    that this one generates there (:mod:`flinkwin.spark.carried_time`): the same watermark,
+    now kept in the stage's state."""
+    if not isinstance(old, list) or len(old) != len(new):
+        return old
+    upgraded = []
+    for before, now in zip(old, new):
+        was, is_now = _watermark(before), _watermark(now)
+        if (was.get("from_upstream") is True and was.get("out_of_orderness_ms") is None
+                and is_now.get("from_upstream") is False):
+            moved = {"from_upstream": False,
+                     "out_of_orderness_ms": is_now.get("out_of_orderness_ms")}
+            before = {**before, "watermark": {**was, **moved}}
+        upgraded.append(before)
+    return upgraded
+
+
+def _watermark(source: Any) -> dict[str, Any]:
+    watermark = source.get("watermark") if isinstance(source, dict) else None
+    return watermark if isinstance(watermark, dict) else {}
 
 
 def _added_or_removed(part: str, old: list[Any], new: list[Any], names: Sequence[str]) -> str:

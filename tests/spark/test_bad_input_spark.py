@@ -20,6 +20,7 @@ from flinkwin import (
     AllWindowFunction,
     CountTrigger,
     DeltaTrigger,
+    Duration,
     EventTimeSessionWindows,
     OutputTag,
     ProcessAllWindowFunction,
@@ -27,6 +28,7 @@ from flinkwin import (
     Time,
     TumblingEventTimeWindows,
     TumblingProcessingTimeWindows,
+    WatermarkStrategy,
     WindowFunction,
 )
 from flinkwin.datastream import DataStream, RuntimeExecutionMode
@@ -214,21 +216,50 @@ def test_names_of_flinkwins_own_columns_are_refused_in_inputs_and_declared_types
     ).toDF().collect()[0]["fw_ts"] == 42
 
 
-def test_a_second_watermark_strategy_after_a_map_of_a_stream_is_refused_at_build(
+def test_a_second_watermark_strategy_after_a_filter_of_a_stream_is_refused_at_build(
     spark: Any, tmp_path: Path
 ) -> None:
     # It failed the query at its first batch with Spark's "Redefining watermark is disallowed"
     write_batches(tmp_path / "in", [[ev("a", 1, 1000)]])
     df = spark.readStream.schema(SCHEMA).json(str(tmp_path / "in"))
     first = DataStream(df).assign_timestamps_and_watermarks(watermark(0))
-    for between in (lambda s: s.map(lambda r: (r.k, r.ts, r.v), output_type=SCHEMA),
-                    lambda s: s.filter(lambda r: r.v > 0)):
+    for between in (lambda s: s.filter(lambda r: r.v > 0),
+                    lambda s: s.flat_map(lambda r: [r], output_type=SCHEMA),
+                    lambda s: s.map(lambda r: r, output_type=SCHEMA).filter(lambda r: True)):
         with pytest.raises(UnsupportedOperationError,
-                           match=r"after a map, filter or flat_map of a stream that already "
+                           match=r"after a filter or flat_map of a stream that already "
                                  r"has a WatermarkStrategy"):
             between(first).assign_timestamps_and_watermarks(watermark(5000))
     # directly on the source's stream the new strategy replaces the first, as in Flink
     assert first.assign_timestamps_and_watermarks(watermark(5000)) is not None
+
+
+def test_a_second_watermark_strategy_after_a_map_of_a_stream_replaces_the_first(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Flink's second ``TimestampsAndWatermarksOperator`` ignores the watermarks from upstream:
+    after a ``map`` (which keeps every element and its timestamp) the new strategy's watermark
+    alone decides what fires, and its default assigner keeps the elements' timestamps."""
+    write_batches(tmp_path / "in", [[ev("a", 1000, 1)], [ev("a", 12000, 2)],
+                                    [ev("a", 30000, 4)]])
+
+    def build(second: bool) -> Any:
+        def program(stream: DataStream) -> Any:
+            mapped = stream.assign_timestamps_and_watermarks(watermark(0)).map(
+                lambda r: (r.k, r.ts, r.v * 10), output_type=SCHEMA)
+            if second:
+                mapped = mapped.assign_timestamps_and_watermarks(
+                    WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(25)))
+            return mapped.key_by("k").window(TumblingEventTimeWindows.of(Time.seconds(10))) \
+                .sum("v")
+        return program
+
+    first = run_stream(spark, tmp_path / "in", tmp_path / "ck0", SCHEMA, build(False))
+    assert sorted(r["v"] for rows in first.main.values() for r in rows) == [10, 20]
+    replaced = run_stream(spark, tmp_path / "in", tmp_path / "ck1", SCHEMA, build(True))
+    # 30000 - 25000 - 1: no window has ended
+    assert [r for rows in replaced.main.values() for r in rows] == []
+    assert replaced.watermarks[-1] == 4999
 
 
 # ------------------------------------------------------- functions of the wrong kind

@@ -188,6 +188,28 @@ def test_changes_name_added_and_removed_nodes_by_position() -> None:
     ]
 
 
+def test_changes_read_a_source_watermark_spark_took_before_a_map_as_the_stages_own() -> None:
+    """A flinkwin up to 0d0fe0d recorded a mapped source's watermark as Spark's (taken before
+    the map, no bound); this one generates it in the stage: not a change. Any other change of
+    a source's watermark still is."""
+    def source(delay: int | None, upstream: bool) -> dict[str, Any]:
+        return {"schema": "struct<k:string>", "elements": "row", "watermark": {
+            "out_of_orderness_ms": delay, "idle_timeout_ms": None, "from_upstream": upstream,
+            "timestamp_column": "'_fw_rts'"}}
+
+    def graph(*sources: dict[str, Any]) -> dict[str, Any]:
+        return {"sources": list(sources), "nodes": [], "times_before_1970": False}
+
+    old = graph(source(None, True), source(1000, False))
+    assert changes(old, graph(source(1000, False), source(1000, False)), []) == []
+    assert changes(old, graph(source(None, True), source(2000, False)), []) == [
+        "fingerprint.sources[1].watermark.out_of_orderness_ms: 1000 -> 2000"]
+    assert changes(graph(source(1000, False)), graph(source(None, True)), []) == [
+        "fingerprint.sources[0].watermark.out_of_orderness_ms: 1000 -> None",
+        "fingerprint.sources[0].watermark.from_upstream: False -> True",
+    ]
+
+
 def _keep(row: Any) -> bool:
     return True
 

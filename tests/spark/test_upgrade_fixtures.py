@@ -26,7 +26,7 @@ from flinkwin.spark import MemorySink
 from flinkwin.spark.restart import DOCUMENT, STATE_FORMAT
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "checkpoints"
-RELEASES = ("c45addd", "93994cd", "6d45d1e", "a49b90f")
+RELEASES = ("c45addd", "93994cd", "6d45d1e", "a49b90f", "0d0fe0d")
 
 
 def _cases(release: str) -> list[str]:
@@ -157,6 +157,16 @@ def test_an_interval_keyed_checkpoint_written_by_flinkwin_a49b90f_restarts_under
     and the restart's elements of the same interval are one key (each window fires once with
     all of its values)."""
     _check(restarts["a49b90f", case])
+
+
+@pytest.mark.parametrize("case", _cases("0d0fe0d"))
+def test_a_mapped_source_graph_checkpoint_written_by_flinkwin_0d0fe0d_restarts_under_this_version(
+    restarts: dict[tuple[str, str], _Restart | Exception], case: str
+) -> None:
+    """The last flinkwin taking a mapped source's watermark from Spark (computed before the
+    map, ``from_upstream`` in the graph's fingerprint): its checkpoint continues with the
+    stage generating that watermark from the elements, as for any source."""
+    _check(restarts["0d0fe0d", case])
 
 
 def test_every_case_newer_than_a_release_has_its_fixture() -> None:

@@ -164,6 +164,19 @@ def union_window(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     return a.union(b).key_by("k").window(TUMBLING).side_output_late_data(LATE).sum("v")
 
 
+def _identity(row: Any) -> Any:
+    return row
+
+
+def mapped_union(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
+    """A graph: a source mapped after its WatermarkStrategy, its union with another, then a
+    keyed window. Until 0d0fe0d the mapped source's watermark was Spark's (taken before the
+    map); since, the stage generates it from the elements, as any source's."""
+    a = source(spark, inputs / "a", before_1970).map(_identity, output_type=SCHEMA)
+    b = source(spark, inputs / "b", before_1970)
+    return a.union(b).key_by("k").window(TUMBLING).side_output_late_data(LATE).sum("v")
+
+
 def window_after_window(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """A graph: per-key sums per 10 s, then sums per 20 s keyed by the sums' parity."""
     sums = source(spark, inputs / "a", before_1970).key_by("k").window(TUMBLING).sum("v")
@@ -217,9 +230,11 @@ CASES: dict[str, tuple[Callable[..., Any], dict[str, list[list[dict[str, Any]]]]
     "user_aggregate": (user_aggregate, {"a": BATCHES}),
     "evicting": (evicting, {"a": BATCHES}),
     "union_window": (union_window, {"a": BATCHES, "b": SECOND}),
+    "mapped_union": (mapped_union, {"a": BATCHES, "b": SECOND}),
     "window_after_window": (window_after_window, {"a": BATCHES}),
     "distributed_window_after_window": (distributed_window_after_window, {"a": BATCHES}),
     "interval_key": (interval_key, {"a": BATCHES}),
 }
 #: cases whose plan a release did not have yet: the first release that wrote it
-SINCE = {"distributed_window_after_window": "6d45d1e", "interval_key": "a49b90f"}
+SINCE = {"distributed_window_after_window": "6d45d1e", "interval_key": "a49b90f",
+         "mapped_union": "0d0fe0d"}
