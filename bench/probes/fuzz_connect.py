@@ -86,9 +86,9 @@ class _Row:
 def draw_files(rng: random.Random, n: int, prog: Program, serial: list[int]
                ) -> list[list[list[dict]]]:
     """Files per source; ``running``: one element per key (group) per file over both. With a
-    ``map``/``filter`` before ``connect`` (the watermark is then Spark's, which cannot tell
+    ``filter`` before ``connect`` (the watermark is then Spark's, which cannot tell
     "no data yet" from a time at the epoch, so reading it fails) both have data in file 0."""
-    first = 1 if {"map", "filter"} & set(prog.pre) else 0
+    first = 1 if "filter" in prog.pre else 0
     files: list[list[list[dict]]] = [[], []]
     seen = [0]
     for i in range(n):
@@ -391,7 +391,7 @@ def main() -> None:
                 continue
             problems = fg.compare(d, outcomes)
             if "UncertainWatermarkError" in (ref.error or ""):
-                # documented: a watermark computed before a map/filter is Spark's, whose 0
+                # documented: a watermark computed before a filter is Spark's, whose 0
                 # a plan reading it cannot tell from Long.MIN_VALUE (docs/spark-semantics.md)
                 tally["one/full refused an uncertain watermark"] += 1
                 problems = [p for p in problems if not p.startswith("errors differ")]

@@ -29,7 +29,7 @@ from flinkwin.errors import UnsupportedOperationError
 from flinkwin.operator.frames import from_arrow
 from flinkwin.operator.graph_chain import ChainStep, Emission, keyed_nodes
 from flinkwin.operator.graph_subtask import GraphSubtask
-from flinkwin.operator.watermark_guard import Uncertainty, uncertain_watermark
+from flinkwin.operator.watermark_guard import uncertain_watermark
 
 from .daemon import automatic_collection_paused, young_collections_only
 from .graph_chained import (
@@ -43,9 +43,8 @@ from .graph_chained import (
     ChainedGraph,
     _node_counts,
 )
-from .runtime import _REMEDY, _batch_id
 from .subtasks import SUBTASKS, current_run, reused_worker
-from .watermarks import flink_watermark
+from .watermarks import flink_watermark, spark_uncertainty
 
 #: per worker process: the key groups' steps of recent calls, by (stage run, node, label),
 #: with the version of the state they hold (a call whose state holds another version restores)
@@ -182,9 +181,9 @@ class ChainedNode(StatefulProcessor):
                      else flink_watermark(spark_watermark, graph.watermark_shift))
         # Spark's 0 after micro-batch 0 is MIN_LONG or a watermark at or before the epoch:
         # what that value decides fails, as in the one-task plan (flinkwin.spark.watermarks)
-        uncertain = (not graph.own_clocks and not graph.watermark_shift
-                     and spark_watermark <= 0 and _batch_id() != 0)
-        with uncertain_watermark(Uncertainty(_REMEDY) if uncertain else None):
+        uncertainty = (None if graph.own_clocks or graph.watermark_shift
+                       else spark_uncertainty(spark_watermark))
+        with uncertain_watermark(uncertainty):
             if self.takes_rows:
                 emitted = step.run_sources(source_rows, watermark, now)
             else:

@@ -79,7 +79,7 @@ from .outputs import StageOutputs
 from .row_encoder import RowEncoder
 from .state_key import snapshot_binding
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS, current_run, reused_worker
-from .watermarks import DECLARATION, flink_watermark
+from .watermarks import REMEDY, flink_watermark, spark_uncertainty
 
 #: The arrival sequence of a heartbeat row: a copy of an input row sent to every key group so
 #: that Spark calls each group in every micro-batch with input (see ``docs/metrics.md``); never
@@ -192,12 +192,9 @@ class KeyGroupRuntime:
         :mod:`flinkwin.spark.watermarks`): in the ordinary mode, Spark's watermark is 0 after
         micro-batch 0, where it stands for ``MIN_LONG`` or a time at or before the epoch; never
         in a stage computing its watermarks itself (``own_watermarks``)."""
-        if (
-            not self.has_watermark or self.own_watermarks or self.watermark_shift
-            or state.getCurrentWatermarkMs() > 0 or _batch_id() == 0
-        ):
+        if not self.has_watermark or self.own_watermarks or self.watermark_shift:
             return None
-        return Uncertainty(_REMEDY)
+        return spark_uncertainty(state.getCurrentWatermarkMs())
 
     def _process_stream(
         self, key: tuple[Any, ...], frames: Iterator[pd.DataFrame], state: Any, stage: str,
@@ -446,13 +443,6 @@ def static_function(runtime: KeyGroupRuntime) -> Any:
     return process_key_group
 
 
-_REMEDY = (
-    f"Declare {DECLARATION} for a stream whose event times may lie this close to 1970 or "
-    "before it: Spark's watermark then carries Flink's exactly (see docs/spark-semantics.md, "
-    "\"Watermarks\")"
-)
-
-
 def _check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
     """Fail on an element before the epoch met under the uncertain watermark: whether its
     windows are late is what that watermark would decide. An element at 0 is exact: every
@@ -466,23 +456,13 @@ def _check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
             f"element {row} has event time {int(timestamps[i])} ms, before "
             "1970-01-01T00:00:00Z, while the stream's watermark is uncertain (Long.MIN_VALUE "
             "or a time at or before the epoch: Spark's watermark cannot go below it). "
-            + _REMEDY
+            + REMEDY
         )
 
 
 def _plain(value: Any) -> Any:
     """A numpy scalar as the Python value it holds (for messages)."""
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _batch_id() -> int | None:
-    """The streaming query's micro-batch id, which Spark sets on the tasks it runs (None:
-    not known)."""
-    from pyspark import TaskContext
-
-    context = TaskContext.get()
-    value = None if context is None else context.getLocalProperty("streaming.sql.batchId")
-    return None if value is None else int(value)
 
 
 def _quiet_spark_concat_warning() -> None:

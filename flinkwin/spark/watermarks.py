@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from flinkwin.operator.watermark_guard import Uncertainty
 from flinkwin.time import MIN_LONG
 
 #: The largest event timestamp (epoch milliseconds) a stage accepts; the smallest is its negation.
@@ -48,11 +49,36 @@ MAX_EVENT_TIME_MS = 4_000_000_000_000_000
 WATERMARK_SHIFT_MS = MAX_EVENT_TIME_MS + 1
 #: The declaration a pipeline with event times at or before the epoch needs on a stream.
 DECLARATION = "DataStream(df, times_before_1970=True)"
+#: What the errors of an uncertain watermark ask for (module docstring).
+REMEDY = (
+    f"Declare {DECLARATION} for a stream whose event times may lie this close to 1970 or "
+    "before it: Spark's watermark then carries Flink's exactly (see docs/spark-semantics.md, "
+    "\"Watermarks\")"
+)
 
 
 class ShiftedWatermarkError(RuntimeError):
     """Spark's watermark is a shifted one (``times_before_1970``) but the stage does not
     declare that mode: the checkpoint was written by a pipeline that did."""
+
+
+def spark_uncertainty(spark_watermark_ms: int) -> Uncertainty | None:
+    """Whether Spark's watermark (ordinary mode) is uncertain in the running task (module
+    docstring): 0 after micro-batch 0 stands for ``MIN_LONG`` or a time at or before the
+    epoch. The caller decides whether it reads Spark's watermark in the ordinary mode."""
+    if spark_watermark_ms > 0 or batch_id() == 0:
+        return None
+    return Uncertainty(REMEDY)
+
+
+def batch_id() -> int | None:
+    """The streaming query's micro-batch id, which Spark sets on the tasks it runs (None:
+    not known)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    value = None if context is None else context.getLocalProperty("streaming.sql.batchId")
+    return None if value is None else int(value)
 
 
 def watermark_shift(times_before_1970: bool) -> int:
@@ -119,10 +145,13 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
 __all__ = [
     "DECLARATION",
     "MAX_EVENT_TIME_MS",
+    "REMEDY",
     "WATERMARK_SHIFT_MS",
     "ShiftedWatermarkError",
+    "batch_id",
     "flink_watermark",
     "progress_watermark",
+    "spark_uncertainty",
     "watermark_delay_ms",
     "watermark_shift",
 ]

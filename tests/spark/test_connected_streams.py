@@ -30,6 +30,7 @@ from flinkwin import (
 )
 from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
+from flinkwin.time import MIN_LONG
 
 CONTROL = "k string, on boolean, ts long"
 EVENTS = "k string, v long, ts long"
@@ -192,33 +193,41 @@ def _same(row: Any) -> Any:
     return row
 
 
+@pytest.mark.parametrize("step", ["filter", "map"])
 def test_the_distributed_plan_refuses_to_read_a_watermark_it_cannot_tell_from_min_long(
-    spark: Any, tmp_path: Path
+    spark: Any, tmp_path: Path, step: str
 ) -> None:
-    """After a ``map`` the sources' watermarks are Spark's, which cannot go below 0: after an
-    element at 1000 ms with a 3000 ms delay Flink's watermark is -2001, Spark's 0, the same as
-    before any data. Reading it fails in the distributed plan as in the one-task plan
+    """After a ``filter`` the sources' watermarks are Spark's, which cannot go below 0: after
+    an element at 1000 ms with a 3000 ms delay Flink's watermark is -2001, Spark's 0, the same
+    as before any data. Reading it fails in the distributed plan as in the one-task plan
     (UncertainWatermarkError naming the declaration that makes it exact); the distributed
-    plan read it as Long.MIN_VALUE, a wrong answer without an error."""
+    plan read it as Long.MIN_VALUE, a wrong answer without an error. After a ``map`` (every
+    element kept) the stage generates both sources' watermarks itself and reads -2001."""
     files = [[{"k": "a", "v": 1, "ts": 1000}], [{"k": "a", "v": 2, "ts": 2000}]]
     write_batches(tmp_path / "first", files)
     write_batches(tmp_path / "second", [[{"k": "b", "v": 3, "ts": 1500}], []])
-    first, second = (
+    streams = [
         DataStream(spark.readStream.schema(EVENTS).option("maxFilesPerTrigger", 1)
                    .json(str(tmp_path / name)))
         .assign_timestamps_and_watermarks(
             WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(3000))
             .with_timestamp_assigner("ts"))
-        .map(_same, output_type=OUT)
-        for name in ("first", "second"))
+        for name in ("first", "second")]
+    first, second = (s.filter(lambda r: True) if step == "filter" else s.map(_same, OUT)
+                     for s in streams)
     result = first.connect(second).key_by("k", "k").process(ReportsWatermark(), OUT) \
         .key_by(lambda r: r.v).process(PassesOn(), OUT).set_parallelism(2)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         result.explain()
     assert "distributed : yes" in out.getvalue()
-    query = result.start(main=MemorySink("co_uncertain"),
-                         checkpoint_location=str(tmp_path / "cp"),
+    main = MemorySink(f"co_uncertain_{step}")
+    query = result.start(main=main, checkpoint_location=str(tmp_path / "cp"),
                          trigger={"availableNow": True})
-    with pytest.raises(Exception, match="UncertainWatermarkError"):
-        query.awaitTermination()
+    if step == "filter":
+        with pytest.raises(Exception, match="UncertainWatermarkError"):
+            query.awaitTermination()
+        return
+    query.awaitTermination()
+    assert {b: sorted(tuple(r) for r in rows) for b, rows in main.batches.items() if rows} == {
+        0: [("a", MIN_LONG, 1000), ("b", MIN_LONG, 1500)], 1: [("a", -2001, 2000)]}
