@@ -24,12 +24,11 @@ from pyspark.sql.types import StructType
 from flinkwin.datastream.data_stream import DataStream
 from flinkwin.datastream.side_output_stream import SideOutputStream
 from flinkwin.datastream.stream_execution_environment import default_parallelism
-from flinkwin.operator.graph_chain import NON_KEYED_PROCESS
+from flinkwin.operator.graph_chain import PARALLELISM_ONE_ONLY
 from flinkwin.output_tag import OutputTag, request_side_output
 from flinkwin.spark import restart
 from flinkwin.spark.checkpoint import CheckpointStore
 from flinkwin.spark.graph import StreamPlan
-from flinkwin.spark.graph_chained import STATIC_INPUT
 from flinkwin.spark.graph_compiler import compile_graph
 from flinkwin.spark.graph_restart import prepare_graph_restart
 from flinkwin.spark.parallelism import check_max_parallelism, stage_parallelism
@@ -292,14 +291,14 @@ class GraphResultStream(DataStream):
                 warnings.warn(
                     f"flinkwin: this stream graph ({stage.summary.get('operators')}) of "
                     f"{sources} sources runs on Spark's watermark (a source's watermark is "
-                    "computed before a map or filter, or carried from an earlier stage), and "
-                    f"restarts from the checkpoint at {location}: Spark restores its one "
+                    "computed before a filter or flat_map, or carried from an earlier stage), "
+                    f"and restarts from the checkpoint at {location}: Spark restores its one "
                     "watermark, not each source's greatest event time, so until every "
                     "source passes it the operators' watermark lags behind Flink's and an "
                     "element Flink finds late may be taken as on time (a known difference: "
                     "docs/spark-semantics.md, \"What is not like Flink\"). A graph keeps "
                     "each source's clock in its state when it computes every source's "
-                    "watermark itself: assign the WatermarkStrategy after the map or filter "
+                    "watermark itself: assign the WatermarkStrategy after the filter "
                     "for exact results across restarts",
                     RestartedWatermarksWarning,
                     stacklevel=_caller_outside_flinkwin(),
@@ -323,10 +322,10 @@ class GraphResultStream(DataStream):
         (docs/architecture.md#distributed-graphs); as in Flink at that parallelism, elements
         from several upstream tasks then reach an operator in no defined order. A graph whose
         one keyed operator reads its sources directly runs in its key groups either way.
-        Refused, naming the reason, for a graph that must run in one task; on static input
-        (where every graph runs in one task) accepted with a ``OneTaskGraphWarning``, as the
-        results of a parallelism-1 run are among Flink's, unless a non-keyed operator makes
-        it Flink's own parallelism-1 case."""
+        A graph that a rule keeps in one task (``explain()`` names it) runs there, with a
+        ``OneTaskGraphWarning`` naming the rule: the results of a parallelism-1 run are among
+        those Flink gives at any parallelism. Refused only where Flink refuses it too: a
+        ``window_all`` runs at parallelism 1 only."""
         previous: int | None = getattr(self, "_parallelism", None)
         self._parallelism: int | None = parallelism
         self._stages.clear()
@@ -336,10 +335,10 @@ class GraphResultStream(DataStream):
             self._parallelism = previous
             self._stages.clear()
             reason = stage.summary.get("distributed", "").removeprefix("no: ")
-            if reason == STATIC_INPUT or reason.endswith(NON_KEYED_PROCESS):
-                # a bounded input, or a non-keyed process function: Flink runs the job at this
-                # parallelism, and a parallelism-1 run's results are among the results it may
-                # give; refusing here would fail a program Flink runs
+            if not reason.endswith(PARALLELISM_ONE_ONLY):
+                # Flink runs the job at this parallelism, and a parallelism-1 run's results
+                # are among the results it may give; refusing here would fail a program Flink
+                # runs (a window_all is Flink's own parallelism-1 case: refused there too)
                 warnings.warn(
                     f"flinkwin: setParallelism({parallelism}) on this stream graph "
                     f"({stage.summary.get('operators')}): it runs in one task ({reason}), "

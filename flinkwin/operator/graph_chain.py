@@ -364,8 +364,8 @@ def single_task_reason(plan: GraphPlan) -> str | None:
         if source.idle_timeout_ms is not None and any(
                 s.stage_watermark for s in plan.sources) and len(plan.sources) > 1:
             return (f"source {i} uses with_idleness and a source's watermark is computed "
-                    "before a map or filter: telling an idle input apart needs the sources' "
-                    "own clocks")
+                    "before a filter or flat_map: telling an idle input apart needs the "
+                    "sources' own clocks")
         if source.delay_ms is None and not source.stage_watermark:
             return (f"source {i} has no watermarks: the operators reading it stay at "
                     "Long.MIN_VALUE while the others advance")
@@ -390,6 +390,10 @@ NON_KEYED_PROCESS = (
 )
 
 
+#: why a ``window_all`` runs in one task (Flink refuses a parallelism above 1 for it)
+PARALLELISM_ONE_ONLY = "it runs with parallelism 1, as in Flink"
+
+
 def non_parallel_reason(plan: GraphPlan, only: int | None = None) -> str | None:
     """The operator of ``plan`` (or node ``only``) that runs at parallelism 1 only, if any:
     ``window_all`` (Flink refuses ``setParallelism(n > 1)`` on it), or a non-keyed
@@ -403,7 +407,7 @@ def non_parallel_reason(plan: GraphPlan, only: int | None = None) -> str | None:
         if not keyed:
             if isinstance(op, ProcessOperator):
                 return f"{node.name} is not keyed: {NON_KEYED_PROCESS}"
-            return f"{node.name} is not keyed: it runs with parallelism 1, as in Flink"
+            return f"{node.name} is not keyed: {PARALLELISM_ONE_ONLY}"
     return None
 
 
@@ -417,6 +421,7 @@ __all__ = [
     "BETWEEN",
     "ELEMENT",
     "NON_KEYED_PROCESS",
+    "PARALLELISM_ONE_ONLY",
     "SOURCES",
     "ChainStep",
     "Emission",

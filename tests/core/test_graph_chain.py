@@ -538,7 +538,7 @@ def test_the_rules_that_keep_a_graph_on_one_task_name_the_cause() -> None:
     idle = replace(plan, sources=(replace(source(0), idle_timeout_ms=100), source(1)))
     assert single_task_reason(idle) is None  # each key group is told the sources' activity
     carried = replace(idle, sources=(idle.sources[0], replace(source(1), stage_watermark=True)))
-    assert "source 0 uses with_idleness and a source's watermark is computed before a map" in (
+    assert "source 0 uses with_idleness and a source's watermark is computed before a filter" in (
         str(single_task_reason(carried)))
     silent = replace(plan, sources=(source(0), replace(source(1), delay_ms=None)))
     assert "source 1 has no watermarks" in str(single_task_reason(silent))

@@ -19,7 +19,7 @@ import pytest
 from spark_scenarios import write_batches
 from upgrade_programs import SCHEMA, TUMBLING, ev, source
 
-from flinkwin import RestartedWatermarksWarning
+from flinkwin import OneTaskGraphWarning, RestartedWatermarksWarning
 from flinkwin.datastream import DataStream
 from flinkwin.spark import MemorySink
 
@@ -61,12 +61,12 @@ def _run(result: DataStream, checkpoint: Path, name: str) -> dict[int, list[tupl
     return _outputs(_start(result, checkpoint, name))
 
 
-def _both(programs: dict[bool, DataStream], tmp_path: Path, name: str
-          ) -> dict[bool, dict[int, list[tuple[Any, ...]]]]:
-    """The programs with and without the map, as concurrent queries of the session."""
-    started = {mapped: _start(program, tmp_path / f"ck_{mapped}", f"{name}_{mapped}")
-               for mapped, program in programs.items()}
-    return {mapped: _outputs(run) for mapped, run in started.items()}
+def _both(programs: dict[Any, DataStream], tmp_path: Path, name: str
+          ) -> dict[Any, dict[int, list[tuple[Any, ...]]]]:
+    """The programs (with and without the map...), as concurrent queries of the session."""
+    started = {label: _start(program, tmp_path / f"ck_{label}", f"{name}_{label}")
+               for label, program in programs.items()}
+    return {label: _outputs(run) for label, run in started.items()}
 
 
 def _window_sums(batches: dict[int, list[tuple[Any, ...]]]) -> dict[int, list[tuple[Any, ...]]]:
@@ -80,12 +80,18 @@ def test_a_window_on_a_mapped_source_follows_that_sources_watermark_not_the_slow
     """Flink: ``a``'s watermark reaches 23999 with its element at 25000 (batch 1), so the
     window [0, 10 s) of ``a`` fires in the next micro-batch, although ``b`` stays below 5 s; it
     fired only when ``b`` caught up (never, here) while Spark's minimum over both sources was
-    the mapped source's watermark. Micro-batch by micro-batch the same as without the map."""
+    the mapped source's watermark. Micro-batch by micro-batch the same as without the map.
+    Such a graph runs in one task (the window reads one source of two); asked for
+    ``set_parallelism(2)`` it runs there with a warning naming that rule, as Flink runs the
+    program at any parallelism."""
     write_batches(tmp_path / "in" / "a", A)
     write_batches(tmp_path / "in" / "b", B)
-    runs = _both({m: _program(spark, tmp_path / "in", m) for m in (False, True)}, tmp_path,
-                 "fw_mapped")
-    assert runs[True] == runs[False]
+    with pytest.warns(OneTaskGraphWarning, match=r"setParallelism\(2\) on this stream graph "
+                      r".*runs in one task \(Window\(sum\('v'\)\) reads sources \[0\] of 2"):
+        scaled = _program(spark, tmp_path / "in", True).set_parallelism(2)
+    programs = {m: _program(spark, tmp_path / "in", m) for m in (False, True)}
+    runs = _both({**programs, "scaled": scaled}, tmp_path, "fw_mapped")
+    assert runs[True] == runs[False] == runs["scaled"]
     assert _window_sums(runs[True]) == {
         2: [("a", 1000, 1)], 4: [("a", 25000, 2), ("x", 26000, 3)], 5: [("a", 41000, 4)],
     }
