@@ -165,7 +165,8 @@ def test_a_mapped_source_graph_checkpoint_written_by_flinkwin_0d0fe0d_restarts_u
 ) -> None:
     """The last flinkwin taking a mapped source's watermark from Spark (computed before the
     map, ``from_upstream`` in the graph's fingerprint): its checkpoint continues with the
-    stage generating that watermark from the elements, as for any source."""
+    stage generating that watermark from the elements, as for any source, in the keyed plan
+    (heartbeats now carry the sources' clocks) and distributed (clock rows)."""
     _check(restarts["0d0fe0d", case])
 
 

@@ -177,6 +177,15 @@ def mapped_union(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     return a.union(b).key_by("k").window(TUMBLING).side_output_late_data(LATE).sum("v")
 
 
+def distributed_mapped_union(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
+    """The mapped source's union distributed: its window, then sums per 20 s keyed by the
+    sums' parity, each keyed window in its own key groups (``set_parallelism(2)``)."""
+    sums = mapped_union(spark, inputs, before_1970)
+    return (sums.key_by(_parity, key_type=Types.STRING())
+            .window(TumblingEventTimeWindows.of(Time.seconds(20)))
+            .side_output_late_data(LATE).sum("v").set_parallelism(2))
+
+
 def window_after_window(spark: Any, inputs: Path, before_1970: bool = False) -> Any:
     """A graph: per-key sums per 10 s, then sums per 20 s keyed by the sums' parity."""
     sums = source(spark, inputs / "a", before_1970).key_by("k").window(TUMBLING).sum("v")
@@ -231,10 +240,11 @@ CASES: dict[str, tuple[Callable[..., Any], dict[str, list[list[dict[str, Any]]]]
     "evicting": (evicting, {"a": BATCHES}),
     "union_window": (union_window, {"a": BATCHES, "b": SECOND}),
     "mapped_union": (mapped_union, {"a": BATCHES, "b": SECOND}),
+    "distributed_mapped_union": (distributed_mapped_union, {"a": BATCHES, "b": SECOND}),
     "window_after_window": (window_after_window, {"a": BATCHES}),
     "distributed_window_after_window": (distributed_window_after_window, {"a": BATCHES}),
     "interval_key": (interval_key, {"a": BATCHES}),
 }
 #: cases whose plan a release did not have yet: the first release that wrote it
 SINCE = {"distributed_window_after_window": "6d45d1e", "interval_key": "a49b90f",
-         "mapped_union": "0d0fe0d"}
+         "mapped_union": "0d0fe0d", "distributed_mapped_union": "0d0fe0d"}
