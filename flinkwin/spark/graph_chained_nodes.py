@@ -44,7 +44,7 @@ from .graph_chained import (
     _node_counts,
 )
 from .subtasks import SUBTASKS, current_run, reused_worker
-from .watermarks import flink_watermark, spark_uncertainty
+from .watermarks import check_after_epoch, flink_watermark, spark_uncertainty
 
 #: per worker process: the key groups' steps of recent calls, by (stage run, node, label),
 #: with the version of the state they hold (a call whose state holds another version restores)
@@ -183,6 +183,9 @@ class ChainedNode(StatefulProcessor):
         # what that value decides fails, as in the one-task plan (flinkwin.spark.watermarks)
         uncertainty = (None if graph.own_clocks or graph.watermark_shift
                        else spark_uncertainty(spark_watermark))
+        if (uncertainty is not None and source_rows is not None
+                and graph.runtime.epoch_elements):
+            check_after_epoch(*source_rows)  # as the one-task plan checks its rows
         with uncertain_watermark(uncertainty):
             if self.takes_rows:
                 emitted = step.run_sources(source_rows, watermark, now)

@@ -50,7 +50,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from pyspark.sql.types import StructType
 
@@ -63,7 +62,6 @@ from flinkwin.operator.states.partials import PartialSpec
 from flinkwin.operator.timer_service import quiesce_timers
 from flinkwin.operator.watermark_guard import (
     Uncertainty,
-    UncertainWatermarkError,
     check_event_timer,
     uncertain_watermark,
 )
@@ -79,7 +77,7 @@ from .outputs import StageOutputs
 from .row_encoder import RowEncoder
 from .state_key import snapshot_binding
 from .subtasks import DEFAULT_IDLE_CLOSE_S, SUBTASKS, current_run, reused_worker
-from .watermarks import REMEDY, flink_watermark, spark_uncertainty
+from .watermarks import check_after_epoch, flink_watermark, spark_uncertainty
 
 #: The arrival sequence of a heartbeat row: a copy of an input row sent to every key group so
 #: that Spark calls each group in every micro-batch with input (see ``docs/metrics.md``); never
@@ -234,7 +232,7 @@ class KeyGroupRuntime:
         watermark = flink_watermark(spark_watermark, self.watermark_shift)
         if uncertain:  # what the uncertain watermark would decide fails (watermark_guard)
             if rows is not None and self.epoch_elements:
-                _check_after_epoch(*rows)
+                check_after_epoch(*rows)
             timer = None if op is None else op.next_event_time_timer()
             if timer is not None:
                 check_event_timer(timer)
@@ -441,28 +439,6 @@ def static_function(runtime: KeyGroupRuntime) -> Any:
             return runtime.process_static(frame)
 
     return process_key_group
-
-
-def _check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
-    """Fail on an element before the epoch met under the uncertain watermark: whether its
-    windows are late is what that watermark would decide. An element at 0 is exact: every
-    window holding it ends after 0, and one whose timers are at 0 (the only case the value
-    decides) fails on its timer after the batch (``check_event_timer``)."""
-    early = np.flatnonzero(timestamps < 0)
-    if len(early):
-        i = int(early[0])
-        row = {c: _plain(frame[c].iloc[i]) for c in frame.columns}
-        raise UncertainWatermarkError(
-            f"element {row} has event time {int(timestamps[i])} ms, before "
-            "1970-01-01T00:00:00Z, while the stream's watermark is uncertain (Long.MIN_VALUE "
-            "or a time at or before the epoch: Spark's watermark cannot go below it). "
-            + REMEDY
-        )
-
-
-def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python value it holds (for messages)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _quiet_spark_concat_warning() -> None:

@@ -40,7 +40,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flinkwin.operator.watermark_guard import Uncertainty
+import numpy as np
+import pandas as pd
+
+from flinkwin.operator.watermark_guard import Uncertainty, UncertainWatermarkError
 from flinkwin.time import MIN_LONG
 
 #: The largest event timestamp (epoch milliseconds) a stage accepts; the smallest is its negation.
@@ -69,6 +72,28 @@ def spark_uncertainty(spark_watermark_ms: int) -> Uncertainty | None:
     if spark_watermark_ms > 0 or batch_id() == 0:
         return None
     return Uncertainty(REMEDY)
+
+
+def check_after_epoch(frame: pd.DataFrame, timestamps: np.ndarray) -> None:
+    """Fail on an element before the epoch met under the uncertain watermark: whether its
+    windows are late is what that watermark would decide. An element at 0 is exact: every
+    window holding it ends after 0, and one whose timers are at 0 (the only case the value
+    decides) fails on its timer after the batch (``check_event_timer``)."""
+    early = np.flatnonzero(timestamps < 0)
+    if len(early):
+        i = int(early[0])
+        row = {c: _plain(frame[c].iloc[i]) for c in frame.columns}
+        raise UncertainWatermarkError(
+            f"element {row} has event time {int(timestamps[i])} ms, before "
+            "1970-01-01T00:00:00Z, while the stream's watermark is uncertain (Long.MIN_VALUE "
+            "or a time at or before the epoch: Spark's watermark cannot go below it). "
+            + REMEDY
+        )
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def batch_id() -> int | None:
@@ -149,6 +174,7 @@ __all__ = [
     "WATERMARK_SHIFT_MS",
     "ShiftedWatermarkError",
     "batch_id",
+    "check_after_epoch",
     "flink_watermark",
     "progress_watermark",
     "spark_uncertainty",

@@ -19,6 +19,7 @@ from spark_scenarios import write_batches
 
 from flinkwin import (
     Duration,
+    KeyedProcessFunction,
     OutputTag,
     ProcessJoinFunction,
     Time,
@@ -401,3 +402,44 @@ def test_streaming_interval_join_restarts_from_its_checkpoint(
     assert [p["numInputRows"] for p in progress] == [2, 4, 0]  # only the new files
     metrics = [p["observedMetrics"]["flinkwin"] for p in progress]
     assert sum(m["numLateRecordsDropped"] for m in metrics) == 1
+
+
+class _Joined(ProcessJoinFunction):
+    def process_element(self, left: Any, right: Any, ctx: Any) -> Any:
+        yield f"{left.k}:{left.ts}/{right.ts}"
+
+
+class _PassesOn(KeyedProcessFunction):
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        yield value
+
+
+def test_an_element_before_1970_under_the_uncertain_watermark_fails_in_the_distributed_plan(
+    spark: Any, tmp_path: Path
+) -> None:
+    """A stream joined with its own filtered elements takes Spark's watermark (computed before
+    the filter), which after micro-batch 0 reads 0 where Flink's is -501 (500 ms, 1 s
+    delay). An element at -3000 ms is late for Flink; under ``Long.MIN_VALUE`` it would join.
+    Its cleanup timer (-3000 + 60 s) is after the epoch, so only the element decides: the
+    distributed plan fails naming the declaration, as the one-task plan does (it joined the
+    element, a wrong answer without an error)."""
+    schema = "k string, ts long"
+    write_batches(tmp_path / "in", [[{"k": "a", "ts": 500}], [{"k": "a", "ts": -3000}]])
+    stream = DataStream(spark.readStream.schema(schema).option("maxFilesPerTrigger", 1)
+                        .json(str(tmp_path / "in"))).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(1))
+        .with_timestamp_assigner("ts"))
+    right = stream.filter(lambda r: r.ts >= 0)
+    joined = (stream.key_by("k").interval_join(right.key_by("k"))
+              .between(Time.milliseconds(-1000), Time.seconds(60))
+              .process(_Joined(), Types.STRING()))
+    for parallelism in (1, 2):
+        result = joined.key_by(lambda s: s).process(_PassesOn(), Types.STRING())
+        if parallelism > 1:
+            result = result.set_parallelism(parallelism)
+        query = result.start(main=MemorySink(f"uncertain_join_{parallelism}"),
+                             checkpoint_location=str(tmp_path / f"ck{parallelism}"),
+                             trigger={"availableNow": True})
+        with pytest.raises(Exception, match=r"has event time -3000 ms, before "
+                           r"1970-01-01T00:00:00Z, while the stream's watermark is uncertain"):
+            query.awaitTermination()
