@@ -406,14 +406,9 @@ def main() -> None:
         except Exception:  # noqa: BLE001
             problems = ["fuzzer: " + traceback.format_exc(limit=4)]
         took = time.monotonic() - began
-        if problems:
-            bad += 1
-            print(fg.describe(d), flush=True)
-            for p in problems:
-                print("  MISMATCH " + p, flush=True)
-        else:
-            ok = f"seed {seed} ok ({took:.0f} s, {outputs} outputs, distributed {dist})"
-            print(f"{ok}: {d.desc}" if args.verbose else ok, flush=True)
+        bad += fg.report(
+            d, problems, f"seed {seed} ok ({took:.0f} s, {outputs} outputs, distributed {dist})",
+            args.verbose)
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
     print(f"{bad} of {len(fg.seeds(args.seeds))} seeds with mismatches; {dict(tally)}")

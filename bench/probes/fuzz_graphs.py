@@ -541,6 +541,17 @@ def describe(d: Draw) -> str:
     return "\n".join(lines)
 
 
+def report(d: Any, problems: list[str], ok: str, verbose: bool) -> int:
+    """Print a seed's outcome (its draw and each mismatch, or ``ok``); 1 if it mismatched."""
+    if problems:
+        print(describe(d), flush=True)
+        for p in problems:
+            print("  MISMATCH " + p, flush=True)
+        return 1
+    print(f"{ok}: {d.desc}" if verbose else ok, flush=True)
+    return 0
+
+
 def seeds(spec: str) -> list[int]:
     out: list[int] = []
     for part in spec.split(","):
@@ -607,14 +618,8 @@ def main() -> None:
         if why:
             skipped += 1
         note = f", oracle skipped: {why}" if why else ""
-        if problems:
-            bad += 1
-            print(describe(d), flush=True)
-            for p in problems:
-                print("  MISMATCH " + p, flush=True)
-        else:
-            ok = f"seed {seed} ok ({took:.0f} s, {outputs} outputs{note})"
-            print(f"{ok}: {d.desc}" if args.verbose else ok, flush=True)
+        bad += report(d, problems, f"seed {seed} ok ({took:.0f} s, {outputs} outputs{note})",
+                      args.verbose)
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
     n = len(seeds(args.seeds))
