@@ -12,6 +12,7 @@ import os
 import pytest
 from hypothesis import settings
 from jvm_options import set_short_lived, start_class_archive, use_class_archive
+from tiers import EXTENDED
 
 set_short_lived()
 settings.register_profile("flinkwin", deadline=None)
@@ -27,6 +28,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not session.config.option.collectonly and any(
             not str(item.fspath).startswith(_core) for item in session.items):
         start_class_archive()
+
+
+_here = os.path.dirname(os.path.abspath(__file__))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        node = os.path.relpath(str(item.fspath), _here).replace(os.sep, "/")
+        if f"{node}::{item.name}" in EXTENDED:
+            item.add_marker(pytest.mark.extended)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -82,7 +82,8 @@ async def _execute_all(
 
 @pytest.mark.spark
 @pytest.mark.slow
-@pytest.mark.beside  # its own kernels and Spark sessions: `make test` runs it beside the rest
+@pytest.mark.beside  # its own kernels and Spark sessions: run beside the rest
+@pytest.mark.extended  # ~100 s: make test-extended (and CI) runs it
 def test_notebooks_run_top_to_bottom(tmp_path: Path) -> None:
     if shutil.which("java") is None:
         pytest.fail("Java 17 is needed for the Spark cells; no java on PATH", pytrace=False)

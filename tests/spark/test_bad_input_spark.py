@@ -36,6 +36,9 @@ from flinkwin.errors import UnsupportedOperationError
 from flinkwin.functions.builtin import sum_of
 from flinkwin.spark import MemorySink, PipelineError
 
+# a long shared-session file: `make test` runs it beside the rest to keep its two lanes even
+pytestmark = pytest.mark.beside
+
 BASE = datetime.datetime(2024, 5, 1, 12, 0, 0)
 
 

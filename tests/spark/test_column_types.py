@@ -25,6 +25,9 @@ from flinkwin import (
 )
 from flinkwin.datastream import DataStream
 
+# a long shared-session file: `make test` runs it beside the rest to keep its two lanes even
+pytestmark = pytest.mark.beside
+
 LATE = OutputTag("late_intervals")
 # 1 day 2:03:04.5 and a negative one: exact microseconds
 D1 = datetime.timedelta(days=1, hours=2, minutes=3, seconds=4, microseconds=500_000)

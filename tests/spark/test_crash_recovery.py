@@ -39,7 +39,7 @@ from deltalake import DeltaTable
 from flinkwin.sinks import DeltaSink
 
 # runs its own Spark processes for a long while: `make test` runs it beside the rest
-pytestmark = pytest.mark.beside
+pytestmark = [pytest.mark.beside, pytest.mark.extended]
 
 DRIVER = Path(__file__).with_name("crash_driver.py")
 BATCHES = 21

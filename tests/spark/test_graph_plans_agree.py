@@ -69,7 +69,7 @@ from flinkwin.datastream.graph_stream import RestartedWatermarksWarning
 from flinkwin.spark import MemorySink
 from flinkwin.spark.pipeline import PipelineError
 
-pytestmark = pytest.mark.beside
+pytestmark = [pytest.mark.beside, pytest.mark.extended]
 
 SCHEMA = "k string, v long, ts long"
 RESTART_AFTER = 3

@@ -159,6 +159,7 @@ def stopped_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.extended  # its own driver (~50 s): make test-extended (and CI) runs it
 def test_a_graph_stage_opens_its_process_function_once_per_subtask_across_micro_batches(
     stopped_runs: dict[str, Any],
 ) -> None:
